@@ -1,0 +1,257 @@
+package canon
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Form names one canonical rendering.
+type Form uint8
+
+const (
+	// JCSForm is RFC 8785.
+	JCSForm Form = iota
+	// UpstreamForm is upstream OperateBench's compact canonical JSON.
+	UpstreamForm
+	// UpstreamSpacedForm is the upstream form with ", " and ": " separators
+	// (upstream's execution-ledger lines).
+	UpstreamSpacedForm
+)
+
+// String returns the form's name as the CLI spells it.
+func (f Form) String() string {
+	switch f {
+	case JCSForm:
+		return "jcs"
+	case UpstreamForm:
+		return "upstream"
+	case UpstreamSpacedForm:
+		return "upstream-spaced"
+	}
+	return "form(" + strconv.Itoa(int(f)) + ")"
+}
+
+// ParseForm maps "jcs", "upstream" or "upstream-spaced" to a Form.
+func ParseForm(s string) (Form, bool) {
+	for _, f := range []Form{JCSForm, UpstreamForm, UpstreamSpacedForm} {
+		if f.String() == s {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+func (f Form) comma() string {
+	if f == UpstreamSpacedForm {
+		return ", "
+	}
+	return ","
+}
+
+func (f Form) colon() string {
+	if f == UpstreamSpacedForm {
+		return ": "
+	}
+	return ":"
+}
+
+// compareKeys orders object keys for form f: UTF-16 code units for JCS,
+// code points (UTF-8 bytes) for the upstream forms.
+func compareKeys(f Form, a, b string) int {
+	if f != JCSForm {
+		switch {
+		case a < b:
+			return -1
+		case a > b:
+			return 1
+		}
+		return 0
+	}
+	return compareUTF16(a, b)
+}
+
+// compareUTF16 compares two valid UTF-8 strings by their UTF-16 code units.
+// This differs from code-point order only where a supplementary character
+// (encoded with surrogates D800–DFFF) meets a character in E000–FFFF.
+func compareUTF16(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == n {
+		return len(a) - len(b)
+	}
+	// Back up to the start of the rune that differs.
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	ra, _ := utf8.DecodeRuneInString(a[i:])
+	rb, _ := utf8.DecodeRuneInString(b[i:])
+	return utf16Key(ra) - utf16Key(rb)
+}
+
+// utf16Key maps a rune to a value whose order is the order of its UTF-16
+// code units: supplementary characters (surrogate pairs, first unit
+// D800–DBFF) sort after U+D7FF and before U+E000.
+func utf16Key(r rune) int {
+	if r >= 0x10000 {
+		return 0xD800<<12 + int(r-0x10000)
+	}
+	return int(r) << 12
+}
+
+// Append appends the canonical encoding of v in form f to dst.
+//
+// v is a tree of nil, bool, string, int, int64, float64, []any, []string and
+// map[string]any (what [Parse] returns, plus int and []string for
+// convenience). Strings must be valid UTF-8; integers within ±MaxSafeInteger;
+// floats finite; nesting at most MaxDepth containers.
+func Append(dst []byte, v any, f Form) ([]byte, error) {
+	e := encoder{form: f}
+	return e.value(dst, v, 0)
+}
+
+// Encode returns the canonical encoding of v in form f.
+func Encode(v any, f Form) ([]byte, error) { return Append(nil, v, f) }
+
+// JCS returns the RFC 8785 encoding of v.
+func JCS(v any) ([]byte, error) { return Append(nil, v, JCSForm) }
+
+// Upstream returns upstream OperateBench's canonical encoding of v.
+func Upstream(v any) ([]byte, error) { return Append(nil, v, UpstreamForm) }
+
+// UpstreamSpaced returns the upstream encoding with ", " and ": " separators.
+func UpstreamSpaced(v any) ([]byte, error) { return Append(nil, v, UpstreamSpacedForm) }
+
+// Digest returns the lower-case hex SHA-256 of v's RFC 8785 bytes.
+func Digest(v any) (string, error) { return DigestForm(v, JCSForm) }
+
+// UpstreamDigest returns the lower-case hex SHA-256 of v's upstream
+// canonical bytes: the digest upstream artefacts and ledgers carry.
+func UpstreamDigest(v any) (string, error) { return DigestForm(v, UpstreamForm) }
+
+// DigestForm returns the lower-case hex SHA-256 of v's bytes in form f.
+func DigestForm(v any, f Form) (string, error) {
+	b, err := Append(nil, v, f)
+	if err != nil {
+		return "", err
+	}
+	return SHA256Hex(b), nil
+}
+
+// SHA256Hex returns the lower-case hex SHA-256 of b.
+func SHA256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+type encoder struct {
+	form Form
+	keys [][]string // per-depth scratch for sorted keys
+}
+
+func (e *encoder) value(dst []byte, v any, depth int) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case bool:
+		if x {
+			return append(dst, "true"...), nil
+		}
+		return append(dst, "false"...), nil
+	case string:
+		if !utf8.ValidString(x) {
+			return dst, errf(ErrInvalidUTF8, "string is not valid UTF-8")
+		}
+		return appendQuoted(dst, x), nil
+	case int64:
+		return appendInt(dst, x)
+	case int:
+		return appendInt(dst, int64(x))
+	case float64:
+		return appendFloat(dst, x, e.form)
+	case []any:
+		if depth >= MaxDepth {
+			return dst, errf(ErrTooDeep, "more than %d nested containers", MaxDepth)
+		}
+		dst = append(dst, '[')
+		var err error
+		for i, el := range x {
+			if i > 0 {
+				dst = append(dst, e.form.comma()...)
+			}
+			if dst, err = e.value(dst, el, depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	case []string:
+		if depth >= MaxDepth {
+			return dst, errf(ErrTooDeep, "more than %d nested containers", MaxDepth)
+		}
+		dst = append(dst, '[')
+		for i, s := range x {
+			if i > 0 {
+				dst = append(dst, e.form.comma()...)
+			}
+			if !utf8.ValidString(s) {
+				return dst, errf(ErrInvalidUTF8, "string is not valid UTF-8")
+			}
+			dst = appendQuoted(dst, s)
+		}
+		return append(dst, ']'), nil
+	case map[string]any:
+		if depth >= MaxDepth {
+			return dst, errf(ErrTooDeep, "more than %d nested containers", MaxDepth)
+		}
+		for len(e.keys) <= depth {
+			e.keys = append(e.keys, nil)
+		}
+		keys := e.keys[depth][:0]
+		for k := range x {
+			if !utf8.ValidString(k) {
+				return dst, errf(ErrInvalidUTF8, "object key is not valid UTF-8")
+			}
+			keys = append(keys, k)
+		}
+		f := e.form
+		slices.SortFunc(keys, func(a, b string) int { return compareKeys(f, a, b) })
+		e.keys[depth] = keys
+		dst = append(dst, '{')
+		var err error
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, e.form.comma()...)
+			}
+			dst = appendQuoted(dst, k)
+			dst = append(dst, e.form.colon()...)
+			if dst, err = e.value(dst, x[k], depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, '}'), nil
+	}
+	return dst, errf(ErrUnsupportedValue, "no JSON form for Go type %T", v)
+}
+
+func appendInt(dst []byte, n int64) ([]byte, error) {
+	if n > MaxSafeInteger || n < -MaxSafeInteger {
+		return dst, errf(ErrNumberOutOfRange, "integer %d is outside ±(2^53-1)", n)
+	}
+	return strconv.AppendInt(dst, n, 10), nil
+}
+
+// String renders v in form f for messages; it never fails (an unencodable
+// value renders as its refusal).
+func String(v any, f Form) string {
+	b, err := Append(nil, v, f)
+	if err != nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	return string(b)
+}

@@ -1,0 +1,134 @@
+package canon
+
+import (
+	"math"
+	"strconv"
+)
+
+// shortest returns the shortest round-tripping decimal digits of |f| and
+// the exponent e such that |f| = 0.d1d2…dk × 10^e... expressed here as the
+// scientific exponent: |f| = d1.d2…dk × 10^sci.
+func shortest(buf []byte, f float64) (digits []byte, sci int) {
+	b := strconv.AppendFloat(buf[:0], math.Abs(f), 'e', -1, 64)
+	// b is "d[.ddd]e±XX"
+	e := len(b) - 1
+	for b[e] != 'e' {
+		e--
+	}
+	x, _ := strconv.Atoi(string(b[e+1:]))
+	digits = b[:0:0]
+	digits = append(digits, b[0])
+	if e > 1 {
+		digits = append(digits, b[2:e]...)
+	}
+	return digits, x
+}
+
+// appendES6 appends f as ECMAScript's Number.prototype.toString renders it
+// (RFC 8785 §3.2.2.3). f must be finite.
+func appendES6(dst []byte, f float64) []byte {
+	if f == 0 {
+		return append(dst, '0')
+	}
+	var buf [32]byte
+	digits, sci := shortest(buf[:], f)
+	if f < 0 {
+		dst = append(dst, '-')
+	}
+	k := len(digits)
+	n := sci + 1
+	switch {
+	case k <= n && n <= 21:
+		dst = append(dst, digits...)
+		for i := k; i < n; i++ {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21:
+		dst = append(dst, digits[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, digits[n:]...)
+	case -6 < n && n <= 0:
+		dst = append(dst, '0', '.')
+		for i := 0; i < -n; i++ {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, digits...)
+	default:
+		dst = append(dst, digits[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst
+}
+
+// appendPython appends f as Python's repr(float) renders it. f must be
+// finite.
+func appendPython(dst []byte, f float64) []byte {
+	if f == 0 {
+		if math.Signbit(f) {
+			return append(dst, "-0.0"...)
+		}
+		return append(dst, "0.0"...)
+	}
+	var buf [32]byte
+	digits, sci := shortest(buf[:], f)
+	if f < 0 {
+		dst = append(dst, '-')
+	}
+	k := len(digits)
+	switch {
+	case sci >= 16 || sci < -4:
+		dst = append(dst, digits[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:]...)
+		}
+		dst = append(dst, 'e')
+		if sci < 0 {
+			dst = append(dst, '-')
+			sci = -sci
+		} else {
+			dst = append(dst, '+')
+		}
+		if sci < 10 {
+			dst = append(dst, '0')
+		}
+		dst = strconv.AppendInt(dst, int64(sci), 10)
+	case sci >= 0:
+		if k <= sci+1 {
+			dst = append(dst, digits...)
+			for i := k; i < sci+1; i++ {
+				dst = append(dst, '0')
+			}
+			dst = append(dst, '.', '0')
+		} else {
+			dst = append(dst, digits[:sci+1]...)
+			dst = append(dst, '.')
+			dst = append(dst, digits[sci+1:]...)
+		}
+	default:
+		dst = append(dst, '0', '.')
+		for i := 0; i < -sci-1; i++ {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, digits...)
+	}
+	return dst
+}
+
+func appendFloat(dst []byte, f float64, form Form) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return dst, errf(ErrNonFinite, "non-finite float %v", f)
+	}
+	if form == JCSForm {
+		return appendES6(dst, f), nil
+	}
+	return appendPython(dst, f), nil
+}

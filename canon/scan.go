@@ -1,0 +1,323 @@
+package canon
+
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxDepth is the deepest container nesting accepted (upstream's
+// MAX_JSON_DEPTH): 64 nested arrays or objects read; the 65th is refused.
+const MaxDepth = 64
+
+// MaxSafeInteger bounds integers: |n| ≤ 2^53−1 (I-JSON), so that every
+// integer has one exact rendering in both forms.
+const MaxSafeInteger = 1<<53 - 1
+
+type scanner struct {
+	data []byte
+	pos  int
+}
+
+func (s *scanner) ws() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) start() error {
+	if len(s.data) >= 3 && s.data[0] == 0xEF && s.data[1] == 0xBB && s.data[2] == 0xBF {
+		return errAt(ErrBOM, 0, "byte order mark")
+	}
+	return nil
+}
+
+func (s *scanner) end() error {
+	s.ws()
+	if s.pos < len(s.data) {
+		return errAt(ErrTrailingData, s.pos, "data after the JSON value")
+	}
+	return nil
+}
+
+func (s *scanner) unexpected() error {
+	if s.pos >= len(s.data) {
+		return errAt(ErrSyntax, s.pos, "unexpected end of input")
+	}
+	return errAt(ErrSyntax, s.pos, "unexpected byte %q", s.data[s.pos])
+}
+
+func (s *scanner) literal(word string) error {
+	if len(s.data)-s.pos >= len(word) && string(s.data[s.pos:s.pos+len(word)]) == word {
+		s.pos += len(word)
+		return nil
+	}
+	return s.unexpected()
+}
+
+// nonFinite refuses the NaN / Infinity / -Infinity tokens that Python's
+// reader accepts and JSON does not.
+func (s *scanner) nonFinite() error {
+	rest := s.data[s.pos:]
+	for _, w := range []string{"NaN", "Infinity", "-Infinity"} {
+		if len(rest) >= len(w) && string(rest[:len(w)]) == w {
+			return errAt(ErrNonFinite, s.pos, "%s is not a JSON number", w)
+		}
+	}
+	return nil
+}
+
+// number scans a number literal at pos. It returns the literal and whether
+// it is an integer (no fraction, no exponent).
+func (s *scanner) number() (lit []byte, isInt bool, err error) {
+	if err := s.nonFinite(); err != nil {
+		return nil, false, err
+	}
+	d := s.data
+	i := s.pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	if i >= len(d) {
+		return nil, false, errAt(ErrSyntax, i, "truncated number")
+	}
+	switch {
+	case d[i] == '0':
+		i++
+		if i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			return nil, false, errAt(ErrSyntax, i, "leading zero in number")
+		}
+	case d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	default:
+		return nil, false, errAt(ErrSyntax, i, "invalid number")
+	}
+	isInt = true
+	if i < len(d) && d[i] == '.' {
+		isInt = false
+		i++
+		j := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return nil, false, errAt(ErrSyntax, i, "digit expected after decimal point")
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		isInt = false
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		j := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return nil, false, errAt(ErrSyntax, i, "digit expected in exponent")
+		}
+	}
+	lit = d[s.pos:i]
+	s.pos = i
+	return lit, isInt, nil
+}
+
+// parseInt converts an integer literal, refusing values beyond ±MaxSafeInteger.
+func parseInt(lit []byte, off int) (int64, error) {
+	n := len(lit)
+	if lit[0] == '-' {
+		n--
+	}
+	if n > 16 {
+		return 0, errAt(ErrNumberOutOfRange, off, "integer %s is outside ±(2^53-1)", lit)
+	}
+	v, err := strconv.ParseInt(string(lit), 10, 64)
+	if err != nil || v > MaxSafeInteger || v < -MaxSafeInteger {
+		return 0, errAt(ErrNumberOutOfRange, off, "integer %s is outside ±(2^53-1)", lit)
+	}
+	return v, nil
+}
+
+func parseFloat(lit []byte, off int) (float64, error) {
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil {
+		// Syntax was checked by the scanner, so this is ErrRange: overflow.
+		return 0, errAt(ErrNonFinite, off, "number %s overflows to infinity", lit)
+	}
+	return f, nil
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// escape reads the escape sequence starting at s.pos (which holds '\\') and
+// returns the code point it denotes.
+func (s *scanner) escape() (rune, error) {
+	d := s.data
+	start := s.pos
+	if s.pos+1 >= len(d) {
+		return 0, errAt(ErrSyntax, s.pos, "truncated escape")
+	}
+	c := d[s.pos+1]
+	s.pos += 2
+	switch c {
+	case '"', '\\', '/':
+		return rune(c), nil
+	case 'b':
+		return '\b', nil
+	case 'f':
+		return '\f', nil
+	case 'n':
+		return '\n', nil
+	case 'r':
+		return '\r', nil
+	case 't':
+		return '\t', nil
+	case 'u':
+	default:
+		return 0, errAt(ErrSyntax, start, "invalid escape \\%c", c)
+	}
+	r, ok := hex4(d[s.pos:])
+	if !ok {
+		return 0, errAt(ErrSyntax, start, "invalid \\u escape")
+	}
+	s.pos += 4
+	switch {
+	case r >= 0xDC00 && r <= 0xDFFF:
+		return 0, errAt(ErrLoneSurrogate, start, "lone low surrogate \\u%04x", r)
+	case r >= 0xD800 && r <= 0xDBFF:
+		if s.pos+6 <= len(d) && d[s.pos] == '\\' && d[s.pos+1] == 'u' {
+			lo, ok := hex4(d[s.pos+2:])
+			if ok && lo >= 0xDC00 && lo <= 0xDFFF {
+				s.pos += 6
+				return utf16.DecodeRune(r, lo), nil
+			}
+		}
+		return 0, errAt(ErrLoneSurrogate, start, "lone high surrogate \\u%04x", r)
+	}
+	return r, nil
+}
+
+// str reads the string at s.pos (which holds '"'). With decode it appends
+// the decoded UTF-8 bytes to dst; otherwise it appends the string's
+// canonical encoding, quotes included.
+func (s *scanner) str(dst []byte, decode bool) ([]byte, error) {
+	d := s.data
+	s.pos++ // opening quote
+	if !decode {
+		dst = append(dst, '"')
+	}
+	for {
+		i := s.pos
+		for i < len(d) {
+			c := d[i]
+			if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+				break
+			}
+			i++
+		}
+		dst = append(dst, d[s.pos:i]...)
+		s.pos = i
+		if i >= len(d) {
+			return dst, errAt(ErrSyntax, i, "unterminated string")
+		}
+		c := d[i]
+		switch {
+		case c == '"':
+			s.pos++
+			if !decode {
+				dst = append(dst, '"')
+			}
+			return dst, nil
+		case c == '\\':
+			r, err := s.escape()
+			if err != nil {
+				return dst, err
+			}
+			if decode {
+				dst = utf8.AppendRune(dst, r)
+			} else {
+				dst = appendRuneEscaped(dst, r)
+			}
+		case c < 0x20:
+			return dst, errAt(ErrSyntax, i, "raw control character 0x%02x in string", c)
+		default:
+			r, size := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && size <= 1 {
+				return dst, errAt(ErrInvalidUTF8, i, "invalid UTF-8 byte 0x%02x", c)
+			}
+			dst = append(dst, d[i:i+size]...)
+			s.pos += size
+		}
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendRuneEscaped appends r as it appears inside a canonical string.
+func appendRuneEscaped(dst []byte, r rune) []byte {
+	switch r {
+	case '"':
+		return append(dst, '\\', '"')
+	case '\\':
+		return append(dst, '\\', '\\')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	if r < 0x20 {
+		return append(dst, '\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xF])
+	}
+	return utf8.AppendRune(dst, r)
+}
+
+// appendQuoted appends the canonical encoding of s, which must be valid
+// UTF-8 (checked by the caller).
+func appendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		dst = appendRuneEscaped(dst, rune(c))
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/obaudit/obaudit/internal/limits"
+	"github.com/spf13/cobra"
+)
+
+// readInput reads the named file, or stdin for "-", bounded by
+// limits.MaxInputBytes (a larger input is refused as limits/exceeded).
+func readInput(cmd *cobra.Command, name string) ([]byte, error) {
+	var r io.Reader
+	if name == "-" {
+		r = cmd.InOrStdin()
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limits.MaxInputBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > limits.MaxInputBytes {
+		return nil, limits.Exceeded("MaxInputBytes", limits.MaxInputBytes, int64(len(b)))
+	}
+	return b, nil
+}

@@ -1,0 +1,16 @@
+// Command obaudit runs, records, signs and audits OperateBench episodes.
+// See README.md for the command list and exit codes.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

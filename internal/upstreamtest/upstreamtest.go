@@ -1,0 +1,54 @@
+// Package upstreamtest locates upstream OperateBench fixture files for
+// tests. The fixtures live outside the repository, in ../shared/upstream
+// (relative to the module root); they are never committed.
+//
+// A test that needs one calls [Path] (or [Read]). When the directory is
+// absent the test is skipped with a clear message, as on a user's fresh
+// clone; when the environment variable OBAUDIT_REQUIRE_UPSTREAM=1 is set
+// (as .ci/run sets it) the test fails instead, so CI never skips them.
+//
+// This package is imported only by tests.
+package upstreamtest
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// RequireEnv is the environment variable that turns a missing fixture from
+// a skip into a failure.
+const RequireEnv = "OBAUDIT_REQUIRE_UPSTREAM"
+
+// Dir returns the absolute path of the upstream fixture directory
+// (../shared/upstream relative to the module root), whether or not it exists.
+func Dir() string {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	return filepath.Clean(filepath.Join(root, "..", "shared", "upstream"))
+}
+
+// Path returns the path of the named upstream fixture, skipping (or, with
+// OBAUDIT_REQUIRE_UPSTREAM=1, failing) the test when it is absent.
+func Path(tb testing.TB, name string) string {
+	tb.Helper()
+	p := filepath.Join(Dir(), name)
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv(RequireEnv) == "1" {
+			tb.Fatalf("upstream fixture %s is required (%s=1) but unavailable: %v", name, RequireEnv, err)
+		}
+		tb.Skipf("upstream fixture %s not present (%v); set %s=1 to require it", name, err, RequireEnv)
+	}
+	return p
+}
+
+// Read returns the bytes of the named upstream fixture (see [Path]).
+func Read(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(Path(tb, name))
+	if err != nil {
+		tb.Fatalf("read upstream fixture %s: %v", name, err)
+	}
+	return b
+}

@@ -1,0 +1,173 @@
+// Package refusal defines the one error kind obaudit uses to say "this input
+// is not trustworthy": a [Refusal] with a stable [Class].
+//
+// A class is a string of the form "area/kebab-name" (for example
+// "ledger/chain-break"). Classes belong to the wire contract: they appear in
+// JSON reports and on stderr as "refused: <class>: <detail>", they are listed
+// in SECURITY.md, and they are never renamed, only deprecated.
+//
+// Refusals are a different kind from failures. An I/O error or a bug is a
+// plain wrapped error and never carries a class.
+//
+// # Use
+//
+// An owning package declares its sentinels once:
+//
+//	var ErrChainBreak = refusal.Sentinel("ledger/chain-break")
+//
+// and returns instances carrying detail:
+//
+//	return refusal.New(ErrChainBreak, "row %d: previous digest mismatch", n)
+//
+// Callers match by class with [errors.Is] or read it with [ClassOf]; tests
+// assert classes, never messages.
+//
+// Leaf packages that may not import refusal (canon) implement the
+// [Classed] interface instead; [ClassOf] recognises both.
+package refusal
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sync"
+)
+
+// Class is a stable refusal class, "area/kebab-name".
+type Class string
+
+// Classed is implemented by any error that carries a refusal class. Packages
+// that must stay free of project imports implement it on their own error type.
+type Classed interface {
+	error
+	RefusalClass() string
+}
+
+// Refusal is a refused input: a class, a human-readable detail, and an
+// optional underlying cause.
+type Refusal struct {
+	Class  Class
+	Detail string
+	Err    error
+}
+
+// Error renders "<class>: <detail>".
+func (r *Refusal) Error() string {
+	if r.Detail == "" {
+		return string(r.Class)
+	}
+	return string(r.Class) + ": " + r.Detail
+}
+
+// Unwrap returns the underlying cause, if any.
+func (r *Refusal) Unwrap() error { return r.Err }
+
+// RefusalClass implements [Classed].
+func (r *Refusal) RefusalClass() string { return string(r.Class) }
+
+// Is reports whether target is a refusal of the same class. It lets
+// errors.Is(err, ErrX) match any refusal built from the sentinel ErrX.
+func (r *Refusal) Is(target error) bool {
+	var c Classed
+	if !errors.As(target, &c) {
+		return false
+	}
+	return c.RefusalClass() == string(r.Class)
+}
+
+var classPattern = regexp.MustCompile(`^[a-z][a-z0-9]*/[a-z0-9]+(-[a-z0-9]+)*$`)
+
+var (
+	mu       sync.Mutex
+	registry = map[Class]bool{}
+)
+
+// ValidClass reports whether s has the form "area/kebab-name".
+func ValidClass(s string) bool { return classPattern.MatchString(s) }
+
+// Sentinel registers class c and returns the sentinel refusal used to build
+// and match instances of it. It is meant for package-level variable
+// declarations; it panics if c is malformed or already registered, which is
+// a programming error caught by the first test run, never an input error.
+func Sentinel(c Class) *Refusal {
+	Register(c)
+	return &Refusal{Class: c}
+}
+
+// Register records classes declared by a package that cannot import refusal
+// (see [Classed]). It panics on a malformed or duplicate class.
+func Register(cs ...Class) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, c := range cs {
+		if !ValidClass(string(c)) {
+			panic(fmt.Sprintf("refusal: malformed class %q", c))
+		}
+		if registry[c] {
+			panic(fmt.Sprintf("refusal: class %q registered twice", c))
+		}
+		registry[c] = true
+	}
+}
+
+// Classes returns every registered class, sorted.
+func Classes() []Class {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]Class, 0, len(registry))
+	for c := range registry {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// New returns a refusal of sentinel's class with a formatted detail.
+func New(sentinel *Refusal, format string, args ...any) *Refusal {
+	return &Refusal{Class: sentinel.Class, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns a refusal of sentinel's class that keeps err as its cause. If
+// err already carries a class, the detail names it.
+func Wrap(sentinel *Refusal, err error, format string, args ...any) *Refusal {
+	d := fmt.Sprintf(format, args...)
+	if err != nil {
+		if d != "" {
+			d += ": "
+		}
+		d += err.Error()
+	}
+	return &Refusal{Class: sentinel.Class, Detail: d, Err: err}
+}
+
+// ClassOf returns the class of the first refusal in err's chain.
+func ClassOf(err error) (Class, bool) {
+	var c Classed
+	if errors.As(err, &c) {
+		return Class(c.RefusalClass()), true
+	}
+	return "", false
+}
+
+// Detail returns the detail of the first refusal in err's chain, or
+// err.Error() if it carries no class.
+func Detail(err error) string {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return r.Detail
+	}
+	var c Classed
+	if errors.As(err, &c) {
+		s := c.Error()
+		p := c.RefusalClass() + ": "
+		if len(s) >= len(p) && s[:len(p)] == p {
+			return s[len(p):]
+		}
+		return s
+	}
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
