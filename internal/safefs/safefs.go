@@ -1,0 +1,130 @@
+// Package safefs creates evidence files beneath a named root without ever
+// following a symbolic link, so that a path component renamed or replaced
+// with a link between the check and the write cannot redirect the evidence.
+//
+// Every directory component is opened from the root with no-follow
+// semantics: openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS where the Linux
+// kernel offers it, else a component-by-component O_DIRECTORY|O_NOFOLLOW
+// walk. Files are created with O_EXCL|O_NOFOLLOW against the descriptor of
+// the checked directory, never re-opened by name. [Dir.CreateFile] writes a
+// whole file, fsyncs it and the directory, and on any failure removes what
+// it created, so nothing partial is left. Hosts without these primitives
+// fail closed ([ErrUnsupportedHost]) before touching the filesystem.
+//
+// # Refusals
+//
+//   - [ErrSymlink]: a path component or the file name is a symbolic link.
+//   - [ErrExists]: the file already exists (it is never overwritten).
+//   - [ErrBadPath]: an empty path, an empty, "." or ".." component, or a NUL.
+//   - [ErrNotDir]: a directory component is not a directory.
+//   - [ErrUnsupportedHost]: the host lacks no-follow primitives.
+//
+// Other errors (permission denied, no space, I/O) are failures, not
+// refusals.
+package safefs
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/obaudit/obaudit/refusal"
+)
+
+// Refusal classes.
+var (
+	// ErrSymlink is returned when a directory component or the file name is
+	// a symbolic link (dangling or not).
+	ErrSymlink = refusal.Sentinel("fs/symlink")
+	// ErrExists is returned when the file to create already exists.
+	ErrExists = refusal.Sentinel("fs/exists")
+	// ErrBadPath is returned for an empty path or a path with an empty,
+	// ".", ".." or NUL-bearing component.
+	ErrBadPath = refusal.Sentinel("fs/bad-path")
+	// ErrNotDir is returned when a directory component is not a directory.
+	ErrNotDir = refusal.Sentinel("fs/not-a-directory")
+	// ErrUnsupportedHost is returned, before any filesystem access, on hosts
+	// without no-follow directory primitives.
+	ErrUnsupportedHost = refusal.Sentinel("fs/unsupported-host")
+)
+
+// Ops is the narrow seam between this package and the kernel, for fault
+// injection in tests. A nil field means the real system call.
+type Ops struct {
+	// Write writes p to fd, as write(2).
+	Write func(fd int, p []byte) (int, error)
+	// Fsync flushes fd, as fsync(2).
+	Fsync func(fd int) error
+}
+
+// split turns a path into a root ("/" or ".") and its directory components
+// plus the final name, refusing components that could escape or alias.
+func split(path string) (root string, dirs []string, name string, err error) {
+	if path == "" || strings.IndexByte(path, 0) >= 0 {
+		return "", nil, "", refusal.New(ErrBadPath, "%q: empty path or NUL byte", path)
+	}
+	root = "."
+	rest := path
+	if filepath.IsAbs(path) {
+		root = "/"
+		rest = strings.TrimLeft(path, "/")
+	}
+	parts := strings.Split(rest, "/")
+	for _, p := range parts {
+		if p == "" || p == "." || p == ".." {
+			return "", nil, "", refusal.New(ErrBadPath, "%q: component %q is not allowed", path, p)
+		}
+	}
+	return root, parts[:len(parts)-1], parts[len(parts)-1], nil
+}
+
+// WriteFile creates path (relative to the working directory, or absolute
+// from "/") with the given bytes and mode: every directory component is
+// opened with no-follow semantics, the file is created exclusively, written
+// whole, fsynced, and its directory fsynced. On any failure nothing is left
+// at path.
+func WriteFile(path string, data []byte, perm uint32) error {
+	return WriteFileOps(path, data, perm, Ops{})
+}
+
+// WriteFileOps is WriteFile with an injected syscall seam.
+func WriteFileOps(path string, data []byte, perm uint32, ops Ops) error {
+	if !Supported {
+		return refusal.New(ErrUnsupportedHost, "no no-follow directory primitives on this host")
+	}
+	root, dirs, name, err := split(path)
+	if err != nil {
+		return err
+	}
+	d, err := OpenDir(root, dirs)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	d.ops = ops
+	return d.CreateFile(name, data, perm)
+}
+
+// CreateAppend creates path exclusively (as [WriteFile] does for its
+// directory walk) and returns it open for appending, with its directory
+// held open so durability of the entry can be forced.
+func CreateAppend(path string, perm uint32, ops Ops) (*File, error) {
+	if !Supported {
+		return nil, refusal.New(ErrUnsupportedHost, "no no-follow directory primitives on this host")
+	}
+	root, dirs, name, err := split(path)
+	if err != nil {
+		return nil, err
+	}
+	d, err := OpenDir(root, dirs)
+	if err != nil {
+		return nil, err
+	}
+	d.ops = ops
+	f, err := d.CreateAppend(name, perm)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	f.dir = d
+	return f, nil
+}

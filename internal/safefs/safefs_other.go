@@ -1,0 +1,30 @@
+//go:build !unix
+
+package safefs
+
+import "github.com/obaudit/obaudit/refusal"
+
+// Supported reports whether this host has the no-follow primitives.
+const Supported = false
+
+// Dir is unavailable on this host.
+type Dir struct{ ops Ops }
+
+// File is unavailable on this host.
+type File struct{ dir *Dir }
+
+func unsupported() error {
+	return refusal.New(ErrUnsupportedHost, "no no-follow directory primitives on this host")
+}
+
+// OpenDir fails closed on this host.
+func OpenDir(root string, dirs []string) (*Dir, error) { return nil, unsupported() }
+
+// Close does nothing on this host.
+func (d *Dir) Close() error { return nil }
+
+// CreateFile fails closed on this host.
+func (d *Dir) CreateFile(name string, data []byte, perm uint32) error { return unsupported() }
+
+// CreateAppend fails closed on this host.
+func (d *Dir) CreateAppend(name string, perm uint32) (*File, error) { return nil, unsupported() }
