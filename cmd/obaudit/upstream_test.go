@@ -1,0 +1,5 @@
+package main
+
+import "github.com/obaudit/obaudit/internal/upstreamtest"
+
+func upstreamDir() string { return upstreamtest.Dir() }
