@@ -1,0 +1,113 @@
+package engine
+
+// This file (owned by the evaluator work) declares, as plain data, what the
+// evaluator needs to know about an operation pack in order to grade one of
+// its episodes. A pack fills a [GradingContract]; the evaluator, which
+// imports no domain, reads it. Nothing here has behaviour.
+
+// GradingContract is one pack's grading facts for one scenario: the
+// scenario's authored expectations, the pack's producible business terminals,
+// its published retrieval catalogue with the JSON shape of every observable
+// root, and its action evidence contract (required reads and citation
+// selectors per outcome key).
+type GradingContract struct {
+	// OperationType names the rubric the evaluator applies
+	// ("lettings.maintenance.synthetic"); an evaluator refuses a type it has
+	// no rubric for.
+	OperationType string
+	// Scenario holds the authored expectations of the scenario graded.
+	Scenario GradingScenario
+	// TerminalOutcomes lists the business terminal classes the pack can
+	// produce (a status outside it is an execution status, not a terminal).
+	TerminalOutcomes []string
+	// Tools is the published retrieval catalogue, keyed by tool name.
+	Tools map[string]GradingTool
+	// RootShapes gives the JSON shape every observable root is published in.
+	RootShapes map[string]RootShape
+	// RecordVersionLength is how many hex characters of the SHA-256 of a
+	// served records body a record_version states.
+	RecordVersionLength int
+	// Outcomes is the action evidence contract keyed by outcome key (action
+	// types, plus "complete" for the terminal proposal).
+	Outcomes map[string]GradingOutcome
+}
+
+// GradingScenario is a scenario's authored expectations.
+type GradingScenario struct {
+	ScenarioID       string
+	ExpectedTerminal string
+	// HumanCheckpointBudget is the authored human-checkpoint budget.
+	HumanCheckpointBudget int64
+	// RequiredCheckpointTypes keeps the authored order.
+	RequiredCheckpointTypes []string
+	// ExpectedEventRejections maps an authored event id to the verdict code
+	// the scenario declares for its refusal or post-terminal arrival.
+	ExpectedEventRejections map[string]string
+}
+
+// GradingTool is one published read.
+type GradingTool struct {
+	Source    string
+	Authority string
+	SchemaID  string
+	// RecordID is the record identity every result of this tool carries.
+	RecordID string
+	// Roots are the observable roots the tool projects, exactly.
+	Roots []string
+}
+
+// RootShape is the JSON shape an observable root is published in.
+type RootShape string
+
+// Root shapes.
+const (
+	ShapeText           RootShape = "text"
+	ShapeOptionalText   RootShape = "optional_text"
+	ShapeObject         RootShape = "object"
+	ShapeOptionalObject RootShape = "optional_object"
+	ShapeList           RootShape = "list"
+	ShapeFlag           RootShape = "flag"
+	ShapeCounter        RootShape = "counter"
+)
+
+// GradingOutcome is what one outcome key must have read and must cite.
+type GradingOutcome struct {
+	// RequiredReads are the tools whose reads gate the outcome.
+	RequiredReads []string
+	// Selectors are the citation obligations, in declared order.
+	Selectors []EvidenceSelector
+}
+
+// SelectorKind names one of the three closed evidence-selector kinds.
+type SelectorKind string
+
+// Selector kinds (upstream's read-contract algebra).
+const (
+	// SelectPayloadRegistryKey cites the payload identity after resolving
+	// it through Tool/Root.
+	SelectPayloadRegistryKey SelectorKind = "payload_registry_key"
+	// SelectWorkEvidenceForInvoice cites the authoritative work evidence of
+	// the cycle the payload-selected invoice belongs to.
+	SelectWorkEvidenceForInvoice SelectorKind = "work_evidence_for_invoice"
+	// SelectQuoteForSelectedApproval cites "<quote_id>:v<quote_version>" of
+	// the payload-selected approval, which must exist in TargetRoot.
+	SelectQuoteForSelectedApproval SelectorKind = "quote_for_selected_approval"
+)
+
+// EvidenceSelector is one citation obligation. Which fields are meaningful
+// depends on Kind.
+type EvidenceSelector struct {
+	Kind         SelectorKind
+	Tool         string
+	Root         string
+	PayloadField string
+	// CycleTool/CycleRoot and AuthorityTool/AuthorityRoot serve
+	// SelectWorkEvidenceForInvoice.
+	CycleTool     string
+	CycleRoot     string
+	AuthorityTool string
+	AuthorityRoot string
+	// TargetTool/TargetRoot serve SelectQuoteForSelectedApproval.
+	TargetTool string
+	TargetRoot string
+}
