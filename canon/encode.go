@@ -1,6 +1,7 @@
 package canon
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -72,6 +73,30 @@ func compareKeys(f Form, a, b string) int {
 		return 0
 	}
 	return compareUTF16(a, b)
+}
+
+// compareKeyBytes is compareKeys over byte slices, without conversion.
+func compareKeyBytes(f Form, a, b []byte) int {
+	if f != JCSForm {
+		return bytes.Compare(a, b)
+	}
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == n {
+		return len(a) - len(b)
+	}
+	if a[i] < 0x80 && b[i] < 0x80 {
+		return int(a[i]) - int(b[i])
+	}
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	ra, _ := utf8.DecodeRune(a[i:])
+	rb, _ := utf8.DecodeRune(b[i:])
+	return utf16Key(ra) - utf16Key(rb)
 }
 
 // compareUTF16 compares two valid UTF-8 strings by their UTF-16 code units.

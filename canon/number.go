@@ -5,9 +5,8 @@ import (
 	"strconv"
 )
 
-// shortest returns the shortest round-tripping decimal digits of |f| and
-// the exponent e such that |f| = 0.d1d2…dk × 10^e... expressed here as the
-// scientific exponent: |f| = d1.d2…dk × 10^sci.
+// shortest returns the shortest round-tripping decimal digits of |f| (in
+// buf's storage) and the scientific exponent: |f| = d1.d2…dk × 10^sci.
 func shortest(buf []byte, f float64) (digits []byte, sci int) {
 	b := strconv.AppendFloat(buf[:0], math.Abs(f), 'e', -1, 64)
 	// b is "d[.ddd]e±XX"
@@ -15,13 +14,18 @@ func shortest(buf []byte, f float64) (digits []byte, sci int) {
 	for b[e] != 'e' {
 		e--
 	}
-	x, _ := strconv.Atoi(string(b[e+1:]))
-	digits = b[:0:0]
-	digits = append(digits, b[0])
-	if e > 1 {
-		digits = append(digits, b[2:e]...)
+	neg := b[e+1] == '-'
+	for _, c := range b[e+2:] {
+		sci = sci*10 + int(c-'0')
 	}
-	return digits, x
+	if neg {
+		sci = -sci
+	}
+	if e == 1 {
+		return b[:1], sci
+	}
+	copy(b[1:], b[2:e])
+	return b[:e-1], sci
 }
 
 // appendES6 appends f as ECMAScript's Number.prototype.toString renders it
@@ -128,7 +132,32 @@ func appendFloat(dst []byte, f float64, form Form) ([]byte, error) {
 		return dst, errf(ErrNonFinite, "non-finite float %v", f)
 	}
 	if form == JCSForm {
+		// ECMAScript writes integral values below 1e21 without an exponent;
+		// beyond ±(2^53−1) that text would read back as an out-of-range
+		// integer, so such a float has no I-JSON-safe RFC 8785 form.
+		if a := math.Abs(f); a > MaxSafeInteger && a < 1e21 && a == math.Trunc(a) {
+			return dst, errf(ErrNumberOutOfRange, "float %v would render as an integer outside ±(2^53-1)", f)
+		}
 		return appendES6(dst, f), nil
 	}
 	return appendPython(dst, f), nil
+}
+
+// FormatES6 renders a finite float as RFC 8785 §3.2.2.3 (ECMAScript's
+// Number.prototype.toString) does, without obaudit's I-JSON restriction
+// (see [JCS]): the number formatter alone, as gowebpki/jcs's NumberToJSON.
+func FormatES6(f float64) (string, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "", errf(ErrNonFinite, "non-finite float %v", f)
+	}
+	return string(appendES6(nil, f)), nil
+}
+
+// FormatPython renders a finite float as Python's repr does (the upstream
+// form).
+func FormatPython(f float64) (string, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "", errf(ErrNonFinite, "non-finite float %v", f)
+	}
+	return string(appendPython(nil, f)), nil
 }

@@ -65,6 +65,9 @@ func (p *parser) object(depth int) (any, error) {
 	}
 	p.pos++
 	m := map[string]any{}
+	// A duplicate is reported when the object closes, as the streaming
+	// transform does, so both paths refuse malformed input by one class.
+	var dup error
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
@@ -81,8 +84,8 @@ func (p *parser) object(depth int) (any, error) {
 			return nil, err
 		}
 		k := string(p.buf)
-		if _, dup := m[k]; dup {
-			return nil, errAt(ErrDuplicateKey, off, "duplicate key %q", k)
+		if _, seen := m[k]; seen && dup == nil {
+			dup = errAt(ErrDuplicateKey, off, "duplicate key %q", k)
 		}
 		p.ws()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
@@ -104,6 +107,9 @@ func (p *parser) object(depth int) (any, error) {
 				continue
 			case '}':
 				p.pos++
+				if dup != nil {
+					return nil, dup
+				}
 				return m, nil
 			}
 		}

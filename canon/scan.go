@@ -306,7 +306,7 @@ func appendRuneEscaped(dst []byte, r rune) []byte {
 
 // appendQuoted appends the canonical encoding of s, which must be valid
 // UTF-8 (checked by the caller).
-func appendQuoted(dst []byte, s string) []byte {
+func appendQuoted[S string | []byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {

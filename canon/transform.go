@@ -174,7 +174,7 @@ func (t *transformer) object(depth int) error {
 			t.out = append(t.out, comma...)
 		}
 		ms := len(t.out)
-		t.out = appendQuoted(t.out, string(t.keys[ks:]))
+		t.out = appendQuoted(t.out, t.keys[ks:])
 		t.out = append(t.out, t.form.colon()...)
 		t.ws()
 		if t.pos >= len(t.data) || t.data[t.pos] != ':' {
@@ -202,7 +202,7 @@ func (t *transformer) object(depth int) error {
 	ms := t.members[base:]
 	f := t.form
 	cmp := func(a, b member) int {
-		return compareKeys(f, string(t.keys[a.keyStart:a.keyEnd]), string(t.keys[b.keyStart:b.keyEnd]))
+		return compareKeyBytes(f, t.keys[a.keyStart:a.keyEnd], t.keys[b.keyStart:b.keyEnd])
 	}
 	if !slices.IsSortedFunc(ms, cmp) {
 		slices.SortStableFunc(ms, cmp)
