@@ -1,0 +1,334 @@
+// Package obaudit_test holds repository-wide checks: the dependency rules
+// of the house style, the refusal-class catalogue, and the determinism
+// source scan. It has no non-test code.
+package obaudit_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files (testdata/refusal-classes.txt, cmd/obaudit/deps.txt)")
+
+const module = "github.com/obaudit/obaudit"
+
+// goFiles returns the repository's .go files (relative paths), skipping
+// testdata directories.
+func goFiles(t *testing.T, tests bool) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") != tests {
+			return nil
+		}
+		out = append(out, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+var (
+	sentinelRE = regexp.MustCompile(`(\w+)\s*=\s*refusal\.Sentinel\("([^"]+)"\)`)
+	canonRE    = regexp.MustCompile(`(Err\w+)\s*=\s*&Error\{Class:\s*"(canon/[^"]+)"`)
+)
+
+type class struct{ name, sentinel, file string }
+
+// declaredClasses scans non-test sources for refusal sentinels (and canon's
+// own classed errors, which cannot import refusal).
+func declaredClasses(t *testing.T) []class {
+	t.Helper()
+	var out []class
+	for _, f := range goFiles(t, false) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			if bytes.HasPrefix(bytes.TrimSpace(line), []byte("//")) {
+				continue // doc examples
+			}
+			for _, re := range []*regexp.Regexp{sentinelRE, canonRE} {
+				for _, m := range re.FindAllSubmatch(line, -1) {
+					out = append(out, class{name: string(m[2]), sentinel: string(m[1]), file: f})
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b class) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// TestRefusalClasses keeps testdata/refusal-classes.txt, the committed
+// catalogue of every refusal class, in step with the code.
+func TestRefusalClasses(t *testing.T) {
+	classes := declaredClasses(t)
+	var b bytes.Buffer
+	b.WriteString("# Every refusal class obaudit can raise (generated: go test . -run TestRefusalClasses -update).\n")
+	seen := map[string]string{}
+	for _, c := range classes {
+		if prev, dup := seen[c.name]; dup {
+			t.Errorf("class %s declared twice (%s and %s)", c.name, prev, c.file)
+		}
+		seen[c.name] = c.file
+		if !regexp.MustCompile(`^[a-z][a-z0-9]*/[a-z0-9]+(-[a-z0-9]+)*$`).MatchString(c.name) {
+			t.Errorf("class %q (%s) is not area/kebab-name", c.name, c.file)
+		}
+		b.WriteString(c.name + "\n")
+	}
+	const golden = "testdata/refusal-classes.txt"
+	if *update {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(want, b.Bytes()) {
+		t.Errorf("%s is stale; regenerate with: go test . -run TestRefusalClasses -update\ngot:\n%s", golden, b.String())
+	}
+}
+
+// TestSecurityListsEveryClass: SECURITY.md's refusal tables name exactly
+// the declared classes.
+func TestSecurityListsEveryClass(t *testing.T) {
+	b, err := os.ReadFile("SECURITY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\|\\s*`([a-z][a-z0-9]*/[a-z0-9-]+)`\\s*\\|")
+	documented := map[string]bool{}
+	for _, m := range row.FindAllSubmatch(b, -1) {
+		documented[string(m[1])] = true
+	}
+	declared := map[string]bool{}
+	for _, c := range declaredClasses(t) {
+		declared[c.name] = true
+		if !documented[c.name] {
+			t.Errorf("SECURITY.md has no refusal-table row for %s (declared in %s)", c.name, c.file)
+		}
+	}
+	for c := range documented {
+		if !declared[c] {
+			t.Errorf("SECURITY.md documents %s, which no code declares", c)
+		}
+	}
+}
+
+// TestEveryClassIsExercised: each class's sentinel is named by some test,
+// or its class string appears in a testscript or vector under testdata.
+func TestEveryClassIsExercised(t *testing.T) {
+	var corpus bytes.Buffer
+	for _, f := range goFiles(t, true) {
+		b, _ := os.ReadFile(f)
+		corpus.Write(b)
+	}
+	filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.Contains(p, "testdata"+string(filepath.Separator)) {
+			if info, err := d.Info(); err == nil && info.Size() < 4<<20 {
+				b, _ := os.ReadFile(p)
+				corpus.Write(b)
+			}
+		}
+		return nil
+	})
+	text := corpus.String()
+	for _, c := range declaredClasses(t) {
+		pkg := filepath.Base(filepath.Dir(c.file))
+		if strings.Contains(text, pkg+"."+c.sentinel) || strings.Contains(text, c.sentinel+")") ||
+			strings.Contains(text, c.sentinel+",") || strings.Contains(text, c.sentinel+"}") ||
+			strings.Contains(text, c.name) {
+			continue
+		}
+		t.Errorf("no test or testdata exercises %s (%s.%s in %s)", c.name, pkg, c.sentinel, c.file)
+	}
+}
+
+// TestNoAmbientNondeterminism: no wall clock, global randomness or
+// environment reads below cmd/ (house style S6).
+func TestNoAmbientNondeterminism(t *testing.T) {
+	bad := regexp.MustCompile(`\btime\.(Now|Since|Until)\(|\brand\.(Int|Intn|Int63|Int31|Uint32|Uint64|Float64|Float32|Perm|Shuffle|Seed|N|IntN)\(|\bos\.(Getenv|LookupEnv|Environ)\(`)
+	exempt := map[string]string{
+		"internal/upstreamtest/upstreamtest.go": "test-only helper: reads OBAUDIT_REQUIRE_UPSTREAM for tests",
+	}
+	for _, f := range goFiles(t, false) {
+		if strings.HasPrefix(filepath.ToSlash(f), "cmd/") || exempt[filepath.ToSlash(f)] != "" {
+			continue
+		}
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for n := 1; sc.Scan(); n++ {
+			line := sc.Text()
+			if trimmed := strings.TrimSpace(line); strings.HasPrefix(trimmed, "//") {
+				continue
+			}
+			if bad.MatchString(line) {
+				t.Errorf("%s:%d: ambient nondeterminism below cmd/: %s", f, n, strings.TrimSpace(line))
+			}
+		}
+		fh.Close()
+	}
+}
+
+type pkgInfo struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func listPackages(t *testing.T) []pkgInfo {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-e", "-json", "./...")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkgInfo
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p pkgInfo
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func rel(p string) string {
+	if p == module {
+		return "."
+	}
+	return strings.TrimPrefix(p, module+"/")
+}
+
+// TestDependencyRules enforces the house style's layering (section 5): which
+// project packages each package may import, and that sigstore-go is
+// quarantined in artefact/sigstore.
+func TestDependencyRules(t *testing.T) {
+	leaves := []string{"canon", "refusal", "schemas"}
+	type rule struct {
+		pkg    string   // package (prefix match when ending in "/")
+		forbid []string // project packages (prefix match) it must not depend on
+		why    string
+	}
+	rules := []rule{
+		{"engine", []string{"domains", "evaluator", "execledger", "artefact", "bundle", "episode", "cmd"}, "the engine knows no domain and no storage"},
+		{"evaluator", []string{"domains", "execledger", "artefact", "bundle", "episode", "cmd"}, "scores depend on records, never on pack internals"},
+		{"execledger", []string{"engine", "domains", "evaluator", "artefact", "bundle", "episode", "cmd"}, "the ledger is content-agnostic"},
+		{"artefact", []string{"engine", "domains", "evaluator", "execledger", "bundle", "episode", "cmd"}, "a format package"},
+		{"bundle", []string{"engine", "domains", "evaluator", "episode", "cmd"}, "the verifier side never imports the writer side"},
+		{"episode", []string{"domains", "cmd"}, "packs are passed in"},
+	}
+	for _, p := range listPackages(t) {
+		r := rel(p.ImportPath)
+		var projectDeps []string
+		sigstore := false
+		for _, d := range p.Deps {
+			if strings.HasPrefix(d, module+"/") {
+				projectDeps = append(projectDeps, rel(d))
+			}
+			if strings.HasPrefix(d, "github.com/sigstore/sigstore-go") {
+				sigstore = true
+			}
+		}
+		for _, leaf := range leaves {
+			if r == leaf {
+				for _, d := range projectDeps {
+					t.Errorf("%s is a standard-library-only leaf but depends on %s", r, d)
+				}
+			}
+		}
+		if r == "internal/limits" {
+			for _, d := range projectDeps {
+				if d != "refusal" {
+					t.Errorf("internal/limits may import only refusal, not %s", d)
+				}
+			}
+		}
+		for _, ru := range rules {
+			if r != ru.pkg && !strings.HasPrefix(r, ru.pkg+"/") {
+				continue
+			}
+			if r == "artefact/sigstore" {
+				continue // the quarantine: checked below
+			}
+			for _, d := range projectDeps {
+				for _, f := range ru.forbid {
+					if d == f || strings.HasPrefix(d, f+"/") {
+						t.Errorf("%s must not depend on %s (%s)", r, d, ru.why)
+					}
+				}
+			}
+		}
+		// sigstore-go: imported directly by artefact/sigstore only; only cmd
+		// and the quarantine package itself may link it.
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, "github.com/sigstore/sigstore-go") && r != "artefact/sigstore" {
+				t.Errorf("%s imports %s; only artefact/sigstore may import sigstore-go", r, imp)
+			}
+		}
+		if sigstore && r != "artefact/sigstore" && !strings.HasPrefix(r, "cmd/") {
+			t.Errorf("%s links sigstore-go transitively; keep it behind artefact/sigstore, wired only in cmd", r)
+		}
+	}
+}
+
+// TestBinaryDeps keeps cmd/obaudit/deps.txt, the list of every package the
+// binary links, in step (house style S2): adding a module is a visible diff.
+func TestBinaryDeps(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./cmd/obaudit").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	var b bytes.Buffer
+	b.WriteString("# Packages linked into cmd/obaudit (generated: go test . -run TestBinaryDeps -update).\n")
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	slices.Sort(lines)
+	for _, l := range lines {
+		if first, _, _ := strings.Cut(l, "/"); strings.Contains(first, ".") { // non-standard-library packages
+			b.WriteString(l + "\n")
+		}
+	}
+	const golden = "cmd/obaudit/deps.txt"
+	if *update {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(want, b.Bytes()) {
+		t.Errorf("%s is stale; regenerate with: go test . -run TestBinaryDeps -update", golden)
+	}
+}
