@@ -1,0 +1,324 @@
+package maintenance
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/obaudit/obaudit/engine"
+)
+
+// EventAuthority maps every event type of the operation to the authority an
+// actor must hold to emit it. It is the provenance contract, and a
+// completeness claim: every type here has a reducer.
+var EventAuthority = map[string]string{
+	"customer_issue_reported":      "report_issue",
+	"customer_resolution_reported": "confirm_resolution",
+	"supplier_visit_response":      "respond_to_visit",
+	"supplier_work_reported":       "report_work",
+	"supplier_quote_received":      "submit_quote",
+	"supplier_invoice_received":    "submit_invoice",
+	"supplier_assertion_received":  "assert_status",
+	"approver_decision_received":   "approve_repair_quote",
+	"operator_exception_resolved":  "resolve_exception",
+	"visit_attendance_verified":    "verify_attendance",
+	"work_evidence_verified":       "verify_work",
+	"invoice_validation_completed": "validate_invoice",
+	"payment_settlement_confirmed": "confirm_settlement",
+	"approval_reminder_due":        "emit_timer",
+	"approval_deadline_due":        "emit_timer",
+	"visit_followup_due":           "emit_timer",
+	"provisional_close_expired":    "emit_timer",
+}
+
+// ActionTypes are the actions the agent may propose, plus the terminal
+// pseudo-action "complete" a trigger may hang off.
+var ActionTypes = []string{
+	"request_supplier_visit", "request_approval", "send_message", "authorise_supplier_work",
+	"request_invoice_validation", "request_payment", "request_exception_resolution", "complete",
+}
+
+// WakeEventTypes is the published wake vocabulary (every event type, sorted).
+var WakeEventTypes = func() []string {
+	out := make([]string, 0, len(EventAuthority))
+	for t := range EventAuthority {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}()
+
+// RoleAuthority is the authority class an actor's word carries, by role.
+var RoleAuthority = map[string]string{
+	"agent":                         engine.AuthorityActorClaim,
+	"approver":                      engine.AuthorityActorClaim,
+	"authoritative_external_system": engine.AuthorityAuthoritativeVerification,
+	"customer":                      engine.AuthorityActorClaim,
+	"operator_human":                engine.AuthorityActorClaim,
+	"supplier":                      engine.AuthorityActorClaim,
+	"system_scheduler":              engine.AuthoritySystemEvent,
+}
+
+// Payload field kinds.
+const (
+	kString    = "string"
+	kOptString = "optional_string"
+	kInteger   = "integer"
+	kBoolean   = "boolean"
+)
+
+// payloadSchema is (required, optional) field → kind.
+type payloadSchema struct{ required, optional map[string]string }
+
+func ps(req, opt map[string]string) payloadSchema {
+	if opt == nil {
+		opt = map[string]string{}
+	}
+	return payloadSchema{req, opt}
+}
+
+// EventPayloadSchemas is the exact payload contract of every event type.
+var eventPayloadSchemas = map[string]payloadSchema{
+	"customer_issue_reported":      ps(map[string]string{"issue_id": kString, "classification": kString, "cycle_id": kString}, map[string]string{"description_fixture_id": kString}),
+	"customer_resolution_reported": ps(map[string]string{"issue_id": kString, "status": kString}, map[string]string{"related_visit_id": kString, "cycle_id": kString}),
+	"supplier_visit_response":      ps(map[string]string{"visit_id": kString, "cycle_id": kString, "response": kString}, nil),
+	"supplier_work_reported":       ps(map[string]string{"visit_id": kString, "cycle_id": kString, "outcome": kString, "scope_digest": kString}, nil),
+	"supplier_quote_received": ps(map[string]string{"quote_id": kString, "quote_version": kInteger, "cycle_id": kString,
+		"amount_minor": kInteger, "currency": kString, "scope_digest": kString}, map[string]string{"parent_cycle_id": kString}),
+	"supplier_invoice_received": ps(map[string]string{"invoice_id": kString, "cycle_id": kString, "quote_id": kString,
+		"quote_version": kInteger, "amount_minor": kInteger, "currency": kString}, nil),
+	"supplier_assertion_received": ps(map[string]string{"assertion_id": kString, "assertion": kString}, map[string]string{"cycle_id": kString}),
+	"approver_decision_received": ps(map[string]string{"checkpoint_id": kString, "quote_id": kString, "quote_version": kInteger,
+		"amount_minor": kInteger, "currency": kString, "scope_digest": kString, "decision": kString}, map[string]string{"cycle_id": kString}),
+	"operator_exception_resolved":  ps(map[string]string{"checkpoint_id": kString, "decision": kString}, map[string]string{"cycle_id": kString}),
+	"visit_attendance_verified":    ps(map[string]string{"visit_id": kString, "cycle_id": kString, "attended": kBoolean}, nil),
+	"work_evidence_verified":       ps(map[string]string{"evidence_id": kString, "visit_id": kString, "cycle_id": kString, "scope_digest": kString, "outcome": kString}, nil),
+	"invoice_validation_completed": ps(map[string]string{"validation_id": kString, "invoice_id": kString, "valid": kBoolean}, map[string]string{"reason_code": kString, "cycle_id": kString}),
+	"payment_settlement_confirmed": ps(map[string]string{"settlement_id": kString, "payment_request_id": kString, "invoice_id": kString,
+		"cycle_id": kString, "amount_minor": kInteger, "currency": kString}, nil),
+	"approval_reminder_due":     ps(map[string]string{"checkpoint_id": kString, "cycle_id": kString}, nil),
+	"approval_deadline_due":     ps(map[string]string{"checkpoint_id": kString, "cycle_id": kString}, nil),
+	"visit_followup_due":        ps(map[string]string{"cycle_id": kString}, nil),
+	"provisional_close_expired": ps(map[string]string{"cycle_id": kString}, nil),
+}
+
+// actionOrder is the order upstream publishes actions in.
+var actionOrder = []string{
+	"request_supplier_visit", "request_approval", "send_message", "authorise_supplier_work",
+	"request_invoice_validation", "request_payment", "request_exception_resolution",
+}
+
+var actionPayloadSchemas = map[string]payloadSchema{
+	"request_supplier_visit": ps(map[string]string{"visit_type": kString, "cycle_id": kString}, map[string]string{"scope_digest": kOptString}),
+	"request_approval": ps(map[string]string{"quote_id": kString, "quote_version": kInteger, "amount_minor": kInteger,
+		"currency": kString, "scope_digest": kString, "cycle_id": kString, "deadline_after_minutes": kInteger}, nil),
+	"send_message":               ps(map[string]string{"recipient_actor_id": kString, "message_fixture_id": kString}, map[string]string{"correlation_id": kOptString}),
+	"authorise_supplier_work":    ps(map[string]string{"quote_id": kString, "quote_version": kInteger, "approval_checkpoint_id": kString, "cycle_id": kString}, nil),
+	"request_invoice_validation": ps(map[string]string{"invoice_id": kString}, nil),
+	"request_payment":            ps(map[string]string{"invoice_id": kString, "amount_minor": kInteger, "currency": kString}, nil),
+	"request_exception_resolution": ps(map[string]string{"exception_type": kString, "approval_checkpoint_id": kString,
+		"deadline_after_minutes": kInteger}, nil),
+}
+
+// Evidence selectors, as upstream's read contract declares them.
+type selector struct {
+	kind         string // "registry", "work_evidence", "quote_for_approval"
+	tool, root   string
+	payloadField string
+	// work_evidence
+	cycleTool, cycleRoot, authorityTool, authorityRoot string
+	// quote_for_approval
+	targetTool, targetRoot string
+}
+
+func (s selector) projection() (string, map[string]any) {
+	switch s.kind {
+	case "registry":
+		return s.payloadField, map[string]any{"from": s.tool + "." + s.root, "select": "key == payload." + s.payloadField}
+	case "work_evidence":
+		return "work_evidence_id", map[string]any{
+			"from": s.authorityTool + "." + s.authorityRoot,
+			"select": "key == cycle.work_evidence_id; kind == work_evidence; cycle_id == cycle.cycle_id where " +
+				fmt.Sprintf("invoice=%s.%s[payload.%s], cycle=%s.%s[invoice.cycle_id]", s.tool, s.root, s.payloadField, s.cycleTool, s.cycleRoot),
+		}
+	}
+	return "quote_record_key", map[string]any{
+		"from":   s.targetTool + "." + s.targetRoot,
+		"select": fmt.Sprintf("key == approval.quote_id + ':v' + approval.quote_version where approval=%s.%s[payload.%s]", s.tool, s.root, s.payloadField),
+	}
+}
+
+var (
+	selApprovalRegistry = selector{kind: "registry", tool: "list_checkpoints", root: "approvals", payloadField: "approval_checkpoint_id"}
+	selInvoiceRegistry  = selector{kind: "registry", tool: "list_billing", root: "invoices", payloadField: "invoice_id"}
+	selWorkEvidence     = selector{kind: "work_evidence", tool: "list_billing", root: "invoices", payloadField: "invoice_id",
+		cycleTool: "get_case_record", cycleRoot: "cycles", authorityTool: "list_authoritative_records", authorityRoot: "authoritative_records"}
+	selQuoteForApproval = selector{kind: "quote_for_approval", tool: "list_checkpoints", root: "approvals", payloadField: "approval_checkpoint_id",
+		targetTool: "list_quotes", targetRoot: "quotes"}
+)
+
+// obligationContract is one outcome's read and citation requirements.
+type obligationContract struct {
+	reads    []string // all required, sorted
+	evidence []selector
+}
+
+var evidenceContract = map[string]obligationContract{
+	"request_supplier_visit":       {reads: []string{"get_case_record"}},
+	"request_approval":             {reads: []string{"get_case_record", "list_checkpoints", "list_quotes"}},
+	"send_message":                 {reads: []string{"get_case_record", "list_communications"}},
+	"authorise_supplier_work":      {reads: []string{"get_case_record", "list_checkpoints", "list_quotes"}, evidence: []selector{selApprovalRegistry}},
+	"request_invoice_validation":   {reads: []string{"get_case_record", "list_authoritative_records", "list_billing"}, evidence: []selector{selWorkEvidence}},
+	"request_payment":              {reads: []string{"get_case_record", "list_authoritative_records", "list_billing"}, evidence: []selector{selInvoiceRegistry, selWorkEvidence}},
+	"request_exception_resolution": {reads: []string{"get_case_record", "list_checkpoints", "list_quotes"}, evidence: []selector{selApprovalRegistry, selQuoteForApproval}},
+	engine.CompleteOutcomeKey:      {reads: []string{"get_case_record", "list_billing", "list_checkpoints", "list_obligations"}},
+}
+
+// RequiredReads lists, sorted, the reads outcomeKey must have had served.
+func RequiredReads(outcomeKey string) []string { return evidenceContract[outcomeKey].reads }
+
+// EvidenceContract is the read contract as data, for the evaluator:
+// outcome key → {reads: {tool: "required"}, evidence_refs: {required:
+// {name: {from, select}}}}.
+func EvidenceContract() map[string]any {
+	out := map[string]any{}
+	for k := range evidenceContract {
+		out[k] = map[string]any{"reads": readsPart(k), "evidence_refs": evidencePart(k)}
+	}
+	return out
+}
+
+func readsPart(key string) map[string]any {
+	m := map[string]any{}
+	for _, t := range evidenceContract[key].reads {
+		m[t] = "required"
+	}
+	return m
+}
+
+func evidencePart(key string) map[string]any {
+	req := map[string]any{}
+	for _, s := range evidenceContract[key].evidence {
+		k, v := s.projection()
+		req[k] = v
+	}
+	return map[string]any{"required": req}
+}
+
+func kindsTree(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// pyTypeName is Python's type(value).__name__ for a canon leaf.
+func pyTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case string:
+		return "str"
+	case int64, int:
+		return "int"
+	case float64:
+		return "float"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "dict"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// payloadProblem holds a payload to its schema; "" when it fits. The texts
+// are upstream's (they reach the trajectory as refusal details).
+func payloadProblem(s payloadSchema, payload map[string]any, where, what string) (problem string, unknownField bool) {
+	var unknown []string
+	for k := range payload {
+		_, r := s.required[k]
+		_, o := s.optional[k]
+		if !r && !o {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		allowed := make([]string, 0, len(s.required)+len(s.optional))
+		for k := range s.required {
+			allowed = append(allowed, k)
+		}
+		for k := range s.optional {
+			allowed = append(allowed, k)
+		}
+		slices.Sort(allowed)
+		return fmt.Sprintf("%s: payload: unknown field(s) %s; this build refuses a spec it cannot fully honour. Known fields are %s",
+			where, engine.PyList(unknown), engine.PyList(allowed)), true
+	}
+	var missing []string
+	for k := range s.required {
+		if _, ok := payload[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return fmt.Sprintf("%s: payload for %s is missing required field(s) %s; the handler indexes these, so a payload without them cannot be executed",
+			where, engine.PyRepr(what), engine.PyList(missing)), false
+	}
+	check := func(fields map[string]string, order []string) string {
+		for _, name := range order {
+			kind := fields[name]
+			v, ok := payload[name]
+			if !ok {
+				continue
+			}
+			if kind == kOptString && v == nil {
+				continue
+			}
+			_, isBool := v.(bool)
+			if kind == kInteger && isBool {
+				return fmt.Sprintf("%s: payload field %s must be an integer, got a boolean; a yes/no answer is not a quantity", where, engine.PyRepr(name))
+			}
+			if (kind == kString || kind == kOptString) && isBool {
+				return fmt.Sprintf("%s: payload field %s must be a string, got a boolean", where, engine.PyRepr(name))
+			}
+			okType := false
+			switch kind {
+			case kString, kOptString:
+				_, okType = v.(string)
+			case kInteger:
+				_, okType = v.(int64)
+			case kBoolean:
+				okType = isBool
+			}
+			if !okType {
+				return fmt.Sprintf("%s: payload field %s must be a %s, got %s", where, engine.PyRepr(name), kind, pyTypeName(v))
+			}
+			if s, ok := v.(string); ok && s == "" {
+				return fmt.Sprintf("%s: payload field %s must be a non-empty string", where, engine.PyRepr(name))
+			}
+		}
+		return ""
+	}
+	if p := check(s.required, sortedFieldNames(s.required)); p != "" {
+		return p, false
+	}
+	return check(s.optional, sortedFieldNames(s.optional)), false
+}
+
+func sortedFieldNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func quoteKey(id string, version int64) string { return fmt.Sprintf("%s:v%d", id, version) }
+
+var _ = strings.TrimSpace

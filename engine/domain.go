@@ -1,0 +1,257 @@
+package engine
+
+import (
+	"github.com/obaudit/obaudit/canon"
+)
+
+// Domain is what a pack implements for the engine to run one scenario of its
+// operation. The engine knows shapes, never semantics: a Domain translates its
+// authored scenario into a [Plan], owns the mutable operation record through
+// [State], and publishes the static vocabulary an agent is shown.
+//
+// A Domain value is immutable and may be shared by concurrent episodes; all
+// mutable data lives in the [State] it returns from NewState.
+type Domain interface {
+	// Plan is the scenario as the engine runs it: start, authored events,
+	// bounds, dispatch faults and run metadata.
+	Plan() *Plan
+	// Static is the operation's published vocabulary (policy view, actors,
+	// action schemas, catalogue, …): the same in every scenario and episode.
+	Static() *Static
+	// NewState returns a fresh operation record for one episode.
+	NewState() State
+	// EventAuthority is the authority class of an event produced by actorID
+	// (derived from the actor registry, never from the event type).
+	EventAuthority(actorID, eventType string) string
+	// RequiredReads lists, sorted, the reads an outcome key (an action type,
+	// or "complete") must have had served before it is proposed. WAIT has no
+	// key and requires nothing.
+	RequiredReads(outcomeKey string) []string
+}
+
+// State is one episode's mutable operation record. Only the engine calls
+// it, and only through these reducers; every refusal is non-mutating.
+type State interface {
+	// Phase is the coarse phase shown to the agent.
+	Phase() string
+	// ReplayFinal reports whether nothing may change the operation any more.
+	ReplayFinal() bool
+	// TerminalOutcome is the business terminal reached, or nil.
+	TerminalOutcome() any
+	// ReduceEvent delivers one external event or refuses it by name.
+	ReduceEvent(ctx *Context, ev *Event) Verdict
+	// ApplyAction validates one proposed action and, if valid, commits it.
+	ApplyAction(ctx *Context, actionType string, payload map[string]any, evidenceRefs []string) Verdict
+	// ApplyTerminal is the guarded terminal transition.
+	ApplyTerminal(ctx *Context, evidenceRefs []string) Verdict
+	// Serve answers one canonical batch (catalogued tools, sorted, unique) at
+	// instant asOf, without mutating anything.
+	Serve(tools []string, asOf string) []*ToolResult
+	// Canonical is the whole record as a canon tree, hidden truth included:
+	// the episode's final_state.
+	Canonical() map[string]any
+}
+
+// Plan is everything the engine needs to run one scenario's world.
+type Plan struct {
+	StartsAt       string
+	Events         []PlannedEvent
+	HorizonMinutes int64
+	// MaxTurnsPerInvocation bounds business outcomes per invocation.
+	MaxTurnsPerInvocation int
+	// MaxRetrievalBatchesPerInvocation bounds served batches per invocation.
+	MaxRetrievalBatchesPerInvocation int
+	// MaxInvocations is the invocation allowance (upstream default 200).
+	MaxInvocations int
+	// DispatchFailures are the message fixture ids whose dispatch is
+	// authored to fail permanently in this scenario.
+	DispatchFailures map[string]bool
+	// Meta describes the run for reports and artefacts; the engine never
+	// reads it and never shows it to the agent.
+	Meta ScenarioMeta
+}
+
+// ScenarioMeta is run metadata a pack supplies for artefacts and reports.
+type ScenarioMeta struct {
+	OperationID        string
+	ScenarioID         string
+	SemanticScenarioID string
+	ScenarioLabel      string
+	ExpectedTerminal   string
+	SpecDigest         string
+	// Operation is the spec identity payload {operation_id, operation_type,
+	// operation_version, privacy_status, scenario_ids, semantic_scenario_id,
+	// spec_digest_sha256}.
+	Operation map[string]any
+}
+
+// PlannedEvent is one authored event in the engine's vocabulary: either at
+// an instant (At set) or conditional on a cause (Trigger set).
+type PlannedEvent struct {
+	EventID       string
+	EventType     string
+	ActorID       string
+	Sequence      int64
+	Payload       map[string]any
+	TriggersAgent bool
+	At            string // "" when conditional
+	Trigger       *Trigger
+	DelayMinutes  int64
+}
+
+// Trigger is the cause a conditional event hangs off.
+type Trigger struct {
+	Kind    string // "action" or "event"
+	Type    string
+	CycleID *string // nil matches any cycle
+}
+
+// Trigger kinds.
+const (
+	TriggerOnAction = "action"
+	TriggerOnEvent  = "event"
+)
+
+func (t *Trigger) matches(kind, typ string, cycle any) bool {
+	if t.Kind != kind || t.Type != typ {
+		return false
+	}
+	if t.CycleID == nil {
+		return true
+	}
+	c, ok := cycle.(string)
+	return ok && c == *t.CycleID
+}
+
+// Event is one thing that happens in the world, as queued and delivered.
+type Event struct {
+	EventID       string
+	EventType     string
+	ActorID       string
+	At            string
+	Sequence      int64
+	Payload       map[string]any
+	TriggersAgent bool
+	CausedBy      any // nil, "action:<type>", "event:<type>" or "timer"
+
+	sec int64
+}
+
+// Tree is the event's JSON projection (without disposition).
+func (e *Event) Tree() map[string]any {
+	return map[string]any{
+		"event_id": e.EventID, "event_type": e.EventType, "actor_id": e.ActorID,
+		"at": e.At, "sequence": e.Sequence, "payload": copyMap(e.Payload),
+		"triggers_agent": e.TriggersAgent, "caused_by": e.CausedBy,
+	}
+}
+
+// Verdict answers "was this allowed?", with a name for "no".
+type Verdict struct {
+	Accepted      bool
+	Code          string
+	Detail        string
+	CycleID       any // nil or string
+	Observational bool
+	// Bindings are the identities an accepted effect established.
+	Bindings map[string]string
+}
+
+// Accept returns an accepted verdict with code (ACCEPTED when empty).
+func Accept(code string, cycleID any, bindings map[string]string) Verdict {
+	if code == "" {
+		code = "ACCEPTED"
+	}
+	return Verdict{Accepted: true, Code: code, CycleID: cycleID, Bindings: bindings}
+}
+
+// Refuse returns a refused verdict.
+func Refuse(code, detail string) Verdict {
+	return Verdict{Code: code, Detail: detail}
+}
+
+func (v Verdict) bindingsTree() map[string]any {
+	out := make(map[string]any, len(v.Bindings))
+	for k, s := range v.Bindings {
+		out[k] = s
+	}
+	return out
+}
+
+// Static is an operation's published vocabulary.
+type Static struct {
+	OperationID string
+	// Policy is the policy view shown to the agent.
+	Policy map[string]any
+	// Actors maps actor id to role.
+	Actors map[string]any
+	// MessageFixtureIDs, sorted.
+	MessageFixtureIDs []string
+	// ActionSchemas maps an outcome key to its published schema
+	// {required, optional, reads, evidence_refs}.
+	ActionSchemas map[string]map[string]any
+	// WakeEventTypes is the sorted wake vocabulary.
+	WakeEventTypes []string
+	// Catalogue maps a tool to its entry.
+	Catalogue map[string]CatalogueEntry
+	// RecordContract is the published record mechanics
+	// [identity suffix, version context, algorithm, prefix length].
+	RecordContract []any
+}
+
+// CatalogueEntry is one published read.
+type CatalogueEntry struct {
+	Source, Authority, SchemaID string
+	Arguments                   map[string]any
+}
+
+// Tree is the entry as published: {source, authority, schema_id, arguments}.
+func (c CatalogueEntry) Tree() map[string]any {
+	return map[string]any{"source": c.Source, "authority": c.Authority, "schema_id": c.SchemaID, "arguments": copyMap(c.Arguments)}
+}
+
+// Authority classes.
+const (
+	AuthorityActorClaim                = "actor_claim"
+	AuthorityAuthoritativeVerification = "authoritative_verification"
+	AuthorityCommunication             = "communication"
+	AuthoritySystemEvent               = "system_event"
+	AuthoritySystemOfRecord            = "system_of_record"
+)
+
+// ToolResult is one served read.
+type ToolResult struct {
+	Tool, Source, Authority, RecordID, RecordVersion, AsOf, SchemaID string
+	// Records is {root: value} for exactly the tool's roots. Read-only: it may
+	// be shared with trajectory rows and other results.
+	Records map[string]any
+	OK      bool
+}
+
+// Tree is the result as an observation shows it (error_code included).
+func (r *ToolResult) Tree() map[string]any {
+	return map[string]any{
+		"tool": r.Tool, "source": r.Source, "authority": r.Authority, "record_id": r.RecordID,
+		"record_version": r.RecordVersion, "as_of": r.AsOf, "schema_id": r.SchemaID,
+		"records": r.Records, "ok": r.OK, "error_code": nil,
+	}
+}
+
+// RecordVersion is the first n hex characters of the SHA-256 of the
+// upstream canonical JSON of records (the label is published, never hashed).
+func RecordVersion(records map[string]any, n int) string {
+	d, err := canon.UpstreamDigest(records)
+	if err != nil {
+		panic("engine: records are not canonical JSON: " + err.Error())
+	}
+	return d[:n]
+}
+
+// argumentKey is an order-independent identity for request arguments.
+func argumentKey(args map[string]any) string {
+	b, err := canon.Upstream(args)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}

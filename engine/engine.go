@@ -1,0 +1,878 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/obaudit/obaudit/refusal"
+)
+
+// Execution statuses (not business terminals).
+const (
+	StatusDeadlock = "operation_deadlock"
+	StatusHorizon  = "operational_horizon_exhausted"
+)
+
+// Wait refusal codes and other engine-written codes.
+const (
+	WaitUnknownWakeType      = "UNKNOWN_WAKE_EVENT_TYPE"
+	WaitAfterReplayFinal     = "WAIT_AFTER_REPLAY_FINAL"
+	WaitUndeclaredWakeEvent  = "UNDECLARED_WAKE_EVENT"
+	ActedOnClaimWithoutRecord = "ACTED_ON_CLAIM_WITHOUT_RECORD"
+	ActionWithoutRetrieval   = "ACTION_WITHOUT_RETRIEVAL"
+	StaleRetrievedRecord     = "STALE_RETRIEVED_RECORD"
+	CompleteOutcomeKey       = "complete"
+	// TimerSequenceBase is where engine timers sort at an instant: above every
+	// authored sequence.
+	TimerSequenceBase = 1_000_000
+	// MaxRequestsPerBatch bounds distinct requests in one retrieval batch.
+	MaxRequestsPerBatch = 8
+)
+
+// Dispositions of delivered events.
+const (
+	DispositionAccepted     = "accepted"
+	DispositionRejected     = "rejected"
+	DispositionAudit        = "audit"
+	DispositionPostTerminal = "post_terminal"
+	VerdictAfterReplayFinal = "AFTER_REPLAY_FINAL"
+)
+
+// Context is the environment handle a domain gets while it reduces
+// something: the clock, the ledger, timers and dispatch faults. It cannot
+// deliver events, invoke the agent or move time.
+type Context struct{ x *execution }
+
+// Now is the current simulated instant.
+func (c *Context) Now() string { return c.x.clock.nowText }
+
+// Record appends a domain row (checkpoint_opened, obligation_*, side_effect…)
+// to the trajectory at the current instant. payload is taken over.
+func (c *Context) Record(recordType string, payload map[string]any) {
+	c.x.ledger.append(c.x.clock.nowText, recordType, payload)
+}
+
+// ScheduleTimer arms a timer that fires delayMinutes from now, with a
+// timer_scheduled row.
+func (c *Context) ScheduleTimer(eventID, eventType, actorID string, delayMinutes int64, payload map[string]any, triggersAgent bool) {
+	c.x.scheduleTimer(eventID, eventType, actorID, delayMinutes, payload, triggersAgent)
+}
+
+// CancelTimer drops a pending event; a timer_cancelled row is written only
+// when something was pending. It reports whether something was.
+func (c *Context) CancelTimer(eventID string) bool { return c.x.cancelTimer(eventID) }
+
+// DispatchFails reports whether dispatch of the message fixture is authored
+// to fail in this scenario.
+func (c *Context) DispatchFails(messageFixtureID string) bool {
+	return c.x.plan.DispatchFailures[messageFixtureID]
+}
+
+// Shift is now plus m minutes (see [ShiftMinutes]); a negative m aborts the
+// episode with [ErrClockRewind].
+func (c *Context) Shift(m int64) string {
+	s, err := ShiftMinutes(c.x.clock.nowText, m)
+	if err != nil {
+		c.x.fail(err)
+		return c.x.clock.nowText
+	}
+	return s
+}
+
+type ledger struct{ rows []any }
+
+func (l *ledger) append(at, recordType string, payload map[string]any) {
+	payload["index"] = int64(len(l.rows))
+	payload["at"] = at
+	payload["record_type"] = recordType
+	l.rows = append(l.rows, payload)
+}
+
+type rejection struct{ actionType, code, detail string }
+
+// execution is one episode in flight.
+type execution struct {
+	dom    Domain
+	static *Static
+	plan   *Plan
+	state  State
+	agent  Agent
+	ctx    *Context
+	instID string
+
+	clock  clock
+	queue  []*Event
+	seen   map[string]bool
+	ledger ledger
+
+	conditionals []*PlannedEvent
+	delivered    []any
+	timerCounter int64
+	proposals    int
+	invocations  int
+	wait         *Wait
+	fallbackAt   string
+	fallbackSec  int64
+	lastRej      *rejection
+	halt         string
+	served       map[string]*ToolResult
+	batches      int
+	readHistory  map[string]string
+	claims       map[string]bool
+	trigAuth     bool
+	turn         int
+
+	decisions []any
+	obsDigests []string
+	noDigests bool
+	err        error
+}
+
+func (x *execution) fail(err error) {
+	if x.err == nil {
+		x.err = err
+	}
+}
+
+func (x *execution) scheduleTimer(eventID, eventType, actorID string, delay int64, payload map[string]any, triggers bool) {
+	x.timerCounter++
+	at, err := ShiftMinutes(x.clock.nowText, delay)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	x.push(&Event{
+		EventID: eventID, EventType: eventType, ActorID: actorID, At: at,
+		Sequence: TimerSequenceBase + x.timerCounter, Payload: copyMap(payload),
+		TriggersAgent: triggers, CausedBy: "timer",
+	})
+	x.ledger.append(x.clock.nowText, "timer_scheduled", map[string]any{
+		"event_id": eventID, "event_type": eventType, "due_at": at,
+	})
+}
+
+func (x *execution) push(ev *Event) {
+	if x.seen[ev.EventID] {
+		x.fail(refusal.New(ErrDuplicateEventID, "event %q was already scheduled in this episode", ev.EventID))
+		return
+	}
+	sec, err := ParseInstant(ev.At)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	ev.sec = sec
+	x.seen[ev.EventID] = true
+	x.queue = append(x.queue, ev)
+}
+
+func (x *execution) cancelTimer(eventID string) bool {
+	for i, ev := range x.queue {
+		if ev.EventID == eventID {
+			x.queue = slices.Delete(x.queue, i, i+1)
+			x.ledger.append(x.clock.nowText, "timer_cancelled", map[string]any{"event_id": eventID})
+			return true
+		}
+	}
+	return false
+}
+
+func eventLess(a, b *Event) bool {
+	if a.sec != b.sec {
+		return a.sec < b.sec
+	}
+	if a.Sequence != b.Sequence {
+		return a.Sequence < b.Sequence
+	}
+	return a.EventID < b.EventID
+}
+
+func (x *execution) peek() (int, *Event) {
+	best := -1
+	for i, ev := range x.queue {
+		if best < 0 || eventLess(ev, x.queue[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return -1, nil
+	}
+	return best, x.queue[best]
+}
+
+func toEvent(p *PlannedEvent, at string, causedBy any, bindings map[string]string) *Event {
+	payload := copyMap(p.Payload)
+	for k, v := range bindings {
+		if _, ok := payload[k]; ok {
+			payload[k] = v
+		}
+	}
+	return &Event{
+		EventID: p.EventID, EventType: p.EventType, ActorID: p.ActorID, At: at,
+		Sequence: p.Sequence, Payload: payload, TriggersAgent: p.TriggersAgent, CausedBy: causedBy,
+	}
+}
+
+func (x *execution) fireConditionals(kind, typ string, cycle any, bindings map[string]string) {
+	remaining := x.conditionals[:0:0]
+	for _, p := range x.conditionals {
+		if !p.Trigger.matches(kind, typ, cycle) {
+			remaining = append(remaining, p)
+			continue
+		}
+		at, err := ShiftMinutes(x.clock.nowText, p.DelayMinutes)
+		if err != nil {
+			x.fail(err)
+			return
+		}
+		x.push(toEvent(p, at, kind+":"+typ, bindings))
+	}
+	x.conditionals = remaining
+}
+
+func (x *execution) horizonSec() int64 {
+	return x.clock.start + x.plan.HorizonMinutes*60
+}
+
+func (x *execution) run() {
+	x.agent.BeginEpisode(AgentIdentity{OperationID: x.static.OperationID, OperationInstanceID: x.instID})
+	x.ledger.append(x.clock.nowText, "episode_ended", map[string]any{"phase": "started"})
+	for x.halt == "" && x.err == nil {
+		if x.invocations > x.plan.MaxInvocations {
+			x.halt = StatusDeadlock
+			x.ledger.append(x.clock.nowText, "critical_violation", map[string]any{
+				"code":   "INVOCATION_LIMIT_EXCEEDED",
+				"detail": fmt.Sprintf("the agent was invoked more than %d times without reaching a terminal state", x.plan.MaxInvocations),
+			})
+			break
+		}
+		idx, next := x.peek()
+		if x.fallbackAt != "" && (next == nil || x.fallbackSec < next.sec) {
+			if x.fallbackSec > x.horizonSec() {
+				x.halt = StatusHorizon
+				break
+			}
+			if err := x.clock.advanceTo(x.fallbackSec); err != nil {
+				x.fail(err)
+				break
+			}
+			x.ledger.append(x.clock.nowText, "wait_declared", map[string]any{"fallback_fired": true})
+			x.clearWait()
+			x.invoke(nil)
+			continue
+		}
+		if next == nil {
+			if x.wait != nil {
+				x.exhaustHorizonUnderWait()
+			}
+			break
+		}
+		if next.sec > x.horizonSec() {
+			x.halt = StatusHorizon
+			break
+		}
+		x.queue = slices.Delete(x.queue, idx, idx+1)
+		if err := x.clock.advanceTo(next.sec); err != nil {
+			x.fail(err)
+			break
+		}
+		x.deliver(next)
+	}
+}
+
+func (x *execution) exhaustHorizonUnderWait() {
+	w := x.wait
+	hz := x.horizonSec()
+	if hz > x.clock.now {
+		_ = x.clock.advanceTo(hz)
+	}
+	x.ledger.append(x.clock.nowText, "wait_unresolved_at_horizon", map[string]any{
+		"reason": w.Reason, "wake_on": strList(w.WakeOn), "horizon_at": FormatInstant(hz),
+	})
+	x.halt = StatusHorizon
+}
+
+func (x *execution) note(ev *Event, disposition, code string) {
+	row := ev.Tree()
+	row["disposition"] = disposition
+	row["verdict_code"] = code
+	x.delivered = append(x.delivered, row)
+}
+
+func (x *execution) deliver(ev *Event) {
+	if x.state.ReplayFinal() {
+		x.ledger.append(x.clock.nowText, "event_after_terminal", map[string]any{
+			"event_id": ev.EventID, "event_type": ev.EventType, "actor_id": ev.ActorID, "mutating": false,
+		})
+		x.note(ev, DispositionPostTerminal, VerdictAfterReplayFinal)
+		return
+	}
+	v := x.state.ReduceEvent(x.ctx, ev)
+	if !v.Accepted {
+		x.ledger.append(x.clock.nowText, "event_rejected", map[string]any{
+			"event_id": ev.EventID, "event_type": ev.EventType, "actor_id": ev.ActorID,
+			"code": v.Code, "detail": v.Detail,
+		})
+		x.note(ev, DispositionRejected, v.Code)
+		return
+	}
+	rt, disp := "event_observed", DispositionAccepted
+	if !ev.TriggersAgent {
+		rt, disp = "event_audit_only", DispositionAudit
+	}
+	x.ledger.append(x.clock.nowText, rt, map[string]any{
+		"event_id": ev.EventID, "event_type": ev.EventType, "actor_id": ev.ActorID,
+		"code": v.Code, "observational": v.Observational,
+	})
+	x.note(ev, disp, v.Code)
+	cycle := v.CycleID
+	if s, ok := cycle.(string); !ok || s == "" {
+		cycle = nil
+		if c, ok := ev.Payload["cycle_id"].(string); ok {
+			cycle = c
+		}
+	}
+	x.fireConditionals(TriggerOnEvent, ev.EventType, cycle, v.Bindings)
+	if !ev.TriggersAgent || x.state.ReplayFinal() {
+		return
+	}
+	if w := x.wait; w != nil && len(w.WakeOn) > 0 && !slices.Contains(w.WakeOn, ev.EventType) {
+		x.ledger.append(x.clock.nowText, "wait_rejected", map[string]any{
+			"code":     WaitUndeclaredWakeEvent,
+			"detail":   fmt.Sprintf("woken by %s, which the standing wait did not declare (declared: %s)", PyRepr(ev.EventType), PyList(w.WakeOn)),
+			"event_id": ev.EventID,
+		})
+	}
+	x.invoke(ev)
+}
+
+func (x *execution) clearWait() {
+	x.wait = nil
+	x.fallbackAt = ""
+	x.fallbackSec = 0
+}
+
+func (x *execution) envelope(ev *Event) *Envelope {
+	if ev == nil {
+		return nil
+	}
+	auth := x.dom.EventAuthority(ev.ActorID, ev.EventType)
+	return &Envelope{
+		EventID: ev.EventID, EventType: ev.EventType, ActorID: ev.ActorID,
+		Payload: ev.Payload, Authority: auth, IsAuthoritative: auth == AuthorityAuthoritativeVerification,
+	}
+}
+
+func (x *execution) invoke(trigger *Event) {
+	x.invocations++
+	x.clearWait()
+	x.lastRej = nil
+	env := x.envelope(trigger)
+	x.trigAuth = env != nil && env.IsAuthoritative
+	x.claims = map[string]bool{}
+	row := map[string]any{
+		"invocation_index": int64(x.invocations), "trigger_event_id": nil, "trigger_event_type": nil,
+		"trigger_event_authority": nil, "trigger_is_authoritative": x.trigAuth,
+	}
+	if trigger != nil {
+		x.claims[trigger.EventID] = true
+		for _, v := range trigger.Payload {
+			if s, ok := v.(string); ok && s != "" {
+				x.claims[s] = true
+			}
+		}
+		row["trigger_event_id"] = trigger.EventID
+		row["trigger_event_type"] = trigger.EventType
+		row["trigger_event_authority"] = env.Authority
+	}
+	claims := make([]string, 0, len(x.claims))
+	for c := range x.claims {
+		claims = append(claims, c)
+	}
+	slices.Sort(claims)
+	row["trigger_claim_values"] = strList(claims)
+	x.ledger.append(x.clock.nowText, "agent_invoked", row)
+	x.invalidate("wake", 0, nil)
+
+	maxTurns := x.plan.MaxTurnsPerInvocation
+	callLimit := maxTurns + x.plan.MaxRetrievalBatchesPerInvocation + 1
+	business, turn := 0, 0
+	for business < maxTurns {
+		if turn >= callLimit {
+			x.refuseInvocation("INVOCATION_CALL_LIMIT_EXCEEDED", fmt.Sprintf(
+				"the agent was called %d time(s) in one invocation \u2014 every business turn (%d) plus every retrieval batch (%d) plus one \u2014 without waiting, escalating or completing",
+				turn, maxTurns, x.plan.MaxRetrievalBatchesPerInvocation))
+			return
+		}
+		x.turn = turn
+		obs := x.observation(env, turn)
+		d, err := x.agent.Decide(obs)
+		if err != nil {
+			x.fail(err)
+			return
+		}
+		x.recordDecision(obs, d)
+		turn++
+		if r, ok := d.(*Retrieve); ok {
+			x.serveBatch(r, turn-1)
+			continue
+		}
+		business++
+		if p := contractProblem(d); p != "" {
+			x.ledger.append(x.clock.nowText, "outcome_rejected", map[string]any{
+				"invocation_index": int64(x.invocations), "turn_index": int64(turn - 1),
+				"code": MalformedOutcomeCode, "detail": p,
+			})
+			x.lastRej = &rejection{"<malformed outcome>", MalformedOutcomeCode, p}
+			continue
+		}
+		x.ledger.append(x.clock.nowText, "agent_outcome", map[string]any{
+			"invocation_index": int64(x.invocations), "turn_index": int64(turn - 1), "outcome": d.Record(),
+		})
+		if x.handle(d) || x.err != nil {
+			return
+		}
+	}
+	x.refuseInvocation("INVOCATION_TURN_LIMIT_EXCEEDED", fmt.Sprintf(
+		"the agent produced %d outcomes in one invocation without waiting, escalating or completing", maxTurns))
+}
+
+func (x *execution) recordDecision(obs *Observation, d Decision) {
+	var rec map[string]any
+	if d == nil {
+		rec = (&Malformed{Code: "MODEL_OUTPUT_UNCLASSIFIED"}).Record()
+	} else {
+		rec = d.Record()
+	}
+	digest := ""
+	if !x.noDigests {
+		digest = obs.Digest()
+	}
+	x.obsDigests = append(x.obsDigests, digest)
+	x.decisions = append(x.decisions, map[string]any{
+		"invocation_index": int64(obs.InvocationIndex), "turn_index": int64(obs.TurnIndex),
+		"observation_digest_sha256": digest, "outcome": rec,
+	})
+}
+
+func (x *execution) refuseInvocation(code, detail string) {
+	x.ledger.append(x.clock.nowText, "critical_violation", map[string]any{"code": code, "detail": detail})
+	x.halt = StatusDeadlock
+}
+
+func (x *execution) invalidate(cause string, turn int, actionType any) {
+	cleared := make([]string, 0, len(x.served))
+	for t := range x.served {
+		cleared = append(cleared, t)
+	}
+	slices.Sort(cleared)
+	x.served = map[string]*ToolResult{}
+	if cause == "wake" {
+		x.batches = 0
+	}
+	x.ledger.append(x.clock.nowText, "derived_context_invalidated", map[string]any{
+		"invocation_index": int64(x.invocations), "turn_index": int64(turn), "cause": cause,
+		"action_type": actionType, "cleared_tools": strList(cleared),
+	})
+}
+
+func (x *execution) serveBatch(b *Retrieve, turn int) {
+	remaining := x.plan.MaxRetrievalBatchesPerInvocation - x.batches
+	if code, detail := x.batchProblem(b, remaining); code != "" {
+		known := map[string]bool{}
+		for _, q := range b.Requests {
+			if _, ok := x.static.Catalogue[q.Tool]; ok {
+				known[q.Tool] = true
+			}
+		}
+		tools := make([]string, 0, len(known))
+		for t := range known {
+			tools = append(tools, t)
+		}
+		slices.Sort(tools)
+		x.ledger.append(x.clock.nowText, "retrieval_refused", map[string]any{
+			"invocation_index": int64(x.invocations), "turn_index": int64(turn),
+			"request_count": int64(len(b.Requests)), "requested_tools": strList(tools),
+			"code": code, "detail": detail,
+		})
+		x.lastRej = &rejection{"retrieve", code, detail}
+		return
+	}
+	tools := canonicalTools(b)
+	batch := x.batches
+	x.batches++
+	asOf := x.clock.nowText
+	for pos, r := range x.state.Serve(tools, asOf) {
+		if r.OK {
+			x.served[r.Tool] = r
+			x.readHistory[r.Tool] = r.RecordVersion
+		}
+		x.ledger.append(x.clock.nowText, "retrieval_served", map[string]any{
+			"invocation_index": int64(x.invocations), "turn_index": int64(turn),
+			"batch_index": int64(batch), "request_index": int64(pos), "initiated_by": "agent",
+			"tool": r.Tool, "source": r.Source, "authority": r.Authority, "record_id": r.RecordID,
+			"record_version": r.RecordVersion, "as_of": r.AsOf, "schema_id": r.SchemaID,
+			"records": r.Records, "ok": r.OK,
+		})
+	}
+}
+
+func canonicalTools(b *Retrieve) []string {
+	tools := make([]string, 0, len(b.Requests))
+	for _, q := range b.Requests {
+		if !slices.Contains(tools, q.Tool) {
+			tools = append(tools, q.Tool)
+		}
+	}
+	slices.Sort(tools)
+	return tools
+}
+
+// batchProblem mirrors upstream's retrieval_batch_problem, in its order.
+func (x *execution) batchProblem(b *Retrieve, remaining int) (string, string) {
+	for i, q := range b.Requests {
+		if q.Tool == "" {
+			return "MALFORMED_RETRIEVAL_REQUEST", fmt.Sprintf("request %d: a retrieval request must name a non-empty tool", i)
+		}
+		for k := range q.Arguments {
+			if k == "" {
+				return "MALFORMED_RETRIEVAL_REQUEST", fmt.Sprintf("request %d: a retrieval argument name must be a non-empty string", i)
+			}
+		}
+	}
+	if len(b.Requests) < 1 {
+		return "EMPTY_RETRIEVAL_BATCH", "a retrieval batch carries at least one request; an empty one asks the environment for nothing and would be a turn spent on silence"
+	}
+	distinct := map[string]bool{}
+	for _, q := range b.Requests {
+		distinct[q.Tool+"\x00"+argumentKey(q.Arguments)] = true
+	}
+	if len(distinct) > MaxRequestsPerBatch {
+		return "RETRIEVAL_BATCH_TOO_LARGE", fmt.Sprintf("a retrieval batch carries at most %d distinct requests and this one carries %d", MaxRequestsPerBatch, len(distinct))
+	}
+	conflict := map[string]bool{}
+	for _, q := range b.Requests {
+		for _, o := range b.Requests {
+			if o.Tool == q.Tool && argumentKey(o.Arguments) != argumentKey(q.Arguments) {
+				if _, ok := x.static.Catalogue[q.Tool]; ok {
+					conflict[q.Tool] = true
+				}
+			}
+		}
+	}
+	if len(conflict) > 0 {
+		return "CONFLICTING_RETRIEVAL_ARGUMENTS", fmt.Sprintf("the batch names %s more than once with different arguments; a duplicate collapses, but two argument sets under one tool name are two questions and the environment does not choose between them", PyList(sortedKeys(conflict)))
+	}
+	unknown := map[string]bool{}
+	for _, q := range b.Requests {
+		if _, ok := x.static.Catalogue[q.Tool]; !ok {
+			unknown[q.Tool] = true
+		}
+	}
+	if len(unknown) > 0 {
+		names := make([]string, 0, len(x.static.Catalogue))
+		for t := range x.static.Catalogue {
+			names = append(names, t)
+		}
+		slices.Sort(names)
+		return "UNKNOWN_RETRIEVAL_TOOL", fmt.Sprintf("the batch names %d tool(s) outside the published catalogue; it publishes %s", len(unknown), PyList(names))
+	}
+	for _, q := range b.Requests {
+		declared := x.static.Catalogue[q.Tool].Arguments
+		var invented []string
+		for k := range q.Arguments {
+			if _, ok := declared[k]; !ok {
+				invented = append(invented, k)
+			}
+		}
+		if len(invented) > 0 {
+			slices.Sort(invented)
+			decl := make([]string, 0, len(declared))
+			for k := range declared {
+				decl = append(decl, k)
+			}
+			slices.Sort(decl)
+			return "MALFORMED_RETRIEVAL_REQUEST", fmt.Sprintf("the %s request carries argument name(s) %s the catalogue does not publish; it publishes %s", PyRepr(q.Tool), PyList(invented), PyList(decl))
+		}
+	}
+	if remaining <= 0 {
+		return "RETRIEVAL_BUDGET_EXHAUSTED", "the retrieval batch budget for this invocation is spent; the bound is published on every observation and this is a refusal rather than a silently truncated read"
+	}
+	return "", ""
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// handle applies one outcome and reports whether the invocation is over.
+func (x *execution) handle(d Decision) bool {
+	switch o := d.(type) {
+	case *Wait:
+		return x.declareWait(o)
+	case *Complete:
+		return x.proposeTerminal(o)
+	case *Ask:
+		payload := map[string]any{
+			"recipient_actor_id": o.RecipientActorID, "message_fixture_id": o.MessageFixtureID,
+			"correlation_id": optStr(o.CorrelationID),
+		}
+		if !x.proposeAction("send_message", payload, nil) {
+			return false
+		}
+		return x.declareWait(o.Wait)
+	case *Escalate:
+		payload := map[string]any{
+			"exception_type": o.ExceptionType, "approval_checkpoint_id": o.CheckpointID,
+			"deadline_after_minutes": o.DeadlineAfterMinutes,
+		}
+		if !x.proposeAction("request_exception_resolution", payload, o.EvidenceRefs) {
+			return false
+		}
+		return x.declareWait(&Wait{
+			Reason: "awaiting the exception checkpoint it just opened", WakeOn: []string{"operator_exception_resolved"},
+			FallbackAfterMinutes: Minutes(o.DeadlineAfterMinutes),
+		})
+	case *Act:
+		x.proposeAction(o.ActionType, copyMap(o.Payload), o.EvidenceRefs)
+		return false
+	}
+	return false
+}
+
+func (x *execution) declareWait(w *Wait) bool {
+	var unknown []string
+	for _, t := range w.WakeOn {
+		if !slices.Contains(x.static.WakeEventTypes, t) && !slices.Contains(unknown, t) {
+			unknown = append(unknown, t)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		x.refuseWait(WaitUnknownWakeType, fmt.Sprintf(
+			"WAIT named wake event type(s) %s, which are not in this operation's published wake vocabulary %s; a wait is declared against the vocabulary the observation discloses, never against what this episode happens to have queued",
+			PyList(unknown), PyList(x.static.WakeEventTypes)))
+		return false
+	}
+	if x.state.ReplayFinal() {
+		x.refuseWait(WaitAfterReplayFinal, "WAIT was declared after the operation became replay-final; a finished operation has nothing left to wake for")
+		return true
+	}
+	x.wait = w
+	var fb any
+	if w.FallbackAfterMinutes != nil {
+		at, err := ShiftMinutes(x.clock.nowText, *w.FallbackAfterMinutes)
+		if err != nil {
+			x.fail(err)
+			return true
+		}
+		x.fallbackAt = at
+		x.fallbackSec, _ = ParseInstant(at)
+		fb = at
+	}
+	x.ledger.append(x.clock.nowText, "wait_declared", map[string]any{
+		"reason": w.Reason, "wake_on": strList(w.WakeOn), "fallback_at": fb,
+	})
+	return true
+}
+
+func (x *execution) refuseWait(code, detail string) {
+	x.ledger.append(x.clock.nowText, "wait_rejected", map[string]any{"code": code, "detail": detail})
+	x.lastRej = &rejection{"wait", code, detail}
+}
+
+// readGuard mirrors upstream's _read_guard_problem.
+func (x *execution) readGuard(key string, refs []string) (string, string) {
+	required := x.dom.RequiredReads(key)
+	if len(required) == 0 {
+		return "", ""
+	}
+	var absent []string
+	for _, t := range required {
+		if _, ok := x.served[t]; !ok {
+			absent = append(absent, t)
+		}
+	}
+	if len(absent) > 0 {
+		citedSet := map[string]bool{}
+		for _, r := range refs {
+			if x.claims[r] {
+				citedSet[r] = true
+			}
+		}
+		cited := sortedKeys(citedSet)
+		var unverified []string
+		for _, t := range absent {
+			if x.static.Catalogue[t].Authority == AuthorityAuthoritativeVerification {
+				unverified = append(unverified, t)
+			}
+		}
+		if len(cited) > 0 && len(unverified) > 0 && !x.trigAuth {
+			return ActedOnClaimWithoutRecord, fmt.Sprintf("%s cites %s, which is what the current non-authoritative event asserted, and the authoritative read(s) %s that would settle it were not served in this invocation; an event says someone asserted this and only a retrieved authoritative record says the record holds it", key, PyList(cited), PyList(unverified))
+		}
+		var prior []string
+		for _, t := range absent {
+			if _, ok := x.readHistory[t]; ok {
+				prior = append(prior, t)
+			}
+		}
+		if len(prior) > 0 {
+			return StaleRetrievedRecord, fmt.Sprintf("%s rests on read(s) %s that were served earlier and have since been invalidated by a wake or by this agent's own accepted effect; the record has moved and was not read again", key, PyList(prior))
+		}
+		return ActionWithoutRetrieval, fmt.Sprintf("%s rests on read(s) %s, which this invocation never asked for; the action schema publishes %s and an agent is told its read set rather than discovering it by refusal", key, PyList(absent), PyList(required))
+	}
+	var moved []string
+	for _, r := range x.state.Serve(required, x.clock.nowText) {
+		if !r.OK || x.served[r.Tool].RecordVersion != r.RecordVersion {
+			moved = append(moved, r.Tool)
+		}
+	}
+	if len(moved) > 0 {
+		slices.Sort(moved)
+		return StaleRetrievedRecord, fmt.Sprintf("%s rests on read(s) %s whose record version moved between the read and the proposal; the exact version the agent was served is what it is held to, not the tool name alone", key, PyList(moved))
+	}
+	return "", ""
+}
+
+func (x *execution) proposeAction(actionType string, payload map[string]any, refs []string) bool {
+	x.proposals++
+	pid := fmt.Sprintf("proposal_%d", x.proposals)
+	x.ledger.append(x.clock.nowText, "action_proposed", map[string]any{
+		"proposal_id": pid, "action_type": actionType, "payload": copyMap(payload), "evidence_refs": strList(refs),
+	})
+	var v Verdict
+	if code, detail := x.readGuard(actionType, refs); code != "" {
+		v = Refuse(code, detail)
+	} else {
+		v = x.state.ApplyAction(x.ctx, actionType, payload, slices.Clone(refs))
+	}
+	if !v.Accepted {
+		x.ledger.append(x.clock.nowText, "action_rejected", map[string]any{
+			"proposal_id": pid, "action_type": actionType, "code": v.Code, "detail": v.Detail,
+		})
+		x.lastRej = &rejection{actionType, v.Code, v.Detail}
+		return false
+	}
+	x.lastRej = nil
+	x.ledger.append(x.clock.nowText, "effect_accepted", map[string]any{
+		"proposal_id": pid, "action_type": actionType, "code": v.Code, "cycle_id": v.CycleID,
+		"bindings": v.bindingsTree(),
+	})
+	x.invalidate("effect_accepted", x.turn, actionType)
+	x.fireConditionals(TriggerOnAction, actionType, v.CycleID, v.Bindings)
+	return true
+}
+
+func (x *execution) proposeTerminal(c *Complete) bool {
+	x.ledger.append(x.clock.nowText, "terminal_proposed", map[string]any{
+		"reason": c.Reason, "evidence_refs": strList(c.EvidenceRefs),
+	})
+	var v Verdict
+	if code, detail := x.readGuard(CompleteOutcomeKey, c.EvidenceRefs); code != "" {
+		v = Refuse(code, detail)
+	} else {
+		v = x.state.ApplyTerminal(x.ctx, slices.Clone(c.EvidenceRefs))
+	}
+	if !v.Accepted {
+		x.ledger.append(x.clock.nowText, "terminal_rejected", map[string]any{"code": v.Code, "detail": v.Detail})
+		x.lastRej = &rejection{"complete", v.Code, v.Detail}
+		return false
+	}
+	x.lastRej = nil
+	x.fireConditionals(TriggerOnAction, CompleteOutcomeKey, v.CycleID, v.Bindings)
+	return true
+}
+
+// PyRepr renders s as Python's repr of a str (the quoting upstream detail
+// strings use).
+func PyRepr(s string) string {
+	q := byte('\'')
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		q = '"'
+	}
+	var b strings.Builder
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == rune(q):
+			b.WriteByte('\\')
+			b.WriteByte(q)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r < 0xa0:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
+}
+
+// PyList renders a list of strings as Python renders one: ['a', 'b'].
+func PyList(xs []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range xs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(PyRepr(s))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// PyReprValue renders a canon leaf or tree as Python's repr would.
+func PyReprValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case string:
+		return PyRepr(x)
+	case int64:
+		return fmt.Sprint(x)
+	case int:
+		return fmt.Sprint(x)
+	case float64:
+		return fmt.Sprint(x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = PyReprValue(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case []string:
+		return PyList(x)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = PyRepr(k) + ": " + PyReprValue(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return fmt.Sprint(v)
+}

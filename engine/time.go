@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/obaudit/obaudit/refusal"
+)
+
+// InstantLayout is the one instant format, input and output: UTC, whole
+// seconds, literal "Z".
+const InstantLayout = "2006-01-02T15:04:05Z"
+
+// ParseInstant returns the Unix seconds of a canonical instant. Anything but
+// "YYYY-MM-DDTHH:MM:SSZ" (zero-padded, valid calendar date) is refused as
+// [ErrMalformedInstant].
+func ParseInstant(s string) (int64, error) {
+	if len(s) != len(InstantLayout) {
+		return 0, refusal.New(ErrMalformedInstant, "%q is not YYYY-MM-DDTHH:MM:SSZ", s)
+	}
+	t, err := time.Parse(InstantLayout, s)
+	if err != nil || t.Format(InstantLayout) != s {
+		return 0, refusal.New(ErrMalformedInstant, "%q is not YYYY-MM-DDTHH:MM:SSZ", s)
+	}
+	return t.Unix(), nil
+}
+
+// FormatInstant renders Unix seconds as a canonical instant.
+func FormatInstant(sec int64) string {
+	return time.Unix(sec, 0).UTC().Format(InstantLayout)
+}
+
+// ShiftMinutes returns the instant m minutes after s. A negative m is refused
+// as [ErrClockRewind]: offsets are delays, never rewinds.
+func ShiftMinutes(s string, m int64) (string, error) {
+	sec, err := ParseInstant(s)
+	if err != nil {
+		return "", err
+	}
+	if m < 0 {
+		return "", refusal.New(ErrClockRewind, "a shift of %d minutes would move %s backwards", m, s)
+	}
+	return FormatInstant(sec + m*60), nil
+}
+
+// clock is the simulated clock: it starts at the scenario's start and only
+// moves forward, by jumps.
+type clock struct {
+	start, now int64
+	nowText    string
+}
+
+func (c *clock) advanceTo(sec int64) error {
+	if sec < c.now {
+		return refusal.New(ErrClockRewind, "the clock is at %s and cannot move back to %s", c.nowText, FormatInstant(sec))
+	}
+	if sec != c.now {
+		c.now = sec
+		c.nowText = FormatInstant(sec)
+	}
+	return nil
+}
+
+func (c *clock) elapsedMinutes() int64 {
+	d := c.now - c.start
+	if d < 0 {
+		return -((-d + 59) / 60)
+	}
+	return d / 60
+}
+
+// FormatInt renders n in decimal.
+func FormatInt(n int64) string { return strconv.FormatInt(n, 10) }
