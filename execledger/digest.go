@@ -1,0 +1,50 @@
+package execledger
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/obaudit/obaudit/canon"
+)
+
+// digester computes row digests: SHA-256 over the upstream canonical JSON of
+// the row without its row_digest_sha256 key.
+type digester struct {
+	buf []byte
+}
+
+// rowDigest returns the digest of the parsed row m (whose line is line).
+func (d *digester) rowDigest(line []byte, m map[string]any) (string, error) {
+	if b, ok := compactCanonical(d.buf[:0], line); ok {
+		d.buf = b
+		return sum(b), nil
+	}
+	stated, had := m["row_digest_sha256"]
+	delete(m, "row_digest_sha256")
+	b, err := canon.Append(d.buf[:0], m, canon.UpstreamForm)
+	if had {
+		m["row_digest_sha256"] = stated
+	}
+	if err != nil {
+		return "", err
+	}
+	d.buf = b
+	return sum(b), nil
+}
+
+func sum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// RowDigest returns the row digest of row (a parsed row object): the
+// SHA-256 of its upstream canonical JSON without the row_digest_sha256 key.
+func RowDigest(row map[string]any) (string, error) {
+	m := make(map[string]any, len(row))
+	for k, v := range row {
+		if k != "row_digest_sha256" {
+			m[k] = v
+		}
+	}
+	return canon.UpstreamDigest(m)
+}

@@ -1,0 +1,361 @@
+package execledger
+
+import (
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/obaudit/obaudit/refusal"
+)
+
+// maxScanDepth is the deepest a row's payload may nest (upstream: 32).
+const maxScanDepth = 32
+
+// Scan is the recursive forbidden-content scanner (upstream
+// assert_no_secret_material). It walks every object key and string value at
+// every depth of v and refuses, with [ErrForbiddenContent], any string longer
+// than [MaxTextCharacters] code points or one that looks like an
+// Authorization header, a bearer credential, an API key, a secret or
+// password field, or an OpenAI-style key literal. The offending value is
+// never quoted. Nesting deeper than 32 is refused with [ErrSchema].
+func Scan(v any, context string) error {
+	return scan(v, context, 0)
+}
+
+func scan(v any, where string, depth int) error {
+	if depth > maxScanDepth {
+		return refusal.New(ErrSchema, "%s: a ledger payload is nested too deeply", where)
+	}
+	switch x := v.(type) {
+	case string:
+		if label := forbidden(x); label != "" {
+			return refusal.New(ErrForbiddenContent, "%s: %s; no credential, header or provider prose reaches an execution ledger (the value is not quoted)", where, label)
+		}
+	case map[string]any:
+		for k, el := range x {
+			if label := forbidden(k); label != "" {
+				return refusal.New(ErrForbiddenContent, "%s: a field name is %s (not quoted)", where, label)
+			}
+			if err := scan(el, where+"."+k, depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, el := range x {
+			if err := scan(el, where+"["+itoa(i)+"]", depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func itoa(i int) string {
+	var b [20]byte
+	n := len(b)
+	if i == 0 {
+		return "0"
+	}
+	for i > 0 {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+	}
+	return string(b[n:])
+}
+
+// forbidden returns the label of the first rule s breaks, or "".
+//
+// Matching follows upstream's Python patterns: case-insensitive with
+// Python's simple case folding (so U+212A KELVIN SIGN is a "k", U+017F LONG S
+// an "s", U+0130 and U+0131 are "i"), and word boundaries where a word
+// character is a Unicode letter or number or '_'.
+func forbidden(s string) string {
+	if utf8.RuneCountInString(s) > MaxTextCharacters {
+		return "text longer than 256 characters"
+	}
+	// Fold into a buffer of runes (ASCII-lowered), keeping word flags.
+	var stack [MaxTextCharacters + 1]rune
+	f := stack[:0]
+	ascii := true
+	for _, r := range s {
+		if r >= utf8.RuneSelf {
+			ascii = false
+		}
+		f = append(f, fold(r))
+	}
+	if ascii && !asciiCandidate(s) {
+		return ""
+	}
+	if containsFold(f, "authoriz") {
+		return "an Authorization header"
+	}
+	if wordIn(f, "bearer") {
+		return "a bearer credential"
+	}
+	if apiKey(f) {
+		return "an API key"
+	}
+	if wordIn(f, "secret") || wordIn(f, "passwd") || wordIn(f, "password") {
+		return "a secret or password field"
+	}
+	if skKey(s) {
+		return "an OpenAI-style key literal"
+	}
+	return ""
+}
+
+// asciiCandidate is a cheap filter: an ASCII string can only break a rule if
+// it holds one of these letters sequences somewhere (case-insensitively).
+func asciiCandidate(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		a, b := s[i]|0x20, s[i+1]|0x20
+		switch {
+		case a == 'a' && (b == 'u' || b == 'p'),
+			a == 'b' && b == 'e',
+			a == 's' && (b == 'e' || b == 'k'),
+			a == 'p' && b == 'a':
+			return true
+		}
+	}
+	return false
+}
+
+func fold(r rune) rune {
+	switch {
+	case r < utf8.RuneSelf:
+		if r >= 'A' && r <= 'Z' {
+			return r + 32
+		}
+		return r
+	case r == 0x131: // dotless i
+		return 'i'
+	case r == 0x17f: // long s
+		return 's'
+	}
+	return unicode.ToLower(r)
+}
+
+func isWord(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r)
+}
+
+func isSpace(r rune) bool {
+	// Python str.isspace: Unicode White_Space plus the separators 0x1c-0x1f.
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+}
+
+func matchAt(f []rune, i int, w string) bool {
+	if i+len(w) > len(f) {
+		return false
+	}
+	for j := 0; j < len(w); j++ {
+		if f[i+j] != rune(w[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsFold(f []rune, w string) bool {
+	for i := 0; i+len(w) <= len(f); i++ {
+		if matchAt(f, i, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func wordIn(f []rune, w string) bool {
+	for i := 0; i+len(w) <= len(f); i++ {
+		if !matchAt(f, i, w) {
+			continue
+		}
+		if i > 0 && isWord(f[i-1]) {
+			continue
+		}
+		if e := i + len(w); e < len(f) && isWord(f[e]) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// apiKey matches api[\s_-]?key.
+func apiKey(f []rune) bool {
+	for i := 0; i+6 <= len(f); i++ {
+		if !matchAt(f, i, "api") {
+			continue
+		}
+		j := i + 3
+		if matchAt(f, j, "key") {
+			return true
+		}
+		if j < len(f) && (f[j] == '_' || f[j] == '-' || isSpace(f[j])) && matchAt(f, j+1, "key") {
+			return true
+		}
+	}
+	return false
+}
+
+// skKey matches sk-[A-Za-z0-9_-]{8,}, case-sensitively.
+func skKey(s string) bool {
+	for i := 0; i+3 <= len(s); i++ {
+		if s[i] != 's' || s[i+1] != 'k' || s[i+2] != '-' {
+			continue
+		}
+		n := 0
+		for j := i + 3; j < len(s); j++ {
+			c := s[j]
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
+				n++
+				if n >= 8 {
+					return true
+				}
+				continue
+			}
+			break
+		}
+	}
+	return false
+}
+
+// isToken reports whether s is a bounded identifier: 1–256 characters of
+// [A-Za-z0-9._:@/+-].
+func isToken(s string) bool {
+	if len(s) == 0 || len(s) > MaxTextCharacters {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			continue
+		}
+		switch c {
+		case '.', '_', ':', '@', '/', '+', '-':
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// IsDigest reports whether s is 64 lowercase hexadecimal characters.
+func IsDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < 64; i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerHex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// isPrefixedID reports whether s is prefix followed by 32 lowercase hex.
+func isPrefixedID(s, prefix string) bool {
+	return len(s) == len(prefix)+32 && s[:len(prefix)] == prefix && isLowerHex(s[len(prefix):])
+}
+
+// isLedgerURL matches https://host[:port][/path] with host [A-Za-z0-9.-]+ and
+// path [A-Za-z0-9._~/-]*; no query, fragment or userinfo.
+func isLedgerURL(s string) bool {
+	const p = "https://"
+	if len(s) <= len(p) || s[:len(p)] != p {
+		return false
+	}
+	i := len(p)
+	start := i
+	for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= '0' && s[i] <= '9' || s[i] == '.' || s[i] == '-') {
+		i++
+	}
+	if i == start {
+		return false
+	}
+	if i < len(s) && s[i] == ':' {
+		i++
+		d := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return false
+		}
+	}
+	if i == len(s) {
+		return true
+	}
+	if s[i] != '/' {
+		return false
+	}
+	for ; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '~' || c == '/' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// InstantLayout is the one instant form: UTC, whole seconds.
+const InstantLayout = "2006-01-02T15:04:05Z"
+
+// parseInstant reads YYYY-MM-DDTHH:MM:SSZ strictly (zero-padded ASCII digits,
+// a real calendar instant, year 1–9999) into Unix seconds.
+func parseInstant(s string) (int64, bool) {
+	if len(s) != 20 {
+		return 0, false
+	}
+	for i := 0; i < 20; i++ {
+		c := s[i]
+		switch i {
+		case 4, 7:
+			if c != '-' {
+				return 0, false
+			}
+		case 10:
+			if c != 'T' {
+				return 0, false
+			}
+		case 13, 16:
+			if c != ':' {
+				return 0, false
+			}
+		case 19:
+			if c != 'Z' {
+				return 0, false
+			}
+		default:
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+		}
+	}
+	if s[:4] == "0000" {
+		return 0, false
+	}
+	t, err := time.Parse(InstantLayout, s)
+	if err != nil {
+		return 0, false
+	}
+	return t.Unix(), true
+}
+
+// FormatInstant renders t in [InstantLayout].
+func FormatInstant(t time.Time) string { return t.UTC().Format(InstantLayout) }

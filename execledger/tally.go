@@ -1,0 +1,141 @@
+package execledger
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/obaudit/obaudit/refusal"
+)
+
+// tally is the cross-row state both the writer (before appending) and the
+// reader (independently) hold: it judges admissibility and re-derives every
+// amount and total. It keeps O(1) state per journal, never the calls.
+type tally struct {
+	h                         *parsedHeader
+	calls, attempts, in, out  int64
+	measured, forfeit, reserv Decimal
+	faults                    map[string]int64
+	prevInv, prevTurn         int64
+	anyFault                  bool // an attempt faulted or was unclassified
+	allDecided                bool
+	anyEarly                  bool
+}
+
+func newTally(h *parsedHeader) *tally {
+	return &tally{h: h, faults: map[string]int64{}, allDecided: true,
+		measured: DecimalFromInt(0), forfeit: DecimalFromInt(0), reserv: DecimalFromInt(0)}
+}
+
+// admitCall checks a call against the header and the calls before it
+// (upstream check_call_admissible, then the amounts of §5.6).
+func (t *tally) admitCall(c *Call) error {
+	ct := t.h.Controls
+	where := "call " + itoa(int(c.CallIndex))
+	if c.CallIndex >= ct.MaxProviderCalls {
+		return refusal.New(ErrInadmissible, "%s: the run was authorised for %d provider calls", where, ct.MaxProviderCalls)
+	}
+	if int64(len(c.Attempts)) > ct.MaxAttemptsPerCall {
+		return refusal.New(ErrInadmissible, "%s: %d attempts where the retry policy allows %d", where, len(c.Attempts), ct.MaxAttemptsPerCall)
+	}
+	if c.TerminalReason != nil && *c.TerminalReason == TurnRetriesExhausted && int64(len(c.Attempts)) != ct.MaxAttemptsPerCall {
+		return refusal.New(ErrInadmissible, "%s: retries_exhausted before the last attempt the policy allows", where)
+	}
+	if t.calls > 0 && (c.InvocationIndex < t.prevInv || (c.InvocationIndex == t.prevInv && c.TurnIndex <= t.prevTurn)) {
+		return refusal.New(ErrInadmissible, "%s: (invocation_index, turn_index) does not strictly advance; a repeated or re-ordered turn", where)
+	}
+	want := t.h.rates.Reservation(c.InputTokenUpperBound, ct.MaxOutputTokens).String()
+	for _, a := range c.Attempts {
+		aw := where + " attempt " + itoa(int(a.AttemptIndex))
+		if a.CostReservationUSD != nil && *a.CostReservationUSD != want {
+			return refusal.New(ErrArithmetic, "%s: the reservation is not the call's input bound and the run's output ceiling at the pinned rates", aw)
+		}
+		if a.CostMeasuredUSD != nil {
+			if a.InputTokens == nil || a.OutputTokens == nil {
+				return refusal.New(ErrArithmetic, "%s: a measured cost with no reported counts", aw)
+			}
+			if *a.CostMeasuredUSD != t.h.rates.Measured(*a.InputTokens, *a.OutputTokens).String() {
+				return refusal.New(ErrArithmetic, "%s: the measured cost is not the reported counts at the pinned rates", aw)
+			}
+		}
+		if a.CostForfeitedUSD != nil && (a.CostReservationUSD == nil || *a.CostForfeitedUSD != *a.CostReservationUSD) {
+			return refusal.New(ErrArithmetic, "%s: a forfeited amount is the whole reservation", aw)
+		}
+	}
+	return nil
+}
+
+// addCall folds an admitted call into the running totals.
+func (t *tally) addCall(c *Call) {
+	t.calls++
+	t.prevInv, t.prevTurn = c.InvocationIndex, c.TurnIndex
+	for _, a := range c.Attempts {
+		t.attempts++
+		if a.InputTokens != nil {
+			t.in += *a.InputTokens
+		}
+		if a.OutputTokens != nil {
+			t.out += *a.OutputTokens
+		}
+		if a.CostMeasuredUSD != nil {
+			d, _ := ParseAmount(*a.CostMeasuredUSD)
+			t.measured = t.measured.Add(d)
+		}
+		if a.CostForfeitedUSD != nil {
+			d, _ := ParseAmount(*a.CostForfeitedUSD)
+			t.forfeit = t.forfeit.Add(d)
+		}
+		if a.CostReservationUSD != nil {
+			d, _ := ParseAmount(*a.CostReservationUSD)
+			t.reserv = t.reserv.Add(d)
+		}
+		if a.Fault != nil {
+			t.faults[*a.Fault]++
+		}
+		if a.Fault != nil || a.Outcome == OutcomeUnclassified {
+			t.anyFault = true
+		}
+	}
+	if c.Decision == nil {
+		t.allDecided = false
+	}
+	if c.TerminalReason != nil && slices.Contains(earlyTurnReasons, *c.TerminalReason) {
+		t.anyEarly = true
+	}
+}
+
+// totals returns the totals derived from the calls so far.
+func (t *tally) totals() Totals {
+	return Totals{
+		ProviderCalls: t.calls, Attempts: t.attempts, InputTokens: t.in, OutputTokens: t.out,
+		MeasuredCostUSD: t.measured.String(), ForfeitedReservationUSD: t.forfeit.String(),
+		ReservedUSD: t.reserv.String(), FaultCounts: maps.Clone(t.faults),
+	}
+}
+
+// admitTerminal is upstream check_terminal_admissible.
+func (t *tally) admitTerminal(kind string, code *string) error {
+	switch kind {
+	case TerminalScored:
+		if t.anyFault {
+			return refusal.New(ErrInadmissible, "terminal: a scored run over a call that faulted or ended unclassified")
+		}
+		if !t.allDecided {
+			return refusal.New(ErrInadmissible, "terminal: a scored run over a call that produced no decision")
+		}
+	case TerminalExcluded:
+		if code == nil || *code == AbortedCode {
+			return refusal.New(ErrInadmissible, "terminal: an excluded run names a provider-boundary code, not %s", AbortedCode)
+		}
+		if !(slices.Contains(controlExclusions, *code) || t.calls == 0 || t.anyFault || t.anyEarly) {
+			return refusal.New(ErrInadmissible, "terminal: an exclusion code with nothing behind it names a stop nothing in this journal witnessed")
+		}
+	}
+	return nil
+}
+
+func totalsEqual(a, b Totals) bool {
+	return a.ProviderCalls == b.ProviderCalls && a.Attempts == b.Attempts &&
+		a.InputTokens == b.InputTokens && a.OutputTokens == b.OutputTokens &&
+		a.MeasuredCostUSD == b.MeasuredCostUSD && a.ForfeitedReservationUSD == b.ForfeitedReservationUSD &&
+		a.ReservedUSD == b.ReservedUSD && maps.Equal(a.FaultCounts, b.FaultCounts)
+}

@@ -1,0 +1,136 @@
+package execledger
+
+import "slices"
+
+// Versions.
+const (
+	// VersionV2 is the historical execution-ledger version 2 (read only).
+	VersionV2 = 2
+	// Version is the execution-ledger version this build writes.
+	Version = 3
+	// IntendedArtefactVersion is the artefact contract every header names.
+	IntendedArtefactVersion = 8
+)
+
+// GenesisDigest is row 0's previous_row_digest_sha256.
+const GenesisDigest = "0000000000000000000000000000000000000000000000000000000000000000"
+
+// MaxTextCharacters bounds every string (key or value) in any row.
+const MaxTextCharacters = 256
+
+// Row kinds.
+const (
+	RowHeader   = "header"
+	RowCall     = "call"
+	RowTerminal = "terminal"
+)
+
+// Terminal kinds, and the reader status of a journal without one.
+const (
+	TerminalScored   = "scored"
+	TerminalExcluded = "excluded"
+	TerminalAborted  = "aborted"
+	StatusIncomplete = "incomplete"
+)
+
+// Attempt outcomes and settlements.
+const (
+	OutcomeFault        = "fault"
+	OutcomeResponse     = "response"
+	OutcomeUnclassified = "unclassified_error"
+	SettlementMeasured  = "measured"
+	SettlementForfeited = "forfeited"
+)
+
+// Turn terminal reasons with fixed meaning in the rules.
+const (
+	TurnResponse         = "response"
+	TurnUnclassified     = "unclassified_error"
+	TurnRetriesExhausted = "retries_exhausted"
+)
+
+// Exclusion codes with fixed meaning in the rules.
+const (
+	AbortedCode        = "execution_aborted"
+	ExclusionBudget    = "provider_budget"
+	ExclusionDeadline  = "provider_deadline"
+	CostCapPolicy      = "refuse_before_dispatch"
+	RateSourceOperator = "operator_supplied_pinned_rates"
+)
+
+// TerminalDetails is this build's fixed exclusion_detail sentence per kind.
+var TerminalDetails = map[string]string{
+	TerminalScored:   "",
+	TerminalExcluded: "execution stopped at the provider boundary",
+	TerminalAborted:  "execution did not reach a terminal state and was abandoned",
+}
+
+// vocab is the closed vocabulary one ledger version owns. Each version owns
+// literal copies, so a later change cannot move what an old row may say.
+type vocab struct {
+	outcomes, settlements, faults, retryable, turnReasons []string
+	httpStatusNeedsResponse                               bool
+}
+
+var vocabs = map[int]*vocab{
+	VersionV2: {
+		outcomes:    []string{"fault", "response", "unclassified_error"},
+		settlements: []string{"forfeited", "measured"},
+		faults: []string{
+			"provider_authentication", "provider_configuration", "provider_network_error",
+			"provider_rate_limited", "provider_request_rejected", "provider_response_invalid",
+			"provider_server_error", "provider_timeout",
+		},
+		retryable: []string{"provider_network_error", "provider_rate_limited", "provider_server_error", "provider_timeout"},
+		turnReasons: []string{
+			"backoff_unaffordable", "cost_cap_exhausted", "deadline_exceeded", "fault_not_retryable",
+			"pre_dispatch_refused", "response", "retries_exhausted", "unclassified_error",
+		},
+	},
+	Version: {
+		outcomes:    []string{"fault", "response", "unclassified_error"},
+		settlements: []string{"forfeited", "measured"},
+		faults: []string{
+			"provider_authentication", "provider_bad_request_unclassified", "provider_configuration",
+			"provider_invalid_request_or_spend_limit", "provider_network_error", "provider_rate_limited",
+			"provider_request_rejected", "provider_response_invalid", "provider_server_error",
+			"provider_spend_limit", "provider_timeout",
+		},
+		retryable: []string{"provider_network_error", "provider_rate_limited", "provider_server_error", "provider_timeout"},
+		turnReasons: []string{
+			"backoff_unaffordable", "cost_cap_exhausted", "deadline_exceeded", "fault_not_retryable",
+			"pre_dispatch_refused", "response", "retries_exhausted", "unclassified_error",
+		},
+		httpStatusNeedsResponse: true,
+	},
+}
+
+var (
+	rowKinds          = []string{RowCall, RowHeader, RowTerminal}
+	terminalKinds     = []string{TerminalAborted, TerminalExcluded, TerminalScored}
+	stopClasses       = []string{"completed", "max_tokens"}
+	earlyTurnReasons  = []string{"backoff_unaffordable", "cost_cap_exhausted", "deadline_exceeded", "pre_dispatch_refused"}
+	controlExclusions = []string{ExclusionBudget, ExclusionDeadline}
+	// exclusionCodes is not version-split (upstream's EXCLUSION_CODES): the
+	// lifecycle faults, the v3 provider faults and the abort code.
+	exclusionCodes = []string{
+		AbortedCode, ExclusionBudget, ExclusionDeadline,
+		"provider_authentication", "provider_bad_request_unclassified", "provider_configuration",
+		"provider_invalid_request_or_spend_limit", "provider_network_error", "provider_rate_limited",
+		"provider_request_rejected", "provider_response_invalid", "provider_server_error",
+		"provider_spend_limit", "provider_timeout",
+		"provider_protocol", "provider_transport",
+	}
+)
+
+// ProviderFaults returns the provider faults ledger version v owns (nil for
+// an unknown version).
+func ProviderFaults(v int) []string {
+	if vc := vocabs[v]; vc != nil {
+		return slices.Clone(vc.faults)
+	}
+	return nil
+}
+
+// ExclusionCodes returns every code a terminal row may carry.
+func ExclusionCodes() []string { return slices.Clone(exclusionCodes) }
