@@ -1,0 +1,343 @@
+package evaluator
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/refusal"
+	"github.com/obaudit/obaudit/schemas"
+)
+
+var sprintf = fmt.Sprintf
+
+// Refusals.
+var (
+	// ErrContract is returned when the grading contract handed to Evaluate
+	// is incomplete or names an operation type this evaluator has no rubric
+	// for.
+	ErrContract = refusal.Sentinel("evaluator/contract")
+	// ErrUnreadableRecord is returned when the run's final state, trajectory
+	// or delivered events cannot be read at all — where upstream's own
+	// evaluator would stop with an exception rather than grade (a record
+	// type that is a list, an approval that is not a mapping, a missing
+	// field a dimension indexes).
+	ErrUnreadableRecord = refusal.Sentinel("evaluator/unreadable-record")
+	// ErrMalformedRun is returned by [RunFromArtefact] when an artefact's
+	// run fields are missing or not of the type the contract gives them.
+	ErrMalformedRun = refusal.Sentinel("evaluator/malformed-run")
+)
+
+// OperationType is the one rubric this evaluator carries: upstream's
+// lettings-maintenance evaluator.
+const OperationType = "lettings.maintenance.synthetic"
+
+// Dimension names, in report order. The result vector always carries all
+// eleven.
+const (
+	TerminalOutcome      = "terminal_outcome"
+	CriticalInvariants   = "critical_invariants"
+	TemporalCorrectness  = "temporal_correctness"
+	AuthorityBoundaries  = "authority_boundaries"
+	ActionValidity       = "action_validity"
+	HumanCheckpoints     = "human_checkpoints"
+	Recovery             = "recovery"
+	Obligations          = "obligations"
+	DeterministicReplay  = "deterministic_replay"
+	EnvironmentIntegrity = "environment_integrity"
+	RetrievalDiscipline  = "retrieval_discipline"
+)
+
+// Dimensions returns the eleven dimension names in report order.
+func Dimensions() []string {
+	return []string{
+		TerminalOutcome, CriticalInvariants, TemporalCorrectness,
+		AuthorityBoundaries, ActionValidity, HumanCheckpoints, Recovery,
+		Obligations, DeterministicReplay, EnvironmentIntegrity,
+		RetrievalDiscipline,
+	}
+}
+
+// Run is what the evaluator grades: one episode's recorded facts, as canon
+// value trees exactly as they appear in an artefact (upstream field names;
+// nil, bool, string, int64, float64, []any, map[string]any leaves).
+type Run struct {
+	// Status is the episode status (a business terminal or an execution
+	// status such as "operation_deadlock").
+	Status           string
+	ReplayFinal      bool
+	SimulatedMinutes int64
+	AgentInvocations int64
+	// FinalState is the canonical final state (including "hidden").
+	FinalState any
+	// Trajectory is the ledger rows. A row that is not a mapping is graded
+	// (MALFORMED_TRAJECTORY_ROW), not refused.
+	Trajectory []any
+	// Events is the delivered events, in delivery order.
+	Events []any
+	// ReplayOK is the determinism self-check: nil when none was run.
+	ReplayOK *bool
+}
+
+// Finding is one reason a dimension did not hold.
+type Finding struct {
+	Code   string
+	Detail string
+	// At is the instant the finding is about, or nil.
+	At *string
+}
+
+// Count is one measured quantity a dimension reports.
+type Count struct {
+	Name  string
+	Value int64
+}
+
+// Dimension is one evaluated property of an episode.
+type Dimension struct {
+	Name     string
+	OK       bool
+	Findings []Finding
+	Counts   []Count
+	Note     string
+}
+
+// Count returns the named count.
+func (d *Dimension) Count(name string) (int64, bool) {
+	for _, c := range d.Counts {
+		if c.Name == name {
+			return c.Value, true
+		}
+	}
+	return 0, false
+}
+
+// Evaluation is the whole result vector for one episode.
+type Evaluation struct {
+	// EngineVersion is the engine generation whose rules graded the run.
+	EngineVersion        string
+	TerminalOutcome      string
+	LegitimateCompletion bool
+	Dimensions           []Dimension
+}
+
+// Reliable is the strict conjunction: legitimate completion and every
+// dimension holds.
+func (e *Evaluation) Reliable() bool {
+	if !e.LegitimateCompletion {
+		return false
+	}
+	for _, d := range e.Dimensions {
+		if !d.OK {
+			return false
+		}
+	}
+	return true
+}
+
+// FailedDimensions returns the names of the dimensions that did not hold,
+// in report order.
+func (e *Evaluation) FailedDimensions() []string {
+	var out []string
+	for _, d := range e.Dimensions {
+		if !d.OK {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// PassedDimensions returns the names of the dimensions that held, in report
+// order.
+func (e *Evaluation) PassedDimensions() []string {
+	var out []string
+	for _, d := range e.Dimensions {
+		if d.OK {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// FindingCodes returns every finding code in dimension order, duplicates
+// kept (as the artefact records them).
+func (e *Evaluation) FindingCodes() []string {
+	var out []string
+	for _, d := range e.Dimensions {
+		for _, f := range d.Findings {
+			out = append(out, f.Code)
+		}
+	}
+	return out
+}
+
+// Dimension returns the named dimension.
+func (e *Evaluation) Dimension(name string) (*Dimension, bool) {
+	for i := range e.Dimensions {
+		if e.Dimensions[i].Name == name {
+			return &e.Dimensions[i], true
+		}
+	}
+	return nil, false
+}
+
+// Tree returns the evaluation as the artefact's `evaluation` section: a
+// canon value tree with upstream's field names. canon.Upstream of it is
+// upstream's canonical form.
+func (e *Evaluation) Tree() map[string]any {
+	dims := make([]any, 0, len(e.Dimensions))
+	for _, d := range e.Dimensions {
+		findings := make([]any, 0, len(d.Findings))
+		for _, f := range d.Findings {
+			var at any
+			if f.At != nil {
+				at = *f.At
+			}
+			findings = append(findings, map[string]any{"code": f.Code, "detail": f.Detail, "at": at})
+		}
+		counts := make(map[string]any, len(d.Counts))
+		for _, c := range d.Counts {
+			counts[c.Name] = c.Value
+		}
+		dims = append(dims, map[string]any{
+			"name":     d.Name,
+			"ok":       d.OK,
+			"findings": findings,
+			"counts":   counts,
+			"note":     d.Note,
+		})
+	}
+	return map[string]any{
+		"terminal_outcome":      e.TerminalOutcome,
+		"legitimate_completion": e.LegitimateCompletion,
+		"reliable":              e.Reliable(),
+		"failed_dimensions":     stringsAny(e.FailedDimensions()),
+		"finding_codes":         stringsAny(e.FindingCodes()),
+		"dimensions":            dims,
+	}
+}
+
+func stringsAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// Evaluate grades one run under the rules of the named engine version:
+// schemas.EngineUpstream ("0.9.0", upstream's grading byte for byte) or
+// schemas.EngineObaudit (the same, plus the seeds' notification rule). An
+// unknown version is refused as engine.ErrUnknownEngineVersion, a contract
+// this evaluator cannot apply as [ErrContract], and a record upstream's
+// evaluator could not read either as [ErrUnreadableRecord].
+//
+// Evaluate never trusts the guards: every dimension is re-derived from the
+// trajectory, the delivered events and the final state.
+func Evaluate(engineVersion string, c *engine.GradingContract, r Run) (ev *Evaluation, err error) {
+	var notification bool
+	switch engineVersion {
+	case schemas.EngineUpstream:
+	case schemas.EngineObaudit:
+		notification = true
+	default:
+		return nil, refusal.New(engine.ErrUnknownEngineVersion,
+			"%q is not an engine version obaudit grades under (it grades %v)", engineVersion, schemas.Engines())
+	}
+	if err := checkContract(c); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			u, ok := p.(unreadable)
+			if !ok {
+				panic(p)
+			}
+			ev, err = nil, refusal.New(ErrUnreadableRecord, "%s", u.detail)
+		}
+	}()
+	g := newGrader(c, r, notification)
+	return g.evaluate(engineVersion), nil
+}
+
+func checkContract(c *engine.GradingContract) error {
+	if c == nil {
+		return refusal.New(ErrContract, "no grading contract")
+	}
+	if c.OperationType != OperationType {
+		return refusal.New(ErrContract, "operation type %q has no rubric here (this evaluator grades %q)", c.OperationType, OperationType)
+	}
+	if c.Scenario.ScenarioID == "" || c.Scenario.ExpectedTerminal == "" {
+		return refusal.New(ErrContract, "the contract names no scenario or expected terminal")
+	}
+	if len(c.Tools) == 0 || c.RecordVersionLength <= 0 || c.RecordVersionLength > 64 {
+		return refusal.New(ErrContract, "the contract publishes no retrieval catalogue or no record-version length")
+	}
+	for name, t := range c.Tools {
+		if len(t.Roots) == 0 {
+			return refusal.New(ErrContract, "tool %q projects no roots", name)
+		}
+		for _, root := range t.Roots {
+			if _, ok := c.RootShapes[root]; !ok {
+				return refusal.New(ErrContract, "tool %q projects root %q, which has no published shape", name, root)
+			}
+		}
+	}
+	for key, o := range c.Outcomes {
+		for _, tool := range o.RequiredReads {
+			if _, ok := c.Tools[tool]; !ok {
+				return refusal.New(ErrContract, "outcome %q requires read %q, which the catalogue does not publish", key, tool)
+			}
+		}
+		for _, s := range o.Selectors {
+			switch s.Kind {
+			case engine.SelectPayloadRegistryKey, engine.SelectWorkEvidenceForInvoice, engine.SelectQuoteForSelectedApproval:
+			default:
+				return refusal.New(ErrContract, "outcome %q has an unknown evidence selector kind %q", key, s.Kind)
+			}
+		}
+	}
+	return nil
+}
+
+// RunFromArtefact reads the run fields of an episode artefact (a canon
+// tree as canon.Parse returns it) into a Run. replayOK is the determinism
+// self-check result to grade with (nil: not checked). Missing or mistyped
+// fields are refused as [ErrMalformedRun].
+func RunFromArtefact(doc map[string]any, replayOK *bool) (Run, error) {
+	var r Run
+	var ok bool
+	if r.Status, ok = doc["status"].(string); !ok {
+		return r, refusal.New(ErrMalformedRun, "status is not a string")
+	}
+	if r.ReplayFinal, ok = doc["replay_final"].(bool); !ok {
+		return r, refusal.New(ErrMalformedRun, "replay_final is not a boolean")
+	}
+	if r.SimulatedMinutes, ok = doc["simulated_minutes"].(int64); !ok {
+		return r, refusal.New(ErrMalformedRun, "simulated_minutes is not an integer")
+	}
+	if r.AgentInvocations, ok = doc["agent_invocations"].(int64); !ok {
+		return r, refusal.New(ErrMalformedRun, "agent_invocations is not an integer")
+	}
+	if _, ok = doc["final_state"].(map[string]any); !ok {
+		return r, refusal.New(ErrMalformedRun, "final_state is not an object")
+	}
+	r.FinalState = doc["final_state"]
+	if r.Trajectory, ok = doc["trajectory"].([]any); !ok {
+		return r, refusal.New(ErrMalformedRun, "trajectory is not a list")
+	}
+	if r.Events, ok = doc["events"].([]any); !ok {
+		return r, refusal.New(ErrMalformedRun, "events is not a list")
+	}
+	r.ReplayOK = replayOK
+	return r, nil
+}
+
+func strp(s string) *string { return &s }
+
+// sortedStrings returns a sorted copy.
+func sortedStrings(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return out
+}

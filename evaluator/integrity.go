@@ -1,0 +1,574 @@
+package evaluator
+
+import (
+	"strings"
+
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/engine"
+)
+
+// ledgerRecordTypes is every record type the 0.9.0 runtime writes, in the
+// ledger's own order. A row of any other type is a structural finding.
+var ledgerRecordTypes = []string{
+	"event_observed", "event_audit_only", "event_rejected", "event_after_terminal",
+	"agent_invoked", "agent_outcome", "outcome_rejected",
+	"wait_declared", "wait_rejected", "wait_unresolved_at_horizon",
+	"action_proposed", "action_rejected", "effect_accepted", "side_effect", "side_effect_failed",
+	"checkpoint_opened", "checkpoint_resolved", "checkpoint_rejected",
+	"obligation_created", "obligation_discharged", "obligation_cancelled", "obligation_breached",
+	"timer_scheduled", "timer_cancelled",
+	"terminal_proposed", "terminal_rejected", "provisional_close_entered", "operation_reopened",
+	"terminal_accepted", "episode_ended",
+	"critical_violation",
+	"retrieval_served", "retrieval_refused", "derived_context_invalidated",
+}
+
+// LedgerRecordTypes returns the 0.9.0 ledger vocabulary the evaluator
+// accepts, in the ledger's order.
+func LedgerRecordTypes() []string { return append([]string(nil), ledgerRecordTypes...) }
+
+var (
+	recordTypeSet = stringSet(ledgerRecordTypes...)
+	// The closed core vocabularies a served row is held to.
+	retrievalAuthorities = []any{"actor_claim", "authoritative_verification", "communication", "system_event", "system_of_record"}
+	retrievalInitiators  = []any{"agent"}
+	invalidationCauses   = []any{"effect_accepted", "wake"}
+
+	callRecordTypes        = stringSet("retrieval_served", "retrieval_refused", "agent_outcome", "outcome_rejected")
+	invocationBoundTypes   = stringSet("retrieval_served", "retrieval_refused", "derived_context_invalidated")
+	eventRecordDisposition = map[string]string{
+		"event_observed":       "accepted",
+		"event_audit_only":     "audit",
+		"event_rejected":       "rejected",
+		"event_after_terminal": "post_terminal",
+	}
+	mutatingDispositions = stringSet("accepted", "audit")
+)
+
+// verdictAfterReplayFinal is the canonical verdict of a post-terminal
+// delivery (its ledger row carries no code).
+const verdictAfterReplayFinal = "AFTER_REPLAY_FINAL"
+
+// retrievalGrammarCodes are the structural codes that do not make causal
+// order unreadable.
+var retrievalGrammarCodes = stringSet(
+	"RETRIEVAL_AS_OF_NOT_ONE_INSTANT",
+	"RETRIEVAL_BATCH_NOT_CANONICAL",
+	"RETRIEVAL_BATCH_ORDER_BROKEN",
+	"RETRIEVAL_INITIATOR_UNKNOWN",
+	"RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
+	"RETRIEVAL_INVALIDATION_ORDER_BROKEN",
+	"RETRIEVAL_INVOCATION_BINDING_BROKEN",
+	"RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
+	"RETRIEVAL_RECORD_IDENTITY_UNKNOWN",
+	"RETRIEVAL_RECORD_VERSION_MISMATCH",
+	"RETRIEVAL_RESULT_VOCABULARY_UNKNOWN",
+	"RETRIEVAL_SERVED_WITHOUT_A_BATCH",
+	"RETRIEVAL_TURN_BINDING_BROKEN",
+	"RETRIEVAL_TURN_ORDER_BROKEN",
+)
+
+func stringSet(ss ...string) map[string]bool {
+	m := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		m[s] = true
+	}
+	return m
+}
+
+func finding(code, detail string) Finding { return Finding{Code: code, Detail: detail} }
+
+func findingAt(code, detail string, at any) Finding {
+	return Finding{Code: code, Detail: detail, At: strp(pyStr(at))}
+}
+
+// integrity is what survives when the trajectory and the delivered events
+// are distrusted: structural findings, binding findings, and the ledger
+// index of each delivery that reached the state.
+type integrity struct {
+	structural    []Finding
+	binding       []Finding
+	mutatingIndex map[string]int64
+}
+
+func (i *integrity) sound() bool { return len(i.structural) == 0 && len(i.binding) == 0 }
+
+// rows are the mapping rows of the trajectory (upstream's safe trajectory);
+// positions in findings count within it.
+func (g *grader) recordIntegrity() *integrity {
+	rows := g.rows
+	in := &integrity{mutatingIndex: map[string]int64{}}
+
+	indicesOK := true
+	for i, row := range rows {
+		if !pyEq(row["index"], int64(i)) {
+			indicesOK = false
+			break
+		}
+	}
+	if !indicesOK {
+		shown := make([]any, 0, 8)
+		for i, row := range rows {
+			if i == 8 {
+				break
+			}
+			shown = append(shown, row["index"])
+		}
+		more := ""
+		if len(rows) > 8 {
+			more = "..."
+		}
+		in.structural = append(in.structural, finding("TRAJECTORY_INDICES_NOT_CONTIGUOUS",
+			sprintf("a trajectory is an append-only sequence indexed 0..%d; this one is indexed %s%s",
+				len(rows)-1, pyRepr(shown), more)))
+	}
+
+	var previous *int64
+	for pos, row := range rows {
+		moment, why, ok := parseTimestamp(row["at"], sprintf("trajectory row %d", pos))
+		if !ok {
+			in.structural = append(in.structural, finding("TRAJECTORY_TIMESTAMP_NOT_CANONICAL", why))
+			continue
+		}
+		if previous != nil && moment < *previous {
+			in.structural = append(in.structural, finding("TRAJECTORY_TIMESTAMPS_NOT_MONOTONIC",
+				sprintf("row %d is stamped %s, which is before the row that precedes it; simulated time never moves backwards",
+					pos, pyRepr(row["at"]))))
+		}
+		previous = &moment
+		rt := row["record_type"]
+		if s, isStr := rt.(string); !isStr || !recordTypeSet[s] {
+			in.structural = append(in.structural, finding("TRAJECTORY_UNKNOWN_RECORD_TYPE",
+				sprintf("row %d claims record type %s, which this build does not write", pos, pyRepr(rt))))
+		}
+	}
+
+	in.structural = append(in.structural, g.retrievalGrammar()...)
+
+	delivered := map[string]map[string]any{}
+	for pos, ev := range g.r.Events {
+		var id any
+		em, isMap := ev.(map[string]any)
+		if isMap {
+			id = em["event_id"]
+		}
+		sid, isStr := id.(string)
+		if !isStr {
+			in.binding = append(in.binding, finding("CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
+				sprintf("delivered event %d carries no event identity", pos)))
+			continue
+		}
+		if _, dup := delivered[sid]; dup {
+			in.binding = append(in.binding, finding("CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
+				sprintf("event %s is delivered twice; an event identity is used once so a duplicate cannot mutate twice", pyQuote(sid))))
+			continue
+		}
+		delivered[sid] = em
+	}
+
+	recorded := map[string]bool{}
+	for pos, row := range rows {
+		rt := pyStr(row["record_type"])
+		expected, isEvent := eventRecordDisposition[rt]
+		if !isEvent {
+			continue
+		}
+		eventID := row["event_id"]
+		sid := pyStr(eventID)
+		dev, ok := delivered[sid]
+		if !ok {
+			in.binding = append(in.binding, findingAt("CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
+				sprintf("row %d records event %s, which no delivery in this run reports", pos, pyRepr(eventID)), row["at"]))
+			continue
+		}
+		if recorded[sid] {
+			in.binding = append(in.binding, findingAt("CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
+				sprintf("event %s is recorded by more than one ledger row", pyRepr(eventID)), row["at"]))
+			continue
+		}
+		recorded[sid] = true
+		var disagreements []string
+		for _, name := range []string{"event_type", "actor_id", "at"} {
+			if !pyEq(row[name], dev[name]) {
+				disagreements = append(disagreements, name)
+			}
+		}
+		if !pyEq(dev["disposition"], expected) {
+			disagreements = append(disagreements, "disposition")
+		}
+		var expectedCode any = verdictAfterReplayFinal
+		if rt != "event_after_terminal" {
+			expectedCode = row["code"]
+		}
+		deliveredCode := dev["verdict_code"]
+		verdicts := ""
+		if !pyEq(deliveredCode, expectedCode) || !isVerdictCode(expectedCode) {
+			disagreements = append(disagreements, "verdict_code")
+			verdicts = sprintf(" (the row says %s, the delivery says %s)", pyRepr(expectedCode), pyRepr(deliveredCode))
+		}
+		if len(disagreements) > 0 {
+			disagreements = sortedStrings(disagreements)
+			in.binding = append(in.binding, findingAt("CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
+				sprintf("the ledger row for event %s and its delivery disagree about %s%s",
+					pyRepr(eventID), pyStrList(disagreements), verdicts), row["at"]))
+			continue
+		}
+		if mutatingDispositions[expected] {
+			in.mutatingIndex[sid] = int64(pos)
+		}
+	}
+
+	var unrecorded []string
+	for id := range delivered {
+		if !recorded[id] {
+			unrecorded = append(unrecorded, id)
+		}
+	}
+	if len(unrecorded) > 0 {
+		in.binding = append(in.binding, finding("CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
+			sprintf("delivered event(s) %s have no ledger record; a delivery the trajectory does not carry is not part of this run",
+				pyStrList(sortedStrings(unrecorded)))))
+	}
+	return in
+}
+
+func isVerdictCode(v any) bool {
+	s, ok := v.(string)
+	return ok && s != ""
+}
+
+// retrievalGrammar holds the retrieval rows to the grammar the runtime
+// writes them under.
+func (g *grader) retrievalGrammar() []Finding {
+	rows := g.rows
+	findings := g.invalidationBinding()
+	findings = append(findings, g.invocationAndTurn()...)
+
+	var invocation int64
+	var batchesSeen any = int64(-1)
+	var current []map[string]any
+	invalidated := false
+
+	closeBatch := func() {
+		if len(current) == 0 {
+			return
+		}
+		tools := make([]string, len(current))
+		seen := map[string]bool{}
+		dup := false
+		for i, row := range current {
+			tools[i] = pyStr(row["tool"])
+			if seen[tools[i]] {
+				dup = true
+			}
+			seen[tools[i]] = true
+		}
+		sortedTools := sortedStrings(tools)
+		canonical := !dup
+		for i := range tools {
+			if tools[i] != sortedTools[i] {
+				canonical = false
+			}
+		}
+		if !canonical {
+			findings = append(findings, finding("RETRIEVAL_BATCH_NOT_CANONICAL",
+				sprintf("batch %s of invocation %s served %d result(s) that are not the canonical, duplicate-free request order; a batch that was not canonicalised cannot be compared with the tape row that describes it",
+					pyRepr(current[0]["batch_index"]), pyRepr(current[0]["invocation_index"]), len(tools))))
+		}
+		positions := make([]any, len(current))
+		contiguous := true
+		for i, row := range current {
+			positions[i] = row["request_index"]
+			if !pyEq(positions[i], int64(i)) {
+				contiguous = false
+			}
+		}
+		if !contiguous {
+			findings = append(findings, finding("RETRIEVAL_BATCH_ORDER_BROKEN",
+				sprintf("a batch's results are indexed %s, not contiguously from zero; a result nobody can place in its batch is a result nothing binds to a request",
+					pyRepr(positions))))
+		}
+		instants := map[any]bool{}
+		for _, row := range current {
+			instants[pyHashKey(row["as_of"])] = true
+		}
+		if len(instants) != 1 {
+			findings = append(findings, finding("RETRIEVAL_AS_OF_NOT_ONE_INSTANT",
+				sprintf("a batch's results state %d different instants; a batch is served atomically, so its results cannot disagree about when they were true",
+					len(instants))))
+		}
+		current = current[:0]
+	}
+
+	for pos, row := range rows {
+		rt := row["record_type"]
+		switch rt {
+		case "agent_invoked":
+			closeBatch()
+			invocation = 0
+			if v := row["invocation_index"]; pyIsStrictInt(v) {
+				invocation = pyInt(v)
+			}
+			batchesSeen = int64(-1)
+			invalidated = false
+			continue
+		case "derived_context_invalidated":
+			closeBatch()
+			if !pyIn(row["cause"], invalidationCauses) {
+				findings = append(findings, finding("RETRIEVAL_INVALIDATION_ORDER_BROKEN",
+					sprintf("row %d invalidates derived context for a reason this build does not have; the causes are %s",
+						pos, pyRepr(invalidationCauses))))
+			}
+			invalidated = true
+			continue
+		case "agent_outcome":
+			if invalidated {
+				invalidated = false
+				continue
+			}
+		}
+		if rt != "retrieval_served" {
+			continue
+		}
+		if invocation == 0 {
+			findings = append(findings, finding("RETRIEVAL_SERVED_WITHOUT_A_BATCH",
+				sprintf("row %d serves a result outside any invocation; a read is answered to an agent that was asked something", pos)))
+		}
+		if !pyIn(row["initiated_by"], retrievalInitiators) {
+			findings = append(findings, finding("RETRIEVAL_INITIATOR_UNKNOWN",
+				sprintf("row %d attributes a read to an initiator this build has no path to produce; it produces %s",
+					pos, pyRepr(retrievalInitiators))))
+		}
+		findings = append(findings, g.servedRowProblems(pos, row)...)
+		batchIndex := row["batch_index"]
+		if len(current) > 0 && pyEq(batchIndex, current[0]["batch_index"]) {
+			current = append(current, row)
+		} else {
+			closeBatch()
+			due := pyInt(batchesSeen) + 1
+			if !pyIsInt(batchIndex) || !pyEq(batchIndex, due) {
+				findings = append(findings, finding("RETRIEVAL_TURN_ORDER_BROKEN",
+					sprintf("row %d opens batch %s where %d was due; batches are numbered from zero within an invocation and a gap is a batch nobody recorded",
+						pos, pyRepr(batchIndex), due)))
+			}
+			if pyIsInt(batchIndex) {
+				batchesSeen = batchIndex
+			}
+			current = append(current, row)
+		}
+		invalidated = false
+	}
+	closeBatch()
+	return findings
+}
+
+// invalidationBinding binds every invalidation to the row that caused it,
+// in both directions.
+func (g *grader) invalidationBinding() []Finding {
+	rows := g.rows
+	var findings []Finding
+	at := func(p int) map[string]any {
+		if p >= 0 && p < len(rows) {
+			return rows[p]
+		}
+		return nil
+	}
+	for pos, row := range rows {
+		following, preceding := at(pos+1), at(pos-1)
+		switch row["record_type"] {
+		case "agent_invoked":
+			if !(following != nil && pyEq(following["record_type"], "derived_context_invalidated") &&
+				pyEq(following["cause"], "wake") && pyEq(following["invocation_index"], row["invocation_index"])) {
+				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
+					sprintf("the invocation opened at row %d is not immediately followed by the wake invalidation that drops what the agent read before it; a wake stales every derived fact, and an invocation with no such row describes an agent still holding a view of a document the world has moved", pos)))
+			}
+		case "effect_accepted":
+			if !(following != nil && pyEq(following["record_type"], "derived_context_invalidated") &&
+				pyEq(following["cause"], "effect_accepted") && pyEq(following["action_type"], row["action_type"])) {
+				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
+					sprintf("the effect accepted at row %d for %s is not immediately followed by the invalidation that drops the reads it moved; the record it was looking at changed because of what it just did",
+						pos, pyRepr(row["action_type"]))))
+			}
+		case "derived_context_invalidated":
+			cause := row["cause"]
+			if pyEq(cause, "wake") && !(preceding != nil && pyEq(preceding["record_type"], "agent_invoked") &&
+				pyEq(preceding["invocation_index"], row["invocation_index"])) {
+				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
+					sprintf("row %d invalidates derived context for a wake that did not immediately precede it; a wake invalidation belongs to the invocation it opens, and one standing anywhere else is a wake no agent_invoked row records", pos)))
+			} else if pyEq(cause, "effect_accepted") && !(preceding != nil && pyEq(preceding["record_type"], "effect_accepted") &&
+				pyEq(preceding["action_type"], row["action_type"])) {
+				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
+					sprintf("row %d invalidates derived context for an accepted %s effect that does not immediately precede it; an invalidation cannot come before the effect it describes, and one naming another action describes an effect this position did not commit",
+						pos, pyRepr(row["action_type"]))))
+			}
+		}
+	}
+	return findings
+}
+
+// invocationAndTurn binds every retrieval row to the call and the
+// invocation it was part of.
+func (g *grader) invocationAndTurn() []Finding {
+	var findings []Finding
+	var invocation any // nil: no invocation open (Python None)
+	var expectedTurn int64
+	var currentTurn any // nil: None
+	var openBatch any   // nil: None
+
+	callTurn := func(pos int, row map[string]any) {
+		if !pyEq(counterValue(row["turn_index"]), expectedTurn) {
+			findings = append(findings, finding("RETRIEVAL_TURN_BINDING_BROKEN",
+				sprintf("row %d attributes a %s to turn %s of invocation %s, where turn %d was the call being answered; turns are the consecutive calls the engine made, so a turn index moved to another turn this invocation really had still names a call that produced something else",
+					pos, pyRepr(row["record_type"]), pyRepr(row["turn_index"]), pyRepr(invocation), expectedTurn)))
+		}
+		currentTurn = expectedTurn
+		expectedTurn++
+	}
+
+	for pos, row := range g.rows {
+		rt := row["record_type"]
+		if pyEq(rt, "agent_invoked") {
+			invocation = row["invocation_index"]
+			expectedTurn = 0
+			currentTurn = nil
+			openBatch = nil
+			continue
+		}
+		if inStrings(rt, invocationBoundTypes) && (invocation == nil || !pyEq(row["invocation_index"], invocation)) {
+			findings = append(findings, finding("RETRIEVAL_INVOCATION_BINDING_BROKEN",
+				sprintf("row %d attributes a %s to invocation %s while invocation %s is the one open at that position; a read is answered to the agent that was asked, and an invocation index that names another real invocation is a read moved to a turn it was never served in",
+					pos, pyRepr(rt), pyRepr(row["invocation_index"]), pyRepr(invocation))))
+		}
+		if pyEq(rt, "retrieval_served") {
+			batchIndex := row["batch_index"]
+			if openBatch != nil && pyEq(batchIndex, openBatch) {
+				continue
+			}
+			openBatch = batchIndex
+			callTurn(pos, row)
+			continue
+		}
+		openBatch = nil
+		if inStrings(rt, callRecordTypes) {
+			callTurn(pos, row)
+		} else if pyEq(rt, "derived_context_invalidated") {
+			cause := row["cause"]
+			stated := counterValue(row["turn_index"])
+			var due any
+			switch {
+			case pyEq(cause, "wake"):
+				due = int64(0)
+			case pyEq(cause, "effect_accepted"):
+				due = currentTurn
+			default:
+				continue
+			}
+			if !pyEq(stated, due) {
+				findings = append(findings, finding("RETRIEVAL_TURN_BINDING_BROKEN",
+					sprintf("row %d invalidates derived context at turn %s where turn %s is the call it belongs to; a wake invalidation precedes the first call of its invocation and an effect invalidation is written inside the call whose outcome committed the effect",
+						pos, pyRepr(row["turn_index"]), pyRepr(due))))
+			}
+		}
+	}
+	return findings
+}
+
+// servedRowProblems holds one served row to the catalogue, and its version
+// to its own records.
+func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
+	var findings []Finding
+	tool := pyStr(row["tool"])
+	spec, known := g.c.Tools[tool]
+	if !known || !pyIn(row["authority"], retrievalAuthorities) || !pyEq(row["authority"], spec.Authority) ||
+		!pyEq(row["schema_id"], spec.SchemaID) || !pyEq(row["source"], spec.Source) {
+		findings = append(findings, finding("RETRIEVAL_RESULT_VOCABULARY_UNKNOWN",
+			sprintf("row %d states a source, authority or schema identity that is not the one the published catalogue gives this read; a result whose provenance is not the catalogue's is not a retrieval this operation performed", pos)))
+	}
+	if !known {
+		return findings
+	}
+	if !pyEq(row["record_id"], spec.RecordID) {
+		findings = append(findings, finding("RETRIEVAL_RECORD_IDENTITY_UNKNOWN",
+			sprintf("row %d says the %s read is about record %s; the identity a read of %s is about is derived from the service the catalogue publishes for the tool, and a record identity borrowed from another published read attributes this answer to a record it did not come from",
+				pos, pyQuote(tool), pyRepr(row["record_id"]), pyQuote(spec.Source))))
+	}
+	records := row["records"]
+	var problems []string
+	rm, isMap := records.(map[string]any)
+	if !isMap {
+		problems = append(problems, "a served row carries the records it returned as an object, got "+pyTypeName(records))
+	} else {
+		roots := stringSet(spec.Roots...)
+		var missing, extra []string
+		for _, root := range spec.Roots {
+			if !has(rm, root) {
+				missing = append(missing, root)
+			}
+		}
+		for k := range rm {
+			if !roots[k] {
+				extra = append(extra, k)
+			}
+		}
+		if len(missing) > 0 || len(extra) > 0 {
+			problems = append(problems, sprintf("the %s read projects exactly %s; this row omits %s and adds %s",
+				pyQuote(tool), pyStrList(sortedStrings(spec.Roots)), pyStrList(sortedStrings(missing)), pyStrList(sortedStrings(extra))))
+		}
+		for _, root := range sortedStrings(spec.Roots) {
+			if v, ok := rm[root]; ok {
+				if p := g.rootShapeProblem(root, v); p != "" {
+					problems = append(problems, p)
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		findings = append(findings, finding("RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
+			sprintf("row %d carries a records body that is not the projection the catalogue publishes for %s: %s. A body of arbitrary roots would make its own version a digest of itself and nothing else",
+				pos, pyQuote(tool), strings.Join(problems, "; "))))
+		return findings
+	}
+	b, err := canon.Upstream(rm)
+	if err != nil {
+		findings = append(findings, finding("RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
+			sprintf("row %d carries a records body canonical JSON cannot carry, so no version can be computed over it — %v", pos, err)))
+		return findings
+	}
+	recomputed := canon.SHA256Hex(b)[:g.c.RecordVersionLength]
+	if !pyEq(row["record_version"], recomputed) {
+		findings = append(findings, finding("RETRIEVAL_RECORD_VERSION_MISMATCH",
+			sprintf("row %d states version %s for the %s read and the records it carries digest to %s; the version is recomputed from the row's own body through the helper the broker answered through, so a version the row was handed is a value to check rather than a value to believe",
+				pos, pyRepr(row["record_version"]), pyQuote(tool), pyQuote(recomputed))))
+	}
+	return findings
+}
+
+func (g *grader) rootShapeProblem(root string, v any) string {
+	shape, ok := g.c.RootShapes[root]
+	if !ok {
+		return pyQuote(root) + " is not a root any published read projects"
+	}
+	var good bool
+	switch shape {
+	case engine.ShapeText:
+		_, good = v.(string)
+	case engine.ShapeOptionalText:
+		_, s := v.(string)
+		good = v == nil || s
+	case engine.ShapeObject:
+		_, good = v.(map[string]any)
+	case engine.ShapeOptionalObject:
+		_, m := v.(map[string]any)
+		good = v == nil || m
+	case engine.ShapeList:
+		_, good = v.([]any)
+	case engine.ShapeFlag:
+		_, good = v.(bool)
+	default:
+		good = pyIsStrictInt(v) && pyInt(v) >= 0
+	}
+	if good {
+		return ""
+	}
+	return sprintf("%s is published as %s, and this row carries a %s", pyQuote(root), string(shape), pyTypeName(v))
+}
