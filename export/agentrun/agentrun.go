@@ -1,0 +1,225 @@
+// Package agentrun maps one OperateBench episode artefact to an Agent Run
+// record: the case-record format of the seed schema (schemas/agentrun), for
+// readers outside the benchmark.
+//
+// [Export] establishes the artefact's coherence first, through an injected
+// [ArtefactValidator] (an artefact that does not validate is not exported),
+// maps it field by field as docs/agent-run-mapping.md documents, and checks
+// the record against the compiled schema before returning it.
+// [ValidateRecord] checks a record file: strict JSON, the schema, and the
+// slug rule the schema cannot express (the record's id equals its file's
+// slug).
+//
+// # Format
+//
+// A record file is the record's RFC 8785 canonical JSON followed by one
+// newline, named "<id>.json". The id is derived from the artefact alone
+// ([Slug]), so the same artefact always yields the same bytes.
+//
+// # Refusals
+//
+//   - [ErrArtefactInvalid]: the artefact did not validate; nothing is exported.
+//   - [ErrUnmappable]: a validated artefact lacks something the mapping reads.
+//   - [ErrSchemaInvalid]: a record does not satisfy the Agent Run schema.
+//   - [ErrIDMismatch]: a record's id is not its file's slug.
+//   - [ErrSchemaUnloadable]: the schema could not be compiled offline from
+//     the embedded and supplied documents.
+//
+// # Compatibility
+//
+// The mapping is versioned with the seed schema's $id. A change to what a
+// field means is a documented change to docs/agent-run-mapping.md; the code →
+// kind table there and [ClassOf] are held equal by a test.
+package agentrun
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/episodeview"
+	"github.com/obaudit/obaudit/refusal"
+)
+
+// Refusal classes.
+var (
+	// ErrArtefactInvalid is returned by Export when the injected validator
+	// refuses the artefact; the validator's own refusal is kept as the cause.
+	ErrArtefactInvalid = refusal.Sentinel("agentrun/artefact-invalid")
+	// ErrUnmappable is returned by Export when a validated artefact lacks a
+	// field the mapping reads, or has one of the wrong kind.
+	ErrUnmappable = refusal.Sentinel("agentrun/unmappable")
+	// ErrSchemaInvalid is returned when a record (exported or read) does not
+	// satisfy the Agent Run schema; the detail names the JSON pointer.
+	ErrSchemaInvalid = refusal.Sentinel("agentrun/schema-invalid")
+	// ErrIDMismatch is returned when a record's id is not the slug of the
+	// file it is read from or written to.
+	ErrIDMismatch = refusal.Sentinel("agentrun/id-mismatch")
+	// ErrSchemaUnloadable is returned by CompileSchema when a supplied schema
+	// file is unreadable, has no absolute $id or shares one with another, or
+	// when a reference names a document that is neither supplied nor embedded
+	// (nothing is fetched).
+	ErrSchemaUnloadable = refusal.Sentinel("agentrun/schema-unloadable")
+)
+
+// ArtefactValidator establishes an artefact's coherence. The artefact
+// package's validation satisfies it; Export never maps an artefact it has
+// not accepted.
+type ArtefactValidator interface {
+	ValidateArtefact(raw []byte) error
+}
+
+// ValidatorFunc adapts a function to [ArtefactValidator].
+type ValidatorFunc func(raw []byte) error
+
+// ValidateArtefact calls f.
+func (f ValidatorFunc) ValidateArtefact(raw []byte) error { return f(raw) }
+
+// Options configure Export.
+type Options struct {
+	// Validator establishes the artefact's coherence. It is required: a nil
+	// Validator is a programming error, reported as a plain error.
+	Validator ArtefactValidator
+	// Schema is what the record is checked against before it is returned.
+	// Nil means the embedded seed with its local stand-ins.
+	Schema *Schema
+}
+
+// Record is an exported Agent Run record.
+type Record struct {
+	// ID is the record's slug; its file is named ID + ".json".
+	ID string
+	// Value is the record as decoded JSON (canon.Parse types).
+	Value map[string]any
+	// Bytes are the record file's bytes: RFC 8785 JSON and a newline.
+	Bytes []byte
+}
+
+// FileName returns the file name the record must be stored under.
+func (r *Record) FileName() string { return r.ID + ".json" }
+
+// Export validates raw as an episode artefact with opts.Validator, maps it to
+// an Agent Run record and checks the record against the schema.
+func Export(raw []byte, opts Options) (*Record, error) {
+	if opts.Validator == nil {
+		return nil, errors.New("agentrun: Export needs an artefact validator")
+	}
+	if err := opts.Validator.ValidateArtefact(raw); err != nil {
+		if _, ok := refusal.ClassOf(err); !ok {
+			// An I/O or internal failure of the validator is not a judgement
+			// on the artefact.
+			return nil, err
+		}
+		return nil, refusal.Wrap(ErrArtefactInvalid, err, "not exported")
+	}
+	ep, err := episodeview.Parse(raw)
+	if err != nil {
+		return nil, refusal.Wrap(ErrUnmappable, err, "")
+	}
+	v, err := mapEpisode(ep)
+	if err != nil {
+		return nil, err
+	}
+	s := opts.Schema
+	if s == nil {
+		if s, err = defaultSchema(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.validateValue(v); err != nil {
+		return nil, err
+	}
+	b, err := canon.JCS(v)
+	if err != nil {
+		return nil, err
+	}
+	return &Record{ID: v["id"].(string), Value: v, Bytes: append(b, '\n')}, nil
+}
+
+// Slug derives a record id from an artefact: "operatebench-", the operation
+// id, the scenario id and the agent id, each lower-cased with every run of
+// other characters turned into one hyphen, and the first 12 hex digits of the
+// artefact file's SHA-256. It matches the schema's slug pattern.
+func Slug(operationID, scenarioID, agentID, fileSHA256 string) string {
+	short := fileSHA256
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	return slugify("operatebench " + operationID + " " + scenarioID + " " + agentID + " " + short)
+}
+
+func slugify(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	return b.String()
+}
+
+// FileSlug returns the slug a record file name stands for: its base name
+// without a trailing ".json".
+func FileSlug(name string) string {
+	return strings.TrimSuffix(path.Base(strings.ReplaceAll(name, "\\", "/")), ".json")
+}
+
+// CheckFileName refuses with [ErrIDMismatch] unless name is the file name a
+// record with this id must have.
+func CheckFileName(id, name string) error {
+	if got := FileSlug(name); got != id || path.Ext(path.Base(name)) != ".json" {
+		return refusal.New(ErrIDMismatch, "record id %q is stored as %q; its file must be named %s.json", id, path.Base(name), id)
+	}
+	return nil
+}
+
+// Checked is what ValidateRecord established about a record file.
+type Checked struct {
+	ID string `json:"id"`
+	// Sources are the schema documents the record was checked against.
+	Sources []Source `json:"schemas"`
+}
+
+// ValidateRecord checks a record read from the file called name: strict JSON
+// (canon refusals for duplicate keys and the like), the Agent Run schema
+// ([ErrSchemaInvalid]), then the slug rule ([ErrIDMismatch]). s nil means the
+// embedded seed with its stand-ins.
+func ValidateRecord(raw []byte, name string, s *Schema) (*Checked, error) {
+	if s == nil {
+		var err error
+		if s, err = defaultSchema(); err != nil {
+			return nil, err
+		}
+	}
+	v, err := canon.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.validateValue(v); err != nil {
+		return nil, err
+	}
+	id := v.(map[string]any)["id"].(string) // the schema requires both
+	if err := CheckFileName(id, name); err != nil {
+		return nil, err
+	}
+	return &Checked{ID: id, Sources: s.Sources()}, nil
+}
+
+// defaultSchema compiles the embedded documents once per process.
+var defaultSchema = sync.OnceValues(func() (*Schema, error) {
+	s, err := CompileSchema(nil)
+	if err != nil {
+		return nil, fmt.Errorf("agentrun: embedded schema does not compile: %w", err)
+	}
+	return s, nil
+})
