@@ -576,9 +576,11 @@ func decodeHeader(v any, version int) (*parsedHeader, error) {
 	ct.MaxOutputTokens = c.count(k["max_output_tokens"], "header.controls.max_output_tokens", 1)
 	ct.CostCapUSD = c.str(k["cost_cap_usd"], "header.controls.cost_cap_usd")
 	if c.err == nil {
-		d, ok := ParseAmount(ct.CostCapUSD)
+		// An operator-typed cap: any positive decimal ("1.00" and "1" are one
+		// authorisation); the writer stores the canonical rendering.
+		d, ok := parseDecimal(ct.CostCapUSD)
 		if !ok || d.Sign() <= 0 {
-			c.fail(ErrSchema, "header.controls.cost_cap_usd: a cost cap is a finite, positive amount in canonical form")
+			c.fail(ErrSchema, "header.controls.cost_cap_usd: a cost cap is a finite, positive decimal amount")
 		}
 	}
 	ct.CostCapPolicy = c.member(k["cost_cap_policy"], []string{CostCapPolicy}, "header.controls.cost_cap_policy")

@@ -1,0 +1,318 @@
+package execledger
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/safefs"
+	"github.com/obaudit/obaudit/refusal"
+)
+
+// WriterOptions configure [Create]. The zero value is the real system calls.
+type WriterOptions struct {
+	// Ops is the fault-injection seam over write(2) and fsync(2); nil
+	// fields mean the real calls.
+	Ops safefs.Ops
+	// SkipDirectoryCheck skips the 0700/owner check of the ledger's
+	// directory. Unsafe: only for tests that write into a temporary
+	// directory whose mode they do not control.
+	SkipDirectoryCheckUnsafe bool
+}
+
+// WriteError is returned when a row could not be made durable (a failed
+// write or fsync). It is a failure, not a refusal. The partial row has been
+// truncated away (RolledBack reports whether the truncation itself
+// succeeded) and the writer is poisoned: nothing, not even a terminal row,
+// is ever appended after it, so the file reads as the verified prefix that
+// preceded the failure.
+type WriteError struct {
+	Row        int
+	RolledBack bool
+	Err        error
+}
+
+func (e *WriteError) Error() string {
+	return fmt.Sprintf("execution ledger row %d could not be made durable (rolled back: %v): %v", e.Row, e.RolledBack, e.Err)
+}
+
+// Unwrap returns the system error.
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// AppendFile is the narrow file seam the writer needs; internal/safefs.File
+// implements it, and tests substitute in-memory or failing files.
+type AppendFile interface {
+	WriteAll([]byte) error
+	Sync() error
+	Truncate(int64) error
+	Size() int64
+	Close() error
+}
+
+// Writer appends a version-3 execution ledger: one header row, one row per
+// model call, one terminal row. Every row is validated by the same code the
+// reader uses before it is appended, then written whole, flushed and
+// fsynced. A Writer is not safe for concurrent use.
+type Writer struct {
+	f         AppendFile
+	h         *parsedHeader
+	t         *tally
+	rows      int
+	prev      string
+	poison    error
+	closed    bool
+	terminal  *Terminal
+	decisions []int64
+	buf       []byte
+}
+
+// Create creates the journal at path exclusively (never appending to a file
+// this run did not create), beneath a directory reached without following
+// symbolic links that must be mode 0700 and owned by the effective uid, and
+// writes the header row. The header's settings and pricing digests are
+// derived here from the mappings beside them; ledger_version is 3.
+func Create(path string, h Header, opts WriterOptions) (*Writer, error) {
+	ph, err := prepareHeader(h)
+	if err != nil {
+		return nil, err
+	}
+	if name := filepath.Base(path); name == "" || name == "." || name == ".." || name == "/" {
+		return nil, refusal.New(ErrLocation, "the ledger needs a plain file name")
+	}
+	if !opts.SkipDirectoryCheckUnsafe {
+		if err := checkDirectory(filepath.Dir(path)); err != nil {
+			return nil, err
+		}
+	}
+	f, err := safefs.CreateAppend(path, 0o600, opts.Ops)
+	if err != nil {
+		return nil, err
+	}
+	return start(f, ph)
+}
+
+// NewWriter starts a journal on an already-created, empty append file (a
+// safefs.File the caller created, or an in-memory file in tests and the
+// vector generator). On success the Writer owns f.
+func NewWriter(f AppendFile, h Header) (*Writer, error) {
+	ph, err := prepareHeader(h)
+	if err != nil {
+		return nil, err
+	}
+	return start(f, ph)
+}
+
+func start(f AppendFile, ph *parsedHeader) (*Writer, error) {
+	w := &Writer{f: f, h: ph, t: newTally(ph), prev: GenesisDigest}
+	if err := w.append(RowHeader, ph.Header.Map()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// prepareHeader derives the two digests and validates the header exactly as
+// the reader will.
+func prepareHeader(h Header) (*parsedHeader, error) {
+	sd, err := canon.UpstreamDigest(h.Provider.Settings)
+	if err != nil {
+		return nil, refusal.Wrap(ErrSchema, err, "header.provider.settings")
+	}
+	pd, err := canon.UpstreamDigest(h.Controls.Pricing)
+	if err != nil {
+		return nil, refusal.Wrap(ErrSchema, err, "header.controls.pricing")
+	}
+	h.Provider.SettingsDigest, h.Controls.PricingDigest = sd, pd
+	if d, ok := parseDecimal(h.Controls.CostCapUSD); ok && d.Sign() > 0 {
+		h.Controls.CostCapUSD = d.String()
+	}
+	v, err := roundTrip(h.Map())
+	if err != nil {
+		return nil, err
+	}
+	if err := Scan(v, "header"); err != nil {
+		return nil, err
+	}
+	return decodeHeader(v, Version)
+}
+
+// roundTrip renders v canonically and parses it back, so the writer
+// validates exactly the value tree the reader will see.
+func roundTrip(v any) (any, error) {
+	b, err := canon.Upstream(v)
+	if err != nil {
+		return nil, refusal.Wrap(ErrSchema, err, "a ledger row could not be canonically encoded")
+	}
+	out, err := canon.Parse(b)
+	if err != nil {
+		return nil, refusal.Wrap(ErrSchema, err, "a ledger row could not be canonically encoded")
+	}
+	return out, nil
+}
+
+func (w *Writer) usable() error {
+	switch {
+	case w.poison != nil:
+		return refusal.Wrap(ErrWriterState, w.poison, "the journal is poisoned by a failed write; nothing is appended after it")
+	case w.closed:
+		return refusal.New(ErrWriterState, "the journal is closed")
+	case w.terminal != nil:
+		return refusal.New(ErrWriterState, "the journal is finalised; nothing follows the terminal row")
+	}
+	return nil
+}
+
+// RecordCall validates c (its shape, its version semantics, its call_index
+// against the calls recorded, its admissibility and every amount) and
+// appends it. A refused call writes nothing.
+func (w *Writer) RecordCall(c Call) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if c.CallIndex != w.t.calls {
+		return refusal.New(ErrWriterState, "call_index %d where %d calls are recorded", c.CallIndex, w.t.calls)
+	}
+	v, err := roundTrip(c.Map())
+	if err != nil {
+		return err
+	}
+	call, err := decodeCall(v, Version)
+	if err != nil {
+		return err
+	}
+	if err := w.t.admitCall(call); err != nil {
+		return err
+	}
+	if err := w.append(RowCall, v.(map[string]any)); err != nil {
+		return err
+	}
+	w.t.addCall(call)
+	if call.Decision != nil {
+		w.decisions = append(w.decisions, call.CallIndex)
+	}
+	return nil
+}
+
+// Finalize appends the terminal row: kind is scored, excluded or aborted;
+// code is nil for scored, the exclusion code for excluded and
+// execution_aborted for aborted. Totals are derived from the recorded calls.
+func (w *Writer) Finalize(kind, endedAt string, code *string) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if !slices.Contains(terminalKinds, kind) {
+		return refusal.New(ErrVocabulary, "terminal.kind: not a value this build writes")
+	}
+	if err := w.t.admitTerminal(kind, code); err != nil {
+		return err
+	}
+	t := Terminal{Kind: kind, EndedAt: endedAt, ExclusionCode: code, ExclusionDetail: TerminalDetails[kind], Totals: w.t.totals()}
+	v, err := roundTrip(t.Map())
+	if err != nil {
+		return err
+	}
+	term, err := decodeTerminal(v, Version)
+	if err != nil {
+		return err
+	}
+	if err := w.append(RowTerminal, v.(map[string]any)); err != nil {
+		return err
+	}
+	w.terminal = term
+	return nil
+}
+
+// append writes one row whole: envelope, scan, digest, line; on any write or
+// fsync error it truncates back to the row's start and poisons the writer.
+func (w *Writer) append(kind string, payload map[string]any) error {
+	row := map[string]any{
+		"ledger_version":             int64(Version),
+		"row_index":                  int64(w.rows),
+		"row_kind":                   kind,
+		"previous_row_digest_sha256": w.prev,
+		kind:                         payload,
+	}
+	if err := Scan(row, "row "+itoa(w.rows)); err != nil {
+		return err
+	}
+	d, err := canon.UpstreamDigest(row)
+	if err != nil {
+		return refusal.Wrap(ErrSchema, err, "row %d could not be canonically encoded", w.rows)
+	}
+	row["row_digest_sha256"] = d
+	w.buf, err = canon.Append(w.buf[:0], row, canon.UpstreamSpacedForm)
+	if err != nil {
+		return refusal.Wrap(ErrSchema, err, "row %d could not be canonically encoded", w.rows)
+	}
+	w.buf = append(w.buf, '\n')
+	startAt := w.f.Size()
+	err = w.f.WriteAll(w.buf)
+	if err == nil {
+		err = w.f.Sync()
+	}
+	if err != nil {
+		rolled := w.f.Truncate(startAt) == nil
+		if rolled {
+			w.f.Sync() // best effort: the truncation itself
+		}
+		w.poison = &WriteError{Row: w.rows, RolledBack: rolled, Err: err}
+		return w.poison
+	}
+	w.rows++
+	w.prev = d
+	return nil
+}
+
+// Close releases the file. It never writes a terminal row: a run whose
+// finaliser never ran reads as incomplete.
+func (w *Writer) Close() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	return w.f.Close()
+}
+
+// Poisoned reports whether a failed write has finished the journal.
+func (w *Writer) Poisoned() bool { return w.poison != nil }
+
+// Finalized reports whether the terminal row is durable.
+func (w *Writer) Finalized() bool { return w.terminal != nil }
+
+// RowsWritten counts the durable rows.
+func (w *Writer) RowsWritten() int { return w.rows }
+
+// ChainTip is the digest of the last durable row.
+func (w *Writer) ChainTip() string { return w.prev }
+
+// LedgerDigest is the terminal row's digest, or "" before Finalize.
+func (w *Writer) LedgerDigest() string {
+	if w.terminal == nil {
+		return ""
+	}
+	return w.prev
+}
+
+// Header returns the header as written (with its derived digests).
+func (w *Writer) Header() Header { return w.h.Header }
+
+// Totals returns the totals derived from the durable call rows.
+func (w *Writer) Totals() Totals { return w.t.totals() }
+
+// Calls returns the number of durable call rows.
+func (w *Writer) Calls() int64 { return w.t.calls }
+
+// Rates returns the header's pinned rates.
+func (w *Writer) Rates() Rates { return w.h.rates }
+
+// NewExecutionRunID mints "exec_" and 32 lowercase hex from 16 bytes of
+// rand (crypto/rand.Reader in production; injected, never ambient).
+func NewExecutionRunID(rand io.Reader) (string, error) {
+	var b [16]byte
+	if _, err := io.ReadFull(rand, b[:]); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("exec_%x", b[:]), nil
+}
