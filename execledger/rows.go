@@ -182,7 +182,7 @@ func (h Header) Map() map[string]any {
 			"max_output_tokens": h.Controls.MaxOutputTokens, "cost_cap_usd": h.Controls.CostCapUSD,
 			"cost_cap_policy": h.Controls.CostCapPolicy, "turn_deadline_seconds": h.Controls.TurnDeadlineSeconds,
 			"wall_clock_deadline_seconds": h.Controls.WallClockDeadlineSeconds,
-			"pricing": h.Controls.Pricing, "pricing_digest_sha256": h.Controls.PricingDigest,
+			"pricing":                     h.Controls.Pricing, "pricing_digest_sha256": h.Controls.PricingDigest,
 		},
 	}
 }

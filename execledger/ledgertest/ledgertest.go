@@ -144,7 +144,9 @@ func Build(h execledger.Header, calls []execledger.Call, kind string, code *stri
 }
 
 // Scored is header + two answered calls + scored terminal.
-func Scored() []byte { return must(Build(Header(), []execledger.Call{Answered(0, 1, 0), Answered(1, 1, 1)}, "scored", nil)) }
+func Scored() []byte {
+	return must(Build(Header(), []execledger.Call{Answered(0, 1, 0), Answered(1, 1, 1)}, "scored", nil))
+}
 
 // Excluded is header + one answered and one faulted call + excluded
 // terminal (provider_server_error).
