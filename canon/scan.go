@@ -14,6 +14,15 @@ const MaxDepth = 64
 // integer has one exact rendering in both forms.
 const MaxSafeInteger = 1<<53 - 1
 
+// plain marks the bytes a string run can copy unchanged: printable ASCII
+// other than '"' and '\\'.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 type scanner struct {
 	data []byte
 	pos  int
@@ -64,6 +73,9 @@ func (s *scanner) literal(word string) error {
 // reader accepts and JSON does not.
 func (s *scanner) nonFinite() error {
 	rest := s.data[s.pos:]
+	if c := rest[0]; c != 'N' && c != 'I' && (c != '-' || len(rest) < 2 || rest[1] != 'I') {
+		return nil
+	}
 	for _, w := range []string{"NaN", "Infinity", "-Infinity"} {
 		if len(rest) >= len(w) && string(rest[:len(w)]) == w {
 			return errAt(ErrNonFinite, s.pos, "%s is not a JSON number", w)
@@ -139,9 +151,19 @@ func parseInt(lit []byte, off int) (int64, error) {
 	if n > 16 {
 		return 0, errAt(ErrNumberOutOfRange, off, "integer %s is outside ±(2^53-1)", lit)
 	}
-	v, err := strconv.ParseInt(string(lit), 10, 64)
-	if err != nil || v > MaxSafeInteger || v < -MaxSafeInteger {
+	var v int64
+	digits := lit
+	if lit[0] == '-' {
+		digits = lit[1:]
+	}
+	for _, c := range digits {
+		v = v*10 + int64(c-'0') // at most 16 digits: no overflow
+	}
+	if v > MaxSafeInteger {
 		return 0, errAt(ErrNumberOutOfRange, off, "integer %s is outside ±(2^53-1)", lit)
+	}
+	if lit[0] == '-' {
+		v = -v
 	}
 	return v, nil
 }
@@ -235,11 +257,10 @@ func (s *scanner) str(dst []byte, decode bool) ([]byte, error) {
 	}
 	for {
 		i := s.pos
-		for i < len(d) {
-			c := d[i]
-			if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-				break
-			}
+		for i+4 <= len(d) && plain[d[i]] && plain[d[i+1]] && plain[d[i+2]] && plain[d[i+3]] {
+			i += 4
+		}
+		for i < len(d) && plain[d[i]] {
 			i++
 		}
 		dst = append(dst, d[s.pos:i]...)

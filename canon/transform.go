@@ -166,6 +166,7 @@ func (t *transformer) object(depth int) error {
 			return t.unexpected()
 		}
 		ks := len(t.keys)
+		raw := t.pos
 		var err error
 		if t.keys, err = t.str(t.keys, true); err != nil {
 			return err
@@ -174,7 +175,12 @@ func (t *transformer) object(depth int) error {
 			t.out = append(t.out, comma...)
 		}
 		ms := len(t.out)
-		t.out = appendQuoted(t.out, t.keys[ks:])
+		if t.pos-raw == len(t.keys)-ks+2 {
+			// No escapes: the quoted input is already canonical.
+			t.out = append(t.out, t.data[raw:t.pos]...)
+		} else {
+			t.out = appendQuoted(t.out, t.keys[ks:])
+		}
 		t.out = append(t.out, t.form.colon()...)
 		t.ws()
 		if t.pos >= len(t.data) || t.data[t.pos] != ':' {
