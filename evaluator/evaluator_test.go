@@ -42,7 +42,13 @@ func yes() *bool { b := true; return &b }
 // yields the fixture's evaluation section byte for byte (upstream
 // canonical form).
 func TestUpstreamV1EvaluationByteIdentical(t *testing.T) {
-	doc := loadArtefact(t, fixtureV1)
+	for _, name := range []string{fixtureV1, "artifact8-fake-openai-reference-v1.json"} {
+		t.Run(name, func(t *testing.T) { testByteIdentical(t, name) })
+	}
+}
+
+func testByteIdentical(t *testing.T, name string) {
+	doc := loadArtefact(t, name)
 	if doc["engine_version"] != schemas.EngineUpstream {
 		t.Fatalf("fixture engine_version = %v", doc["engine_version"])
 	}

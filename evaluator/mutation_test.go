@@ -1,0 +1,389 @@
+package evaluator_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/obaudit/obaudit/evaluator"
+	"github.com/obaudit/obaudit/evaluator/evaluatortest"
+	"github.com/obaudit/obaudit/schemas"
+)
+
+// Each case edits upstream's reliable V1 record in one way and states what
+// the evaluator must then say. A case names the dimension that must fail
+// and a code that must be among its findings; nothing is compared with the
+// evaluator's own output.
+
+func rowsOf(doc map[string]any) []any { return doc["trajectory"].([]any) }
+
+func row(doc map[string]any, i int) map[string]any { return rowsOf(doc)[i].(map[string]any) }
+
+// findRow returns the index of the first trajectory row of a record type
+// whose fields match.
+func findRow(t *testing.T, doc map[string]any, recordType string, match map[string]any) int {
+	t.Helper()
+	for i, r := range rowsOf(doc) {
+		m := r.(map[string]any)
+		if m["record_type"] != recordType {
+			continue
+		}
+		ok := true
+		for k, v := range match {
+			if m[k] != v {
+				ok = false
+			}
+		}
+		if ok {
+			return i
+		}
+	}
+	t.Fatalf("no %s row matching %v", recordType, match)
+	return -1
+}
+
+// insertRows inserts rows before position at and renumbers every index.
+func insertRows(doc map[string]any, at int, rows ...map[string]any) {
+	old := rowsOf(doc)
+	out := make([]any, 0, len(old)+len(rows))
+	out = append(out, old[:at]...)
+	for _, r := range rows {
+		out = append(out, r)
+	}
+	out = append(out, old[at:]...)
+	for i, r := range out {
+		if m, ok := r.(map[string]any); ok {
+			m["index"] = int64(i)
+		}
+	}
+	doc["trajectory"] = out
+}
+
+func clone(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func event(doc map[string]any, id string) map[string]any {
+	for _, e := range doc["events"].([]any) {
+		if m := e.(map[string]any); m["event_id"] == id {
+			return m
+		}
+	}
+	return nil
+}
+
+func finalState(doc map[string]any) map[string]any { return doc["final_state"].(map[string]any) }
+
+func hasCode(d *evaluator.Dimension, code string) bool {
+	for _, f := range d.Findings {
+		if f.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMutationsAreFound(t *testing.T) {
+	cases := []struct {
+		name    string
+		mutate  func(t *testing.T, doc map[string]any)
+		dim     string
+		code    string
+		passing []string // dimensions that must still hold
+	}{
+		{
+			name: "second payment on the same cycle",
+			mutate: func(t *testing.T, doc map[string]any) {
+				p := findRow(t, doc, "effect_accepted", map[string]any{"action_type": "request_payment"})
+				dup := clone(row(doc, p))
+				inv := clone(row(doc, p+1))
+				insertRows(doc, p+2, dup, inv)
+			},
+			dim: evaluator.CriticalInvariants, code: "CRITICAL_DUPLICATE_IRREVERSIBLE_ACTION",
+		},
+		{
+			name: "an event mutates after the terminal",
+			mutate: func(t *testing.T, doc map[string]any) {
+				p := findRow(t, doc, "event_after_terminal", map[string]any{"event_id": "v1_e18"})
+				r := row(doc, p)
+				delete(r, "mutating")
+				r["record_type"] = "event_observed"
+				r["code"] = "ACCEPTED"
+				r["observational"] = false
+				e := event(doc, "v1_e18")
+				e["disposition"] = "accepted"
+				e["verdict_code"] = "ACCEPTED"
+			},
+			dim: evaluator.CriticalInvariants, code: "CRITICAL_MUTATION_AFTER_TERMINAL",
+		},
+		{
+			name: "a supplier claim becomes an authoritative record",
+			mutate: func(t *testing.T, doc map[string]any) {
+				finalState(doc)["authoritative_records"].(map[string]any)["assertion_1"] = map[string]any{"kind": "work_evidence"}
+			},
+			dim: evaluator.CriticalInvariants, code: "CRITICAL_CLAIM_BECAME_FACT",
+		},
+		{
+			name: "settlement names another amount",
+			mutate: func(t *testing.T, doc map[string]any) {
+				finalState(doc)["authoritative_records"].(map[string]any)["settlement_1"].(map[string]any)["amount_minor"] = int64(1)
+			},
+			dim: evaluator.CriticalInvariants, code: "CRITICAL_SETTLEMENT_BINDING_MISMATCH",
+		},
+		{
+			name: "work authorised on an approval for another cycle",
+			mutate: func(t *testing.T, doc map[string]any) {
+				finalState(doc)["approvals"].(map[string]any)["checkpoint_1"].(map[string]any)["cycle_id"] = "work_cycle_1"
+			},
+			dim: evaluator.CriticalInvariants, code: "CRITICAL_WORK_AUTHORISED_WITHOUT_PRIOR_APPROVAL",
+		},
+		{
+			name: "work authorised citing a checkpoint nobody opened",
+			mutate: func(t *testing.T, doc map[string]any) {
+				p := findRow(t, doc, "action_proposed", map[string]any{"action_type": "authorise_supplier_work"})
+				row(doc, p)["payload"].(map[string]any)["approval_checkpoint_id"] = "checkpoint_9"
+			},
+			dim: evaluator.CriticalInvariants, code: "CRITICAL_WORK_AUTHORISED_WITHOUT_PRIOR_APPROVAL",
+		},
+		{
+			name: "payment proposal names another amount than the committed invoice",
+			mutate: func(t *testing.T, doc map[string]any) {
+				p := findRow(t, doc, "action_proposed", map[string]any{"action_type": "request_payment"})
+				row(doc, p)["payload"].(map[string]any)["amount_minor"] = int64(99)
+			},
+			dim: evaluator.CriticalInvariants, code: "CRITICAL_PAYMENT_WITHOUT_PRIOR_EVIDENCE",
+		},
+		{
+			name: "an effect answers a proposal that is not in the record",
+			mutate: func(t *testing.T, doc map[string]any) {
+				p := findRow(t, doc, "effect_accepted", map[string]any{"action_type": "request_approval"})
+				row(doc, p)["proposal_id"] = "proposal_99"
+			},
+			dim: evaluator.CriticalInvariants, code: "CRITICAL_PROPOSAL_BINDING_MISMATCH",
+		},
+		{
+			name: "effect bindings unreadable",
+			mutate: func(t *testing.T, doc map[string]any) {
+				p := findRow(t, doc, "effect_accepted", map[string]any{"action_type": "request_invoice_validation"})
+				row(doc, p)["bindings"] = []any{"invoice_1"}
+			},
+			dim: evaluator.CriticalInvariants, code: "CRITICAL_EFFECT_BINDINGS_UNREADABLE",
+		},
+		{
+			name: "delivery and ledger disagree about the actor",
+			mutate: func(t *testing.T, doc map[string]any) {
+				event(doc, "v1_e01")["actor_id"] = "supplier_1"
+			},
+			dim: evaluator.CriticalInvariants, code: "CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
+		},
+		{
+			name: "completed with an obligation still open",
+			mutate: func(t *testing.T, doc map[string]any) {
+				obs := finalState(doc)["obligations"].(map[string]any)
+				for _, k := range []string{"visit_progress:work_cycle_1"} {
+					obs[k].(map[string]any)["status"] = "OPEN"
+				}
+			},
+			dim: evaluator.CriticalInvariants, code: "CRITICAL_COMPLETION_WITH_OPEN_WORK",
+		},
+		{
+			name: "index gap",
+			mutate: func(t *testing.T, doc map[string]any) {
+				row(doc, 5)["index"] = int64(500)
+			},
+			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_INDICES_NOT_CONTIGUOUS",
+		},
+		{
+			name: "time runs backwards",
+			mutate: func(t *testing.T, doc map[string]any) {
+				row(doc, 40)["at"] = "2031-03-01T00:00:00Z"
+			},
+			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_TIMESTAMPS_NOT_MONOTONIC",
+		},
+		{
+			name: "instant with an offset",
+			mutate: func(t *testing.T, doc map[string]any) {
+				row(doc, 40)["at"] = "2031-03-05T10:00:00+00:00"
+			},
+			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_TIMESTAMP_NOT_CANONICAL",
+		},
+		{
+			name: "record type this build does not write",
+			mutate: func(t *testing.T, doc map[string]any) {
+				row(doc, 0)["record_type"] = "episode_started"
+			},
+			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_UNKNOWN_RECORD_TYPE",
+		},
+		{
+			name: "served record version tampered",
+			mutate: func(t *testing.T, doc map[string]any) {
+				row(doc, 4)["record_version"] = "0000000000000000"
+			},
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORD_VERSION_MISMATCH",
+			passing: []string{evaluator.CriticalInvariants},
+		},
+		{
+			name: "served records body edited without re-versioning",
+			mutate: func(t *testing.T, doc map[string]any) {
+				p := findRow(t, doc, "retrieval_served", map[string]any{"tool": "list_quotes", "invocation_index": int64(7)})
+				row(doc, p)["records"].(map[string]any)["quotes"] = map[string]any{}
+			},
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORD_VERSION_MISMATCH",
+		},
+		{
+			name: "served body projects a root of another read",
+			mutate: func(t *testing.T, doc map[string]any) {
+				row(doc, 5)["records"].(map[string]any)["payment"] = map[string]any{}
+			},
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
+		},
+		{
+			name: "wake invalidation with an unknown cause",
+			mutate: func(t *testing.T, doc map[string]any) {
+				row(doc, 3)["cause"] = "nap"
+			},
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
+		},
+		{
+			name: "read attributed to another invocation",
+			mutate: func(t *testing.T, doc map[string]any) {
+				row(doc, 6)["invocation_index"] = int64(2)
+			},
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_INVOCATION_BINDING_BROKEN",
+		},
+		{
+			name: "served row with an unknown authority",
+			mutate: func(t *testing.T, doc map[string]any) {
+				row(doc, 4)["authority"] = "authoritative_verification"
+			},
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RESULT_VOCABULARY_UNKNOWN",
+		},
+		{
+			name: "a trajectory row that is not a record",
+			mutate: func(t *testing.T, doc map[string]any) {
+				doc["trajectory"] = append(rowsOf(doc), "not a row")
+			},
+			dim: evaluator.RetrievalDiscipline, code: "MALFORMED_TRAJECTORY_ROW",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := loadArtefact(t, fixtureV1)
+			tc.mutate(t, doc)
+			ev, err := evaluator.Evaluate(schemas.EngineUpstream, evaluatortest.Maintenance("V1"), runOf(t, doc, yes()))
+			if err != nil {
+				t.Fatalf("Evaluate = %v", err)
+			}
+			if ev.Reliable() {
+				t.Fatalf("the edited record is still graded reliable")
+			}
+			d, _ := ev.Dimension(tc.dim)
+			if d.OK || !hasCode(d, tc.code) {
+				t.Fatalf("%s: ok=%v findings=%v, want %s", tc.dim, d.OK, d.Findings, tc.code)
+			}
+			for _, name := range tc.passing {
+				if p, _ := ev.Dimension(name); !p.OK {
+					t.Errorf("%s failed too: %v", name, p.Findings)
+				}
+			}
+		})
+	}
+}
+
+// TestUndeclaredRejection: the same post-terminal delivery is expected in
+// V1 (declared) and a desync when the scenario does not declare it.
+func TestUndeclaredRejection(t *testing.T) {
+	doc := loadArtefact(t, fixtureV1)
+	c := evaluatortest.Maintenance("V1")
+	c.Scenario.ExpectedEventRejections = map[string]string{}
+	ev, err := evaluator.Evaluate(schemas.EngineUpstream, c, runOf(t, doc, yes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := ev.Dimension(evaluator.EnvironmentIntegrity)
+	if d.OK || !hasCode(d, "UNEXPECTED_EVENT_REJECTION") {
+		t.Fatalf("environment_integrity = %+v, want UNEXPECTED_EVENT_REJECTION", d)
+	}
+	if n, _ := d.Count("unexpected_post_terminal"); n != 1 {
+		t.Fatalf("unexpected_post_terminal = %d, want 1", n)
+	}
+	if got := ev.FailedDimensions(); !slices.Equal(got, []string{evaluator.EnvironmentIntegrity}) {
+		t.Fatalf("FailedDimensions = %v", got)
+	}
+}
+
+func TestReplayDimension(t *testing.T) {
+	doc := loadArtefact(t, fixtureV1)
+	no := false
+	for _, tc := range []struct {
+		replay *bool
+		code   string
+	}{{nil, "REPLAY_NOT_CHECKED"}, {&no, "REPLAY_DIVERGED"}} {
+		ev, err := evaluator.Evaluate(schemas.EngineUpstream, evaluatortest.Maintenance("V1"), runOf(t, doc, tc.replay))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := ev.Dimension(evaluator.DeterministicReplay)
+		if d.OK || !hasCode(d, tc.code) || ev.Reliable() {
+			t.Errorf("replay %v: %+v reliable=%v, want %s", tc.replay, d, ev.Reliable(), tc.code)
+		}
+		if got := ev.FailedDimensions(); !slices.Equal(got, []string{evaluator.DeterministicReplay}) {
+			t.Errorf("FailedDimensions = %v", got)
+		}
+	}
+}
+
+func TestWrongScenarioTerminal(t *testing.T) {
+	doc := loadArtefact(t, fixtureV1)
+	ev, err := evaluator.Evaluate(schemas.EngineUpstream, evaluatortest.Maintenance("V2"), runOf(t, doc, yes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := ev.Dimension(evaluator.TerminalOutcome)
+	if d.OK || !hasCode(d, "WRONG_TERMINAL") || ev.LegitimateCompletion {
+		t.Fatalf("terminal_outcome = %+v legit=%v, want WRONG_TERMINAL", d, ev.LegitimateCompletion)
+	}
+}
+
+func TestUnreadableRecordsRefused(t *testing.T) {
+	cases := map[string]func(doc map[string]any){
+		"record type is a list": func(doc map[string]any) { row(doc, 7)["record_type"] = []any{"retrieval_served"} },
+		"final state lacks cycles": func(doc map[string]any) {
+			delete(finalState(doc), "cycles")
+		},
+		"an approval that is not a mapping": func(doc map[string]any) {
+			finalState(doc)["approvals"].(map[string]any)["checkpoint_1"] = "granted"
+		},
+		"a delivered event that is not a mapping": func(doc map[string]any) {
+			doc["events"] = append(doc["events"].([]any), int64(3))
+		},
+	}
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			doc := loadArtefact(t, fixtureV1)
+			mutate(doc)
+			r := runOf(t, doc, yes())
+			_, err := evaluator.Evaluate(schemas.EngineUpstream, evaluatortest.Maintenance("V1"), r)
+			if !errors.Is(err, evaluator.ErrUnreadableRecord) {
+				t.Fatalf("Evaluate = %v, want %s", err, evaluator.ErrUnreadableRecord.Class)
+			}
+		})
+	}
+}
+
+func TestRunFromArtefactRefusesMalformed(t *testing.T) {
+	for _, field := range []string{"status", "replay_final", "simulated_minutes", "agent_invocations", "final_state", "trajectory", "events"} {
+		doc := loadArtefact(t, fixtureV1)
+		doc[field] = "wrong"
+		if field == "status" {
+			doc[field] = int64(1)
+		}
+		if _, err := evaluator.RunFromArtefact(doc, yes()); !errors.Is(err, evaluator.ErrMalformedRun) {
+			t.Errorf("RunFromArtefact with %s mistyped = %v, want %s", field, err, evaluator.ErrMalformedRun.Class)
+		}
+	}
+}
