@@ -1,0 +1,425 @@
+package sigstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/refusal"
+	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
+	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
+	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
+	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/sigstore/sigstore-go/pkg/sign"
+	"github.com/sigstore/sigstore-go/pkg/testing/ca"
+	"github.com/sigstore/sigstore-go/pkg/tlog"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+const testStatement = `{"_type":"https://in-toto.io/Statement/v1","predicate":{"k":1},"predicateType":"https://example.test/p/v1","subject":[{"digest":{"sha256":"0000000000000000000000000000000000000000000000000000000000000000"},"name":"a.json"}]}`
+
+func newKey(t testing.TB) *ecdsa.PrivateKey {
+	t.Helper()
+	k, err := GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func signTest(t testing.TB, k *ecdsa.PrivateKey, stmt string) []byte {
+	t.Helper()
+	s, err := NewKeySigner(k, rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.SignStatement(context.Background(), []byte(stmt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func keyVerifier(t testing.TB, pub *ecdsa.PublicKey) *Verifier {
+	t.Helper()
+	v, err := NewKeyVerifier(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func wantClass(t *testing.T, err error, want *refusal.Refusal) {
+	t.Helper()
+	if !errors.Is(err, want) {
+		c, _ := refusal.ClassOf(err)
+		t.Fatalf("err = %v (class %q), want class %s", err, c, want.Class)
+	}
+}
+
+func TestKeyRoundTrip(t *testing.T) {
+	k := newKey(t)
+	b := signTest(t, k, testStatement)
+	if c, err := canon.Transform(b); err != nil || !bytes.Equal(c, b) {
+		t.Fatalf("bundle is not RFC 8785 canonical (err %v)", err)
+	}
+	got, err := keyVerifier(t, &k.PublicKey).VerifyStatement(context.Background(), b)
+	if err != nil {
+		t.Fatalf("VerifyStatement = %v, want ok", err)
+	}
+	if string(got) != testStatement {
+		t.Fatalf("VerifyStatement returned %q, want the signed statement bytes", got)
+	}
+}
+
+func TestKeyRefusals(t *testing.T) {
+	k := newKey(t)
+	good := signTest(t, k, testStatement)
+	other := newKey(t)
+
+	// A byte of the payload changed: re-encode the DSSE payload with one
+	// byte of the statement altered.
+	var pb protobundle.Bundle
+	if err := protojson.Unmarshal(good, &pb); err != nil {
+		t.Fatal(err)
+	}
+	tampered := proto.Clone(&pb).(*protobundle.Bundle)
+	p := tampered.GetDsseEnvelope().Payload
+	p[len(p)-3] ^= 0x01
+	tamperedPayload, _ := protojson.Marshal(tampered)
+
+	sigFlip := proto.Clone(&pb).(*protobundle.Bundle)
+	sigFlip.GetDsseEnvelope().Signatures[0].Sig[10] ^= 0x01
+	tamperedSig, _ := protojson.Marshal(sigFlip)
+
+	twoSigs := proto.Clone(&pb).(*protobundle.Bundle)
+	env := twoSigs.GetDsseEnvelope()
+	env.Signatures = append(env.Signatures, env.Signatures[0])
+	twoSigsJSON, _ := protojson.Marshal(twoSigs)
+
+	otherType := proto.Clone(&pb).(*protobundle.Bundle)
+	otherType.GetDsseEnvelope().PayloadType = "application/json"
+	otherTypeJSON, _ := protojson.Marshal(otherType)
+
+	kp := &fileKeypair{priv: k, random: rand.Reader}
+	kp.alg = mustSigner(t, k).kp.alg
+	kp.hint = []byte("h")
+	msgPB, err := sign.Bundle(&sign.PlainData{Data: []byte(testStatement)}, kp, sign.BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgSig, _ := protojson.Marshal(msgPB)
+
+	for _, tc := range []struct {
+		name   string
+		bundle []byte
+		pub    *ecdsa.PublicKey
+		want   *refusal.Refusal
+	}{
+		{"another key", good, &other.PublicKey, ErrSignatureInvalid},
+		{"payload byte changed", tamperedPayload, &k.PublicKey, ErrSignatureInvalid},
+		{"signature byte changed", tamperedSig, &k.PublicKey, ErrSignatureInvalid},
+		{"not JSON", good[:len(good)-1], &k.PublicKey, ErrMalformedBundle},
+		{"not a bundle", []byte(`{"mediaType":"application/json"}`), &k.PublicKey, ErrMalformedBundle},
+		{"two signatures", twoSigsJSON, &k.PublicKey, ErrMalformedBundle},
+		{"other payload type", otherTypeJSON, &k.PublicKey, ErrMalformedBundle},
+		{"message signature", msgSig, &k.PublicKey, ErrMalformedBundle},
+		{"oversized", bytes.Repeat([]byte(" "), MaxBundleBytes+1), &k.PublicKey, ErrMalformedBundle},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := keyVerifier(t, tc.pub).VerifyStatement(context.Background(), tc.bundle)
+			wantClass(t, err, tc.want)
+		})
+	}
+}
+
+func mustSigner(t testing.TB, k *ecdsa.PrivateKey) *KeySigner {
+	s, err := NewKeySigner(k, rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestKeys(t *testing.T) {
+	k := newKey(t)
+	privPEM, err := MarshalPrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pubPEM, err := MarshalPublicKey(&k.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := ParsePrivateKey(privPEM)
+	if err != nil || !k2.Equal(k) {
+		t.Fatalf("ParsePrivateKey(MarshalPrivateKey(k)) = %v, want k", err)
+	}
+	p2, err := ParsePublicKey(pubPEM)
+	if err != nil || !p2.Equal(&k.PublicKey) {
+		t.Fatalf("ParsePublicKey(MarshalPublicKey(k)) = %v, want k.Public", err)
+	}
+	sec1, _ := x509.MarshalECPrivateKey(k)
+	if k3, err := ParsePrivateKey(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: sec1})); err != nil || !k3.Equal(k) {
+		t.Fatalf("ParsePrivateKey(SEC 1) = %v, want k", err)
+	}
+	if KeyID(&k.PublicKey) != KeyID(p2) || len(KeyID(p2)) != 64 {
+		t.Fatal("KeyID is not a stable 64-hex fingerprint")
+	}
+
+	p384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	p384DER, _ := x509.MarshalPKCS8PrivateKey(p384)
+	p384Pub, _ := x509.MarshalPKIXPublicKey(&p384.PublicKey)
+	_, edPriv, _ := ed25519.GenerateKey(rand.Reader)
+	edDER, _ := x509.MarshalPKCS8PrivateKey(edPriv)
+	rsaKey, _ := rsa.GenerateKey(rand.Reader, 2048)
+	rsaPub, _ := x509.MarshalPKIXPublicKey(&rsaKey.PublicKey)
+	enc := &pem.Block{Type: "PRIVATE KEY", Headers: map[string]string{"Proc-Type": "4,ENCRYPTED"}, Bytes: p384DER}
+	pemOf := func(typ string, b []byte) []byte { return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}) }
+
+	for _, tc := range []struct {
+		name string
+		priv bool
+		in   []byte
+		want *refusal.Refusal
+	}{
+		{"private P-384", true, pemOf("PRIVATE KEY", p384DER), ErrKeyUnsupported},
+		{"private Ed25519", true, pemOf("PRIVATE KEY", edDER), ErrKeyUnsupported},
+		{"public P-384", false, pemOf("PUBLIC KEY", p384Pub), ErrKeyUnsupported},
+		{"public RSA", false, pemOf("PUBLIC KEY", rsaPub), ErrKeyUnsupported},
+		{"not PEM", true, []byte("hello"), ErrKeyInvalid},
+		{"encrypted", true, pem.EncodeToMemory(enc), ErrKeyInvalid},
+		{"cosign encrypted", true, pemOf("ENCRYPTED SIGSTORE PRIVATE KEY", []byte("x")), ErrKeyInvalid},
+		{"public as private", true, pubPEM, ErrKeyInvalid},
+		{"private as public", false, privPEM, ErrKeyInvalid},
+		{"trailing data", false, append(append([]byte{}, pubPEM...), "junk"...), ErrKeyInvalid},
+		{"garbage DER", false, pemOf("PUBLIC KEY", []byte{1, 2, 3}), ErrKeyInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			if tc.priv {
+				_, err = ParsePrivateKey(tc.in)
+			} else {
+				_, err = ParsePublicKey(tc.in)
+			}
+			wantClass(t, err, tc.want)
+		})
+	}
+}
+
+const (
+	testSAN    = "release@obaudit.example"
+	testIssuer = "https://issuer.obaudit.example"
+)
+
+// virtualBundle turns a VirtualSigstore attestation into a real v0.3
+// bundle file: certificate, DSSE envelope, RFC 3161 timestamp and a
+// transparency-log entry with inclusion proof and a re-created SET.
+func virtualBundle(t testing.TB, vs *ca.VirtualSigstore, ent *ca.TestEntity) []byte {
+	t.Helper()
+	vc, _ := ent.VerificationContent()
+	cert := vc.(*bundle.Certificate).Certificate().Raw
+	sc, _ := ent.SignatureContent()
+	env := sc.EnvelopeContent().RawEnvelope()
+	payload, _ := base64.StdEncoding.DecodeString(env.Payload)
+	sig, _ := base64.StdEncoding.DecodeString(env.Signatures[0].Sig)
+	tss, _ := ent.Timestamps()
+	entries, _ := ent.TlogEntries()
+	tle := proto.Clone(entries[0].TransparencyLogEntry()).(*protorekor.TransparencyLogEntry)
+	tle.KindVersion = &protorekor.KindVersion{Kind: "dsse", Version: "0.0.1"}
+	logID, _ := vs.RekorLogID()
+	set, err := vs.RekorSignPayload(tlog.RekorPayload{
+		Body:           base64.StdEncoding.EncodeToString(tle.CanonicalizedBody),
+		IntegratedTime: tle.IntegratedTime,
+		LogIndex:       tle.LogIndex,
+		LogID:          logID,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tle.InclusionPromise = &protorekor.InclusionPromise{SignedEntryTimestamp: set}
+	var rfc []*protocommon.RFC3161SignedTimestamp
+	for _, ts := range tss {
+		rfc = append(rfc, &protocommon.RFC3161SignedTimestamp{SignedTimestamp: ts})
+	}
+	pb := &protobundle.Bundle{
+		MediaType: "application/vnd.dev.sigstore.bundle.v0.3+json",
+		VerificationMaterial: &protobundle.VerificationMaterial{
+			Content:                   &protobundle.VerificationMaterial_Certificate{Certificate: &protocommon.X509Certificate{RawBytes: cert}},
+			TlogEntries:               []*protorekor.TransparencyLogEntry{tle},
+			TimestampVerificationData: &protobundle.TimestampVerificationData{Rfc3161Timestamps: rfc},
+		},
+		Content: &protobundle.Bundle_DsseEnvelope{DsseEnvelope: &protodsse.Envelope{
+			Payload: payload, PayloadType: env.PayloadType,
+			Signatures: []*protodsse.Signature{{Sig: sig}},
+		}},
+	}
+	b, err := protojson.Marshal(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func trustedRootJSON(t testing.TB, vs *ca.VirtualSigstore) []byte {
+	t.Helper()
+	// VirtualSigstore's logs carry their hex log ID's text as ID bytes; a
+	// trusted root file carries the raw key ID.
+	rawIDs := func(logs map[string]*root.TransparencyLog) map[string]*root.TransparencyLog {
+		out := map[string]*root.TransparencyLog{}
+		for id, l := range logs {
+			c := *l
+			raw, err := hex.DecodeString(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.ID = raw
+			out[id] = &c
+		}
+		return out
+	}
+	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, vs.FulcioCertificateAuthorities(), rawIDs(vs.CTLogs()), vs.TimestampingAuthorities(), rawIDs(vs.RekorLogs()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := tr.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func newVirtual(t testing.TB) *ca.VirtualSigstore {
+	t.Helper()
+	vs, err := ca.NewVirtualSigstore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs
+}
+
+func attest(t testing.TB, vs *ca.VirtualSigstore, at time.Time) *ca.TestEntity {
+	t.Helper()
+	// VirtualSigstore's leaf certificates are valid for ten minutes from
+	// their creation (now); its logs and authorities for an hour either side.
+	ent, err := vs.AttestAtTime(testSAN, testIssuer, []byte(testStatement), at, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ent
+}
+
+func TestKeylessRoundTrip(t *testing.T) {
+	vs := newVirtual(t)
+	ent := attest(t, vs, time.Now().Add(5*time.Minute))
+
+	v, err := NewKeylessVerifier(trustedRootJSON(t, vs), Identity{Subject: testSAN, Issuer: testIssuer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := v.verifyEntity(ent)
+	if err != nil || string(got) != testStatement {
+		t.Fatalf("verifyEntity(virtual entity) = %q, %v; want the statement", got, err)
+	}
+	got, err = v.VerifyStatement(context.Background(), virtualBundle(t, vs, ent))
+	if err != nil || string(got) != testStatement {
+		t.Fatalf("VerifyStatement(virtual bundle file) = %q, %v; want the statement", got, err)
+	}
+}
+
+func TestKeylessRefusals(t *testing.T) {
+	vs := newVirtual(t)
+	now := time.Now()
+	good := attest(t, vs, now.Add(5*time.Minute))
+	goodFile := virtualBundle(t, vs, good)
+	// The log integrated the entry 30 minutes from now: the ten-minute
+	// certificate had expired by then.
+	expired := virtualBundle(t, vs, attest(t, vs, now.Add(30*time.Minute)))
+	// Before the certificate existed.
+	early := virtualBundle(t, vs, attest(t, vs, now.Add(-20*time.Minute)))
+
+	// Another Sigstore altogether signed it.
+	stranger := newVirtual(t)
+	strangerFile := virtualBundle(t, stranger, attest(t, stranger, now.Add(5*time.Minute)))
+
+	// No inclusion promise and no RFC 3161 timestamp: the log entry still
+	// verifies by its inclusion proof, but nothing vouches for a time.
+	var pb protobundle.Bundle
+	if err := protojson.Unmarshal(goodFile, &pb); err != nil {
+		t.Fatal(err)
+	}
+	pb.VerificationMaterial.TimestampVerificationData = nil
+	pb.VerificationMaterial.TlogEntries[0].InclusionPromise = nil
+	noTime, _ := protojson.Marshal(&pb)
+
+	var noLogPB protobundle.Bundle
+	protojson.Unmarshal(goodFile, &noLogPB)
+	noLogPB.VerificationMaterial.TlogEntries = nil
+	noLog, _ := protojson.Marshal(&noLogPB)
+
+	var payloadPB protobundle.Bundle
+	protojson.Unmarshal(goodFile, &payloadPB)
+	payloadPB.GetDsseEnvelope().Payload[5] ^= 1
+	payloadChanged, _ := protojson.Marshal(&payloadPB)
+
+	keySigned := signTest(t, newKey(t), testStatement)
+
+	root := trustedRootJSON(t, vs)
+	for _, tc := range []struct {
+		name   string
+		bundle []byte
+		id     Identity
+		want   *refusal.Refusal
+	}{
+		{"expired certificate", expired, Identity{testSAN, testIssuer}, ErrCertificateInvalid},
+		{"not yet valid certificate", early, Identity{testSAN, testIssuer}, ErrCertificateInvalid},
+		{"wrong identity", goodFile, Identity{"mallory@obaudit.example", testIssuer}, ErrIdentityMismatch},
+		{"wrong issuer", goodFile, Identity{testSAN, "https://other.example"}, ErrIdentityMismatch},
+		{"unknown Sigstore", strangerFile, Identity{testSAN, testIssuer}, ErrTlogInvalid},
+		{"no log entry", noLog, Identity{testSAN, testIssuer}, ErrTlogInvalid},
+		{"no timestamp", noTime, Identity{testSAN, testIssuer}, ErrTimestampInvalid},
+		{"payload byte changed", payloadChanged, Identity{testSAN, testIssuer}, ErrTlogInvalid},
+		{"key-signed bundle", keySigned, Identity{testSAN, testIssuer}, ErrCertificateInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := NewKeylessVerifier(root, tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = v.VerifyStatement(context.Background(), tc.bundle)
+			wantClass(t, err, tc.want)
+		})
+	}
+
+	t.Run("certificate bundle under a pinned key", func(t *testing.T) {
+		_, err := keyVerifier(t, &newKey(t).PublicKey).VerifyStatement(context.Background(), goodFile)
+		wantClass(t, err, ErrSignatureInvalid)
+	})
+	t.Run("trusted root not JSON", func(t *testing.T) {
+		_, err := NewKeylessVerifier([]byte("{"), Identity{testSAN, testIssuer})
+		wantClass(t, err, ErrTrustedRootInvalid)
+	})
+	t.Run("identity required", func(t *testing.T) {
+		_, err := NewKeylessVerifier(root, Identity{Subject: testSAN})
+		if err == nil || refusalClassed(err) {
+			t.Fatalf("NewKeylessVerifier without issuer = %v, want a plain configuration error", err)
+		}
+	})
+}
+
+func refusalClassed(err error) bool { _, ok := refusal.ClassOf(err); return ok }

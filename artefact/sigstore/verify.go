@@ -1,0 +1,220 @@
+package sigstore
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/x509"
+	"encoding/asn1"
+	"encoding/base64"
+	"errors"
+	"time"
+
+	"github.com/obaudit/obaudit/refusal"
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/sigstore/sigstore-go/pkg/verify"
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
+	"github.com/sigstore/sigstore/pkg/signature"
+)
+
+// MaxBundleBytes bounds a bundle file; MaxTrustedRootBytes a trusted root.
+const (
+	MaxBundleBytes      = 4 << 20
+	MaxTrustedRootBytes = 4 << 20
+)
+
+// Identity is the signer a keyless bundle must name. Both fields are matched
+// exactly; neither may be empty.
+type Identity struct {
+	// Subject is the certificate's subject alternative name: an email
+	// address or URI (cosign's --certificate-identity).
+	Subject string
+	// Issuer is the OIDC issuer recorded in the certificate's Fulcio
+	// extension (cosign's --certificate-oidc-issuer).
+	Issuer string
+}
+
+// Verifier checks Sigstore bundles offline, either against one pinned
+// public key or, keyless, against a trusted root and an expected identity.
+type Verifier struct {
+	trusted  root.TrustedMaterial
+	keyless  bool
+	identity verify.CertificateIdentity
+	sv       *verify.Verifier
+}
+
+// NewKeyVerifier returns a verifier that accepts only bundles signed by pub.
+// The bundle's key hint is not consulted.
+func NewKeyVerifier(pub *ecdsa.PublicKey) (*Verifier, error) {
+	if pub == nil {
+		return nil, errors.New("sigstore: NewKeyVerifier needs a key")
+	}
+	sv, err := signature.LoadVerifier(pub, crypto.SHA256)
+	if err != nil {
+		return nil, refusal.Wrap(ErrKeyUnsupported, err, "public key")
+	}
+	tm := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
+		return root.NewExpiringKey(sv, time.Time{}, time.Time{}), nil
+	})
+	v, err := verify.NewVerifier(tm, verify.WithNoObserverTimestamps())
+	if err != nil {
+		return nil, err
+	}
+	return &Verifier{trusted: tm, sv: v}, nil
+}
+
+// NewKeylessVerifier returns a verifier for certificate-signed bundles: the
+// certificate must chain to a Fulcio authority in trustedRootJSON (a
+// Sigstore trusted root, media type
+// application/vnd.dev.sigstore.trustedroot+json;version=0.1), the bundle
+// must carry a transparency-log entry from a log in the root and an observer
+// timestamp, and the certificate must name id. A root that does not parse
+// is refused as [ErrTrustedRootInvalid].
+func NewKeylessVerifier(trustedRootJSON []byte, id Identity) (*Verifier, error) {
+	if len(trustedRootJSON) > MaxTrustedRootBytes {
+		return nil, refusal.New(ErrTrustedRootInvalid, "trusted root: %d bytes is more than %d", len(trustedRootJSON), MaxTrustedRootBytes)
+	}
+	tr, err := root.NewTrustedRootFromJSON(trustedRootJSON)
+	if err != nil {
+		return nil, refusal.Wrap(ErrTrustedRootInvalid, err, "trusted root")
+	}
+	return newKeylessVerifier(tr, id)
+}
+
+func newKeylessVerifier(tm root.TrustedMaterial, id Identity) (*Verifier, error) {
+	if id.Subject == "" || id.Issuer == "" {
+		return nil, errors.New("sigstore: keyless verification needs both a certificate identity and an OIDC issuer")
+	}
+	cid, err := verify.NewShortCertificateIdentity(id.Issuer, "", id.Subject, "")
+	if err != nil {
+		return nil, err
+	}
+	v, err := verify.NewVerifier(tm, verify.WithTransparencyLog(1), verify.WithObserverTimestamps(1))
+	if err != nil {
+		return nil, err
+	}
+	return &Verifier{trusted: tm, keyless: true, identity: cid, sv: v}, nil
+}
+
+// VerifyStatement verifies a Sigstore bundle (JSON) and returns the exact
+// bytes of the in-toto Statement its DSSE envelope signs. The caller must
+// still check the Statement's subjects against the files it names: this
+// method checks who signed, not what.
+func (v *Verifier) VerifyStatement(ctx context.Context, bundleJSON []byte) ([]byte, error) {
+	if len(bundleJSON) > MaxBundleBytes {
+		return nil, refusal.New(ErrMalformedBundle, "%d bytes is more than %d", len(bundleJSON), MaxBundleBytes)
+	}
+	var b bundle.Bundle
+	if err := b.UnmarshalJSON(bundleJSON); err != nil {
+		return nil, refusal.Wrap(ErrMalformedBundle, err, "")
+	}
+	return v.verifyEntity(&b)
+}
+
+// verifyEntity is VerifyStatement for any signed entity (tests pass
+// sigstore-go's in-process VirtualSigstore entities directly).
+func (v *Verifier) verifyEntity(entity verify.SignedEntity) ([]byte, error) {
+	payload, err := envelopePayload(entity)
+	if err != nil {
+		return nil, err
+	}
+	vc, err := entity.VerificationContent()
+	if err != nil {
+		return nil, refusal.Wrap(ErrMalformedBundle, err, "verification material")
+	}
+	var policy verify.PolicyBuilder
+	if v.keyless {
+		if vc.Certificate() == nil {
+			return nil, refusal.New(ErrCertificateInvalid, "the bundle carries no certificate (it is key-signed; verify it with --key)")
+		}
+		policy = verify.NewPolicy(verify.WithoutArtifactUnsafe(), verify.WithCertificateIdentity(v.identity))
+	} else {
+		if vc.PublicKey() == nil {
+			return nil, refusal.New(ErrSignatureInvalid, "the bundle carries a certificate, not a key hint (verify it keyless)")
+		}
+		policy = verify.NewPolicy(verify.WithoutArtifactUnsafe(), verify.WithKey())
+	}
+	// WithoutArtifactUnsafe: the artefact binding is the caller's, through
+	// the Statement's subjects, which this signature covers.
+	if _, err := v.sv.Verify(entity, policy); err != nil {
+		return nil, v.diagnose(entity, vc, err)
+	}
+	return payload, nil
+}
+
+// envelopePayload returns the DSSE payload after the structural checks: a
+// DSSE envelope, the in-toto payload type, exactly one signature.
+func envelopePayload(entity verify.SignedEntity) ([]byte, error) {
+	sc, err := entity.SignatureContent()
+	if err != nil {
+		return nil, refusal.Wrap(ErrMalformedBundle, err, "signature content")
+	}
+	ec := sc.EnvelopeContent()
+	if ec == nil || ec.RawEnvelope() == nil {
+		return nil, refusal.New(ErrMalformedBundle, "the bundle holds a message signature, not a DSSE envelope")
+	}
+	env := ec.RawEnvelope()
+	if env.PayloadType != InTotoPayloadType {
+		return nil, refusal.New(ErrMalformedBundle, "DSSE payload type %q is not %s", env.PayloadType, InTotoPayloadType)
+	}
+	if len(env.Signatures) != 1 {
+		return nil, refusal.New(ErrMalformedBundle, "DSSE envelope has %d signatures, want 1", len(env.Signatures))
+	}
+	payload, err := base64.StdEncoding.DecodeString(env.Payload)
+	if err != nil {
+		return nil, refusal.Wrap(ErrMalformedBundle, err, "DSSE payload")
+	}
+	return payload, nil
+}
+
+// diagnose names the class of a refusal sigstore-go has already made, by
+// re-running its steps in order. It never turns a refusal into acceptance.
+func (v *Verifier) diagnose(entity verify.SignedEntity, vc verify.VerificationContent, cause error) error {
+	if !v.keyless {
+		return refusal.Wrap(ErrSignatureInvalid, cause, "")
+	}
+	logTS, err := v.sv.VerifyTransparencyLogInclusion(entity)
+	if err != nil {
+		// sigstore-go checks the certificate's validity at each entry's
+		// integrated time inside this step; name that cause as the
+		// certificate's.
+		if entries, e := entity.TlogEntries(); e == nil {
+			for _, entry := range entries {
+				if at := entry.IntegratedTime(); !at.IsZero() && !vc.ValidAtTime(at, v.trusted) {
+					return refusal.Wrap(ErrCertificateInvalid, err, "at log integrated time %s", at.UTC().Format(time.RFC3339))
+				}
+			}
+		}
+		return refusal.Wrap(ErrTlogInvalid, err, "")
+	}
+	ts, err := v.sv.VerifyObserverTimestamps(entity, logTS)
+	if err != nil {
+		return refusal.Wrap(ErrTimestampInvalid, err, "")
+	}
+	leaf := withoutHandledSAN(vc.Certificate())
+	for _, t := range ts {
+		if _, err := verify.VerifyLeafCertificate(t.Timestamp, leaf, v.trusted); err != nil {
+			return refusal.Wrap(ErrCertificateInvalid, err, "at %s timestamp %s", t.Type, t.Timestamp.UTC().Format(time.RFC3339))
+		}
+	}
+	if _, err := v.sv.Verify(entity, verify.NewPolicy(verify.WithoutArtifactUnsafe(), verify.WithoutIdentitiesUnsafe())); err != nil {
+		return refusal.Wrap(ErrSignatureInvalid, err, "")
+	}
+	return refusal.Wrap(ErrIdentityMismatch, cause, "")
+}
+
+// withoutHandledSAN returns a copy of c without the critical OtherName SAN
+// extension among its unhandled extensions, as sigstore-go's own
+// verification does before path validation.
+func withoutHandledSAN(c *x509.Certificate) *x509.Certificate {
+	cp := *c
+	var keep []asn1.ObjectIdentifier
+	for _, oid := range c.UnhandledCriticalExtensions {
+		if !oid.Equal(cryptoutils.SANOID) {
+			keep = append(keep, oid)
+		}
+	}
+	cp.UnhandledCriticalExtensions = keep
+	return &cp
+}
