@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"testing"
 
+	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -26,9 +28,23 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
 		Setup: func(env *testscript.Env) error {
-			// Scripts that compare against upstream fixtures find them here.
-			env.Setenv("UPSTREAM", upstreamDir())
+			// Scripts that compare against upstream fixtures find them in
+			// $UPSTREAM and skip with `[!upstream] skip` when they are
+			// absent, unless OBAUDIT_REQUIRE_UPSTREAM=1 (CI), which fails here.
+			dir := upstreamDir()
+			env.Setenv("UPSTREAM", dir)
+			if _, err := os.Stat(dir); err != nil && os.Getenv(upstreamtest.RequireEnv) == "1" {
+				return fmt.Errorf("upstream fixtures required (%s=1) but %s is unavailable: %v", upstreamtest.RequireEnv, dir, err)
+			}
 			return nil
+		},
+		// [upstream] holds when the upstream fixture directory exists.
+		Condition: func(cond string) (bool, error) {
+			if cond != "upstream" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			_, err := os.Stat(upstreamDir())
+			return err == nil, nil
 		},
 	})
 }
