@@ -16,13 +16,13 @@ const (
 
 // Wait refusal codes and other engine-written codes.
 const (
-	WaitUnknownWakeType      = "UNKNOWN_WAKE_EVENT_TYPE"
-	WaitAfterReplayFinal     = "WAIT_AFTER_REPLAY_FINAL"
-	WaitUndeclaredWakeEvent  = "UNDECLARED_WAKE_EVENT"
+	WaitUnknownWakeType       = "UNKNOWN_WAKE_EVENT_TYPE"
+	WaitAfterReplayFinal      = "WAIT_AFTER_REPLAY_FINAL"
+	WaitUndeclaredWakeEvent   = "UNDECLARED_WAKE_EVENT"
 	ActedOnClaimWithoutRecord = "ACTED_ON_CLAIM_WITHOUT_RECORD"
-	ActionWithoutRetrieval   = "ACTION_WITHOUT_RETRIEVAL"
-	StaleRetrievedRecord     = "STALE_RETRIEVED_RECORD"
-	CompleteOutcomeKey       = "complete"
+	ActionWithoutRetrieval    = "ACTION_WITHOUT_RETRIEVAL"
+	StaleRetrievedRecord      = "STALE_RETRIEVED_RECORD"
+	CompleteOutcomeKey        = "complete"
 	// TimerSequenceBase is where engine timers sort at an instant: above every
 	// authored sequence.
 	TimerSequenceBase = 1_000_000
@@ -123,9 +123,9 @@ type execution struct {
 	trigAuth     bool
 	turn         int
 
-	decisions []any
+	decisions  []any
 	obsDigests []string
-	noDigests bool
+	noDigests  bool
 	err        error
 }
 

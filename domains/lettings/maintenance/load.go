@@ -27,7 +27,9 @@ var (
 
 // DefaultSpec loads the embedded default operation (once).
 func DefaultSpec() (*Spec, error) {
-	defaultOnce.Do(func() { defaultSpec, defaultErr = LoadSpec(defaultOperation, "embedded:lettings_maintenance_synthetic_v1.yaml") })
+	defaultOnce.Do(func() {
+		defaultSpec, defaultErr = LoadSpec(defaultOperation, "embedded:lettings_maintenance_synthetic_v1.yaml")
+	})
 	return defaultSpec, defaultErr
 }
 
@@ -58,11 +60,11 @@ var (
 	topLevelFields = []string{"schema_version", "operation_id", "operation_type", "operation_version",
 		"semantic_scenario_id", "privacy_status", "disclaimer", "data_provenance", "actors", "policy",
 		"message_fixtures", "hidden_state", "scenarios"}
-	actorFields       = []string{"role", "authority"}
-	scenarioFields    = []string{"label", "starts_at", "expected_terminal", "human_checkpoint_budget", "required_checkpoint_types", "dispatch_failures", "expected_event_rejections", "events"}
-	rejectionFields   = []string{"event_id", "code", "reason"}
-	eventFields       = []string{"event_id", "type", "actor", "at", "on_action", "on_event", "delay_minutes", "triggers_agent", "payload"}
-	triggerFields     = []string{"type", "cycle_id"}
+	actorFields     = []string{"role", "authority"}
+	scenarioFields  = []string{"label", "starts_at", "expected_terminal", "human_checkpoint_budget", "required_checkpoint_types", "dispatch_failures", "expected_event_rejections", "events"}
+	rejectionFields = []string{"event_id", "code", "reason"}
+	eventFields     = []string{"event_id", "type", "actor", "at", "on_action", "on_event", "delay_minutes", "triggers_agent", "payload"}
+	triggerFields   = []string{"type", "cycle_id"}
 )
 
 func rejectUnknown(m map[string]any, allowed []string, where string) error {

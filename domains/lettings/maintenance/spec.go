@@ -199,7 +199,7 @@ func (sc *Scenario) semanticPayload() map[string]any {
 	}
 	return map[string]any{
 		"label": sc.Label, "starts_at": sc.StartsAt, "expected_terminal": sc.ExpectedTerminal,
-		"human_checkpoint_budget": sc.HumanCheckpointBudget,
+		"human_checkpoint_budget":   sc.HumanCheckpointBudget,
 		"required_checkpoint_types": anyList(sc.RequiredCheckpointTypes),
 		"dispatch_failures":         anyList(sc.DispatchFailures),
 		"expected_event_rejections": rej, "events": events,
