@@ -345,4 +345,3 @@ func Generate() []Vector {
 	sort.Slice(g.out, func(i, j int) bool { return g.out[i].Path < g.out[j].Path })
 	return g.out
 }
-
