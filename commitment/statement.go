@@ -1,0 +1,418 @@
+package commitment
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/refusal"
+	"github.com/obaudit/obaudit/schemas"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// Types a commitment names.
+const (
+	// StatementType is the in-toto Statement version obaudit writes.
+	StatementType = "https://in-toto.io/Statement/v1"
+	// StatementTypeV01 is read too: cosign attest-blob still writes it.
+	StatementTypeV01 = "https://in-toto.io/Statement/v0.1"
+	// PredicateType is the run commitment predicate, version 1.
+	PredicateType = schemas.CommitmentPredicateType
+	// MaxStatementBytes bounds a signed Statement.
+	MaxStatementBytes = 1 << 20
+)
+
+// Subject is one file a Statement covers.
+type Subject struct {
+	Name   string
+	SHA256 string // lowercase hex
+}
+
+// Checks records which obaudit checks passed before signing.
+type Checks struct {
+	Validate bool // the artefact validated
+	Replay   bool // the artefact replayed to the same result
+	Bundle   bool // the artefact and ledger passed the bundle audit
+}
+
+// Predicate is a run commitment predicate, version 1.
+type Predicate struct {
+	Artefact       ArtefactFacts
+	Ledger         *LedgerFacts // nil when the commitment covers no ledger
+	Checks         Checks
+	ObauditVersion string
+}
+
+// Statement is an in-toto Statement carrying a run commitment.
+type Statement struct {
+	Type      string // StatementType, or StatementTypeV01 when read from cosign
+	Subjects  []Subject
+	Predicate Predicate
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func (a ArtefactFacts) tree() map[string]any {
+	var outcome any
+	if a.TerminalOutcome != nil {
+		outcome = *a.TerminalOutcome
+	}
+	return map[string]any{
+		"artifact_version":           a.ArtifactVersion,
+		"engine_version":             a.EngineVersion,
+		"operation_id":               a.OperationID,
+		"operation_version":          a.OperationVersion,
+		"spec_digest_sha256":         a.SpecDigest,
+		"operation_instance_id":      nullable(a.OperationInstanceID),
+		"scenario_id":                a.ScenarioID,
+		"semantic_scenario_id":       a.SemanticScenarioID,
+		"agent_id":                   a.AgentID,
+		"agent_kind":                 a.AgentKind,
+		"trajectory_digest_sha256":   a.TrajectoryDigest,
+		"final_state_digest_sha256":  a.FinalStateDigest,
+		"decisions_digest_sha256":    nullable(a.DecisionsDigest),
+		"evaluation_digest_sha256":   a.EvaluationDigest,
+		"reliable":                   a.Reliable,
+		"terminal_outcome":           outcome,
+		"bound_ledger_digest_sha256": nullable(a.BoundLedgerDigest),
+	}
+}
+
+func (l *LedgerFacts) tree() any {
+	if l == nil {
+		return nil
+	}
+	return map[string]any{
+		"ledger_version":    l.LedgerVersion,
+		"execution_run_id":  l.ExecutionRunID,
+		"rows":              l.Rows,
+		"chain_head_sha256": l.ChainHead,
+		"terminal_kind":     nullable(l.TerminalKind),
+	}
+}
+
+// Tree returns the predicate as a JSON tree (canon's value types).
+func (p Predicate) Tree() map[string]any {
+	return map[string]any{
+		"artefact": p.Artefact.tree(),
+		"ledger":   p.Ledger.tree(),
+		"checks": map[string]any{
+			"validate": p.Checks.Validate,
+			"replay":   p.Checks.Replay,
+			"bundle":   p.Checks.Bundle,
+		},
+		"obaudit_version": p.ObauditVersion,
+	}
+}
+
+// Marshal returns the Statement's RFC 8785 canonical JSON, the exact bytes
+// that are signed. It refuses to marshal a Statement whose predicate
+// violates the schema (a programming error, returned as
+// [ErrPredicateInvalid]).
+func (s *Statement) Marshal() ([]byte, error) {
+	pred := s.Predicate.Tree()
+	if err := validatePredicate(pred); err != nil {
+		return nil, err
+	}
+	subjects := make([]any, len(s.Subjects))
+	for i, sub := range s.Subjects {
+		subjects[i] = map[string]any{"name": sub.Name, "digest": map[string]any{"sha256": sub.SHA256}}
+	}
+	typ := s.Type
+	if typ == "" {
+		typ = StatementType
+	}
+	return canon.JCS(map[string]any{
+		"_type":         typ,
+		"subject":       subjects,
+		"predicateType": PredicateType,
+		"predicate":     pred,
+	})
+}
+
+var errRemoteLoad = errors.New("commitment: schema loading from URLs is disabled")
+
+var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	c.LoadURL = func(url string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("%w: %s", errRemoteLoad, url)
+	}
+	if err := c.AddResource(schemas.CommitmentV1ID, bytes.NewReader(schemas.CommitmentV1())); err != nil {
+		return nil, err
+	}
+	return c.Compile(schemas.CommitmentV1ID)
+})
+
+func validatePredicate(tree any) error {
+	s, err := compiled()
+	if err != nil {
+		return fmt.Errorf("commitment: compile embedded schema: %w", err)
+	}
+	err = s.Validate(tree)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	leaf := ve
+	for len(leaf.Causes) > 0 {
+		leaf = leaf.Causes[0]
+	}
+	return refusal.New(ErrPredicateInvalid, "%s violates %s: %s", leaf.InstanceLocation, leaf.KeywordLocation, leaf.Message)
+}
+
+// Parse reads a signed Statement: strict JSON (duplicate keys and the like
+// refused), exactly the four Statement fields, a known _type, this
+// predicate type, one or two well-formed subjects, and a predicate that
+// satisfies the v1 schema and has a ledger section exactly when there is a
+// second subject.
+func Parse(b []byte) (*Statement, error) {
+	if len(b) > MaxStatementBytes {
+		return nil, refusal.New(ErrMalformedStatement, "%d bytes is more than %d", len(b), MaxStatementBytes)
+	}
+	tree, err := canon.Parse(b)
+	if err != nil {
+		return nil, refusal.Wrap(ErrMalformedStatement, err, "")
+	}
+	m, ok := tree.(map[string]any)
+	if !ok {
+		return nil, refusal.New(ErrMalformedStatement, "not a JSON object")
+	}
+	if err := exactKeys(m, "_type", "subject", "predicateType", "predicate"); err != nil {
+		return nil, refusal.New(ErrMalformedStatement, "statement: %v", err)
+	}
+	s := &Statement{}
+	switch t, _ := m["_type"].(string); t {
+	case StatementType, StatementTypeV01:
+		s.Type = t
+	default:
+		return nil, refusal.New(ErrMalformedStatement, "_type %q is not an in-toto Statement v1 or v0.1", t)
+	}
+	if pt, _ := m["predicateType"].(string); pt != PredicateType {
+		return nil, refusal.New(ErrUnknownPredicateType, "predicateType %q is not %s", pt, PredicateType)
+	}
+	subs, ok := m["subject"].([]any)
+	if !ok || len(subs) < 1 || len(subs) > 2 {
+		return nil, refusal.New(ErrMalformedStatement, "subject is not an array of one or two subjects")
+	}
+	for i, sv := range subs {
+		sub, err := parseSubject(sv)
+		if err != nil {
+			return nil, refusal.New(ErrMalformedStatement, "subject %d: %v", i, err)
+		}
+		s.Subjects = append(s.Subjects, sub)
+	}
+	if err := validatePredicate(m["predicate"]); err != nil {
+		return nil, err
+	}
+	// Schema-valid: the extraction below cannot meet a wrong type.
+	s.Predicate = predicateFromTree(m["predicate"].(map[string]any))
+	if (s.Predicate.Ledger != nil) != (len(s.Subjects) == 2) {
+		return nil, refusal.New(ErrPredicateInvalid, "the predicate's ledger section and the %d subject(s) disagree", len(s.Subjects))
+	}
+	return s, nil
+}
+
+func exactKeys(m map[string]any, keys ...string) error {
+	var extra, missing []string
+	for k := range m {
+		if !slices.Contains(keys, k) {
+			extra = append(extra, k)
+		}
+	}
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	sort.Strings(extra)
+	if len(extra) > 0 || len(missing) > 0 {
+		return fmt.Errorf("unknown fields [%s], missing fields [%s]", strings.Join(extra, " "), strings.Join(missing, " "))
+	}
+	return nil
+}
+
+func isHexDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func parseSubject(v any) (Subject, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return Subject{}, errors.New("not an object")
+	}
+	if err := exactKeys(m, "name", "digest"); err != nil {
+		return Subject{}, err
+	}
+	name, ok := m["name"].(string)
+	if !ok {
+		return Subject{}, errors.New("name is not a string")
+	}
+	d, ok := m["digest"].(map[string]any)
+	if !ok {
+		return Subject{}, errors.New("digest is not an object")
+	}
+	if err := exactKeys(d, "sha256"); err != nil {
+		return Subject{}, fmt.Errorf("digest: %v", err)
+	}
+	h, _ := d["sha256"].(string)
+	if !isHexDigest(h) {
+		return Subject{}, errors.New("digest.sha256 is not 64 lowercase hex digits")
+	}
+	return Subject{Name: name, SHA256: h}, nil
+}
+
+func str(v any) string  { s, _ := v.(string); return s }
+func optStr(v any) string { s, _ := v.(string); return s }
+
+func predicateFromTree(m map[string]any) Predicate {
+	a := m["artefact"].(map[string]any)
+	var p Predicate
+	p.Artefact = ArtefactFacts{
+		ArtifactVersion:     a["artifact_version"].(int64),
+		EngineVersion:       str(a["engine_version"]),
+		OperationID:         str(a["operation_id"]),
+		OperationVersion:    str(a["operation_version"]),
+		SpecDigest:          str(a["spec_digest_sha256"]),
+		OperationInstanceID: optStr(a["operation_instance_id"]),
+		ScenarioID:          str(a["scenario_id"]),
+		SemanticScenarioID:  str(a["semantic_scenario_id"]),
+		AgentID:             str(a["agent_id"]),
+		AgentKind:           str(a["agent_kind"]),
+		TrajectoryDigest:    str(a["trajectory_digest_sha256"]),
+		FinalStateDigest:    str(a["final_state_digest_sha256"]),
+		DecisionsDigest:     optStr(a["decisions_digest_sha256"]),
+		EvaluationDigest:    str(a["evaluation_digest_sha256"]),
+		Reliable:            a["reliable"].(bool),
+		BoundLedgerDigest:   optStr(a["bound_ledger_digest_sha256"]),
+	}
+	if t, ok := a["terminal_outcome"].(string); ok {
+		p.Artefact.TerminalOutcome = &t
+	}
+	if l, ok := m["ledger"].(map[string]any); ok {
+		p.Ledger = &LedgerFacts{
+			LedgerVersion:  l["ledger_version"].(int64),
+			ExecutionRunID: str(l["execution_run_id"]),
+			Rows:           l["rows"].(int64),
+			ChainHead:      str(l["chain_head_sha256"]),
+			TerminalKind:   optStr(l["terminal_kind"]),
+		}
+	}
+	c := m["checks"].(map[string]any)
+	p.Checks = Checks{Validate: c["validate"].(bool), Replay: c["replay"].(bool), Bundle: c["bundle"].(bool)}
+	p.ObauditVersion = str(m["obaudit_version"])
+	return p
+}
+
+// SHA256Hex returns the lowercase hex SHA-256 of b, a subject digest.
+func SHA256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// CheckSubjects refuses ([ErrSubjectMismatch]) unless the files in are
+// exactly the Statement's subjects: the artefact's SHA-256 equals the first
+// subject's, and the ledger's the second's, with a ledger given exactly
+// when there is a second subject.
+func (s *Statement) CheckSubjects(in Inputs) error {
+	want := 1
+	if in.Ledger != nil {
+		want = 2
+	}
+	if len(s.Subjects) != want {
+		if want == 2 {
+			return refusal.New(ErrSubjectMismatch, "a ledger was given but the commitment covers only the artefact")
+		}
+		return refusal.New(ErrSubjectMismatch, "the commitment covers a ledger (%s) that was not given", s.Subjects[1].Name)
+	}
+	if got := SHA256Hex(in.Artefact); got != s.Subjects[0].SHA256 {
+		return refusal.New(ErrSubjectMismatch, "artefact %s has SHA-256 %s, the commitment's subject %q has %s", in.ArtefactName, got, s.Subjects[0].Name, s.Subjects[0].SHA256)
+	}
+	if in.Ledger != nil {
+		if got := SHA256Hex(in.Ledger); got != s.Subjects[1].SHA256 {
+			return refusal.New(ErrSubjectMismatch, "ledger %s has SHA-256 %s, the commitment's subject %q has %s", in.LedgerName, got, s.Subjects[1].Name, s.Subjects[1].SHA256)
+		}
+	}
+	return nil
+}
+
+// CheckPredicate refuses ([ErrPredicateMismatch]) unless the predicate's
+// artefact and ledger sections equal what [Derive] reads from the files.
+// Derivation refusals are returned as they are.
+func (s *Statement) CheckPredicate(in Inputs) error {
+	a, l, err := Derive(in)
+	if err != nil {
+		return err
+	}
+	if d := diff("artefact", s.Predicate.Artefact.tree(), a.tree()); d != "" {
+		return refusal.New(ErrPredicateMismatch, "%s", d)
+	}
+	if d := diff("ledger", s.Predicate.Ledger.tree(), l.tree()); d != "" {
+		return refusal.New(ErrPredicateMismatch, "%s", d)
+	}
+	return nil
+}
+
+// diff names the first field (in key order) where the signed value and the
+// derived one differ, or returns "".
+func diff(section string, signed, derived any) string {
+	sm, ok1 := signed.(map[string]any)
+	dm, ok2 := derived.(map[string]any)
+	if !ok1 || !ok2 {
+		if canon.String(signed, canon.JCSForm) != canon.String(derived, canon.JCSForm) {
+			return fmt.Sprintf("%s: signed %s, the files say %s", section, canon.String(signed, canon.JCSForm), canon.String(derived, canon.JCSForm))
+		}
+		return ""
+	}
+	keys := make([]string, 0, len(dm))
+	for k := range dm {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		sv, dv := canon.String(sm[k], canon.JCSForm), canon.String(dm[k], canon.JCSForm)
+		if sv != dv {
+			return fmt.Sprintf("%s.%s: signed %s, the files say %s", section, k, sv, dv)
+		}
+	}
+	return ""
+}
+
+// Signer signs a Statement's bytes into a bundle (package artefact/sigstore
+// implements it).
+type Signer interface {
+	SignStatement(ctx context.Context, statement []byte) ([]byte, error)
+}
+
+// Verifier verifies a bundle's signature and returns the exact Statement
+// bytes it signs (package artefact/sigstore implements it). It checks who
+// signed; [Verify] checks what.
+type Verifier interface {
+	VerifyStatement(ctx context.Context, bundle []byte) ([]byte, error)
+}
