@@ -327,7 +327,9 @@ func TestChecks(t *testing.T) {
 		t.Fatalf("bundle check without a ledger: %v, %+v", err, st)
 	}
 
-	refuse := CheckerFunc(func(context.Context, Inputs) error { return refusal.New(ErrLedgerInvalid, "stand-in for a validator's refusal") })
+	refuse := CheckerFunc(func(context.Context, Inputs) error {
+		return refusal.New(ErrLedgerInvalid, "stand-in for a validator's refusal")
+	})
 	_, err = New(ctx, m, Options{Validate: refuse, ObauditVersion: "x"})
 	wantClass(t, err, ErrCheckFailed)
 	if !errors.Is(err, ErrLedgerInvalid) {

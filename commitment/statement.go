@@ -288,7 +288,7 @@ func parseSubject(v any) (Subject, error) {
 	return Subject{Name: name, SHA256: h}, nil
 }
 
-func str(v any) string  { s, _ := v.(string); return s }
+func str(v any) string    { s, _ := v.(string); return s }
 func optStr(v any) string { s, _ := v.(string); return s }
 
 func predicateFromTree(m map[string]any) Predicate {
