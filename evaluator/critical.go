@@ -86,7 +86,12 @@ func (g *grader) proposalBinding() *proposalBinding {
 	return b
 }
 
-var proposalOutcomeTypes = stringSet("action_rejected", "effect_accepted")
+var (
+	proposalOutcomeTypes = stringSet("action_rejected", "effect_accepted")
+	validatedStatus      = stringSet("VALIDATED")
+	mutatingRecordTypes  = stringSet("effect_accepted", "event_observed")
+	irreversibleActions  = stringSet("authorise_supplier_work", "request_payment")
+)
 
 // effectBindings says what each accepted effect established.
 type effectBindings struct {
@@ -492,7 +497,7 @@ func (g *grader) critical(in *integrity) Dimension {
 		payment := idx(fs, "payment")
 		invoice := mapGet(invoices, get(payment, "invoice_id"))
 		cycle := mapGet(cycles, get(payment, "cycle_id"))
-		if invoice == nil || !inStrings(idx(invoice, "status"), stringSet("VALIDATED")) {
+		if invoice == nil || !inStrings(idx(invoice, "status"), validatedStatus) {
 			findings = append(findings, findingAt("CRITICAL_PAYMENT_WITHOUT_VALID_INVOICE",
 				"a payment was requested without a validated invoice behind it", idx(row, "at")))
 		}
@@ -530,7 +535,7 @@ func (g *grader) critical(in *integrity) Dimension {
 		after := 0
 		for _, row := range g.rows {
 			if pyInt(idx(row, "index")) > finalIndex &&
-				inStrings(idx(row, "record_type"), stringSet("effect_accepted", "event_observed")) &&
+				inStrings(idx(row, "record_type"), mutatingRecordTypes) &&
 				pyStr(idx(row, "at")) > finalAt {
 				after++
 			}
@@ -545,7 +550,7 @@ func (g *grader) critical(in *integrity) Dimension {
 	seen := map[[2]any]bool{}
 	for _, row := range accepted {
 		at := row["action_type"]
-		if !inStrings(at, stringSet("authorise_supplier_work", "request_payment")) {
+		if !inStrings(at, irreversibleActions) {
 			continue
 		}
 		irreversible++

@@ -17,10 +17,13 @@ type grader struct {
 	notification bool
 	byType       map[string][]map[string]any
 	transfer     *transferNoticeCheck
+	scratch      []byte           // reused encoding buffer
+	instants     map[string]int64 // parsed instants
+	projections  map[string]*projection
 }
 
 func newGrader(c *engine.GradingContract, r Run, notification bool) *grader {
-	g := &grader{c: c, r: r, notification: notification, byType: map[string][]map[string]any{}}
+	g := &grader{c: c, r: r, notification: notification}
 	g.rows = make([]map[string]any, 0, len(r.Trajectory))
 	for pos, row := range r.Trajectory {
 		m, ok := row.(map[string]any)
@@ -34,20 +37,20 @@ func newGrader(c *engine.GradingContract, r Run, notification bool) *grader {
 }
 
 // rowsOf is upstream's _rows(trajectory, type): the rows of one record type.
+// The first call indexes every row by type (and fails, as upstream does,
+// on a record type that cannot be a set member).
 func (g *grader) rowsOf(recordType string) []map[string]any {
-	if rows, ok := g.byType[recordType]; ok {
-		return rows
-	}
-	var out []map[string]any
-	for _, row := range g.rows {
-		rt := row["record_type"]
-		hashable(rt)
-		if pyEq(rt, recordType) {
-			out = append(out, row)
+	if g.byType == nil {
+		g.byType = map[string][]map[string]any{}
+		for _, row := range g.rows {
+			rt := row["record_type"]
+			hashable(rt)
+			if s, ok := rt.(string); ok {
+				g.byType[s] = append(g.byType[s], row)
+			}
 		}
 	}
-	g.byType[recordType] = out
-	return out
+	return g.byType[recordType]
 }
 
 func (g *grader) evaluate(engineVersion string) *Evaluation {

@@ -125,7 +125,11 @@ func (g *grader) recordIntegrity() *integrity {
 
 	var previous *int64
 	for pos, row := range rows {
-		moment, why, ok := parseTimestamp(row["at"], sprintf("trajectory row %d", pos))
+		moment, ok := g.instant(row["at"])
+		var why string
+		if !ok {
+			_, why, _ = parseTimestamp(row["at"], sprintf("trajectory row %d", pos))
+		}
 		if !ok {
 			in.structural = append(in.structural, finding("TRAJECTORY_TIMESTAMP_NOT_CANONICAL", why))
 			continue
@@ -498,7 +502,8 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 	if !isMap {
 		problems = append(problems, "a served row carries the records it returned as an object, got "+pyTypeName(records))
 	} else {
-		roots := stringSet(spec.Roots...)
+		tp := g.toolProjection(tool)
+		roots := tp.roots
 		var missing, extra []string
 		for _, root := range spec.Roots {
 			if !has(rm, root) {
@@ -512,9 +517,9 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 		}
 		if len(missing) > 0 || len(extra) > 0 {
 			problems = append(problems, sprintf("the %s read projects exactly %s; this row omits %s and adds %s",
-				pyQuote(tool), pyStrList(sortedStrings(spec.Roots)), pyStrList(sortedStrings(missing)), pyStrList(sortedStrings(extra))))
+				pyQuote(tool), pyStrList(tp.sorted), pyStrList(sortedStrings(missing)), pyStrList(sortedStrings(extra))))
 		}
-		for _, root := range sortedStrings(spec.Roots) {
+		for _, root := range tp.sorted {
 			if v, ok := rm[root]; ok {
 				if p := g.rootShapeProblem(root, v); p != "" {
 					problems = append(problems, p)
@@ -528,7 +533,8 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 				pos, pyQuote(tool), strings.Join(problems, "; "))))
 		return findings
 	}
-	b, err := canon.Upstream(rm)
+	b, err := canon.Append(g.scratch[:0], rm, canon.UpstreamForm)
+	g.scratch = b
 	if err != nil {
 		findings = append(findings, finding("RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
 			sprintf("row %d carries a records body canonical JSON cannot carry, so no version can be computed over it — %v", pos, err)))
@@ -541,6 +547,25 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 				pos, pyRepr(row["record_version"]), pyQuote(tool), pyQuote(recomputed))))
 	}
 	return findings
+}
+
+// projection is a tool's root set, precomputed once per evaluation.
+type projection struct {
+	roots  map[string]bool
+	sorted []string
+}
+
+func (g *grader) toolProjection(tool string) *projection {
+	if p, ok := g.projections[tool]; ok {
+		return p
+	}
+	if g.projections == nil {
+		g.projections = map[string]*projection{}
+	}
+	roots := g.c.Tools[tool].Roots
+	p := &projection{roots: stringSet(roots...), sorted: sortedStrings(roots)}
+	g.projections[tool] = p
+	return p
 }
 
 func (g *grader) rootShapeProblem(root string, v any) string {

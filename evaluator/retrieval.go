@@ -225,25 +225,26 @@ func (g *grader) retrievalDiscipline() Dimension {
 	}
 
 	for _, row := range g.rows {
-		switch rt := row["record_type"]; {
-		case pyEq(rt, "agent_invoked"):
+		rt, _ := row["record_type"].(string)
+		switch rt {
+		case "agent_invoked":
 			invocation = 0
 			if v := row["invocation_index"]; pyIsStrictInt(v) {
 				invocation = pyInt(v)
 			}
-			fresh = map[string]map[string]bool{}
-			freshRecords = map[string]any{}
-			claimValues = map[string]bool{}
+			clear(fresh)
+			clear(freshRecords)
+			clear(claimValues)
 			if values, ok := row["trigger_claim_values"].([]any); ok {
 				for _, v := range values {
 					claimValues[pyStr(v)] = true
 				}
 			}
 			authoritativeTrigger = pyTruthy(row["trigger_is_authoritative"])
-		case pyEq(rt, "derived_context_invalidated"):
-			fresh = map[string]map[string]bool{}
-			freshRecords = map[string]any{}
-		case pyEq(rt, "retrieval_served"):
+		case "derived_context_invalidated":
+			clear(fresh)
+			clear(freshRecords)
+		case "retrieval_served":
 			served++
 			if ok, present := row["ok"]; present && !pyTruthy(ok) {
 				continue
@@ -269,7 +270,7 @@ func (g *grader) retrievalDiscipline() Dimension {
 				}
 			}
 			everRead[tool] = true
-		case pyEq(rt, "action_proposed"):
+		case "action_proposed":
 			outcomes++
 			actionType := pyStr(row["action_type"])
 			key := payloadKey(row["payload"])
@@ -281,10 +282,10 @@ func (g *grader) retrievalDiscipline() Dimension {
 					sprintf("%s was proposed again in invocation %d with the payload its own accepted effect in invocation %d already performed; the agent was woken in between and the record it read says the effect is already there",
 						actionType, invocation, earlier), row["at"])
 			}
-		case pyEq(rt, "terminal_proposed"):
+		case "terminal_proposed":
 			outcomes++
 			check(completeOutcomeKey, evidenceOf(row), row["at"], completeOutcomeKey)
-		case pyEq(rt, "effect_accepted"):
+		case "effect_accepted":
 			if p, ok := proposals[pyStr(row["proposal_id"])]; ok {
 				accepted[acceptedKey{p.actionType, p.key}] = p.invocation
 			}
