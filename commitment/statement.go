@@ -288,8 +288,7 @@ func parseSubject(v any) (Subject, error) {
 	return Subject{Name: name, SHA256: h}, nil
 }
 
-func str(v any) string    { s, _ := v.(string); return s }
-func optStr(v any) string { s, _ := v.(string); return s }
+func str(v any) string { s, _ := v.(string); return s }
 
 func predicateFromTree(m map[string]any) Predicate {
 	a := m["artefact"].(map[string]any)
@@ -300,17 +299,17 @@ func predicateFromTree(m map[string]any) Predicate {
 		OperationID:         str(a["operation_id"]),
 		OperationVersion:    str(a["operation_version"]),
 		SpecDigest:          str(a["spec_digest_sha256"]),
-		OperationInstanceID: optStr(a["operation_instance_id"]),
+		OperationInstanceID: str(a["operation_instance_id"]),
 		ScenarioID:          str(a["scenario_id"]),
 		SemanticScenarioID:  str(a["semantic_scenario_id"]),
 		AgentID:             str(a["agent_id"]),
 		AgentKind:           str(a["agent_kind"]),
 		TrajectoryDigest:    str(a["trajectory_digest_sha256"]),
 		FinalStateDigest:    str(a["final_state_digest_sha256"]),
-		DecisionsDigest:     optStr(a["decisions_digest_sha256"]),
+		DecisionsDigest:     str(a["decisions_digest_sha256"]),
 		EvaluationDigest:    str(a["evaluation_digest_sha256"]),
 		Reliable:            a["reliable"].(bool),
-		BoundLedgerDigest:   optStr(a["bound_ledger_digest_sha256"]),
+		BoundLedgerDigest:   str(a["bound_ledger_digest_sha256"]),
 	}
 	if t, ok := a["terminal_outcome"].(string); ok {
 		p.Artefact.TerminalOutcome = &t
@@ -321,7 +320,7 @@ func predicateFromTree(m map[string]any) Predicate {
 			ExecutionRunID: str(l["execution_run_id"]),
 			Rows:           l["rows"].(int64),
 			ChainHead:      str(l["chain_head_sha256"]),
-			TerminalKind:   optStr(l["terminal_kind"]),
+			TerminalKind:   str(l["terminal_kind"]),
 		}
 	}
 	c := m["checks"].(map[string]any)
