@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"sync"
+
 	"github.com/obaudit/obaudit/canon"
 )
 
@@ -197,6 +199,9 @@ type Static struct {
 	// RecordContract is the published record mechanics
 	// [identity suffix, version context, algorithm, prefix length].
 	RecordContract []any
+
+	fragOnce sync.Once
+	frag     *fragments
 }
 
 // CatalogueEntry is one published read.
@@ -225,7 +230,28 @@ type ToolResult struct {
 	// Records is {root: value} for exactly the tool's roots. Read-only: it may
 	// be shared with trajectory rows and other results.
 	Records map[string]any
-	OK      bool
+	// RecordsJSON is the upstream canonical JSON of Records when the domain
+	// already has it (see [EncodeRecords]); nil means the engine encodes it.
+	RecordsJSON []byte
+	OK          bool
+
+	entry []byte // canonical bytes of Tree(), built once
+}
+
+func (r *ToolResult) recordsJSON() []byte {
+	if r.RecordsJSON == nil {
+		r.RecordsJSON = AppendCanonical(nil, r.Records)
+	}
+	return r.RecordsJSON
+}
+
+// entryJSON is the canonical JSON of Tree(), with the records spliced in.
+func (r *ToolResult) entryJSON() []byte {
+	if r.entry == nil {
+		t := r.Tree()
+		r.entry = appendObject(make([]byte, 0, len(r.recordsJSON())+256), t, "records", r.recordsJSON())
+	}
+	return r.entry
 }
 
 // Tree is the result as an observation shows it (error_code included).
@@ -240,11 +266,8 @@ func (r *ToolResult) Tree() map[string]any {
 // RecordVersion is the first n hex characters of the SHA-256 of the
 // upstream canonical JSON of records (the label is published, never hashed).
 func RecordVersion(records map[string]any, n int) string {
-	d, err := canon.UpstreamDigest(records)
-	if err != nil {
-		panic("engine: records are not canonical JSON: " + err.Error())
-	}
-	return d[:n]
+	_, v := EncodeRecords(records, n)
+	return v
 }
 
 // argumentKey is an order-independent identity for request arguments.

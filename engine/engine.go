@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"hash"
 	"slices"
 	"strings"
 
@@ -80,13 +83,47 @@ func (c *Context) Shift(m int64) string {
 	return s
 }
 
-type ledger struct{ rows []any }
+// ledger is the append-only trajectory. Each row is encoded once, when it
+// is appended, into a running SHA-256 of the whole row list (the trajectory
+// digest): rows are never changed after they are appended.
+type ledger struct {
+	rows    []any
+	hash    hash.Hash
+	scratch []byte
+}
 
 func (l *ledger) append(at, recordType string, payload map[string]any) {
+	l.appendRaw(at, recordType, payload, "", nil)
+}
+
+// appendRaw appends a row whose rawKey value is already encoded as raw.
+func (l *ledger) appendRaw(at, recordType string, payload map[string]any, rawKey string, raw []byte) {
 	payload["index"] = int64(len(l.rows))
 	payload["at"] = at
 	payload["record_type"] = recordType
+	if l.hash == nil {
+		l.hash = sha256.New()
+	}
+	b := l.scratch[:0]
+	if len(l.rows) == 0 {
+		b = append(b, '[')
+	} else {
+		b = append(b, ',')
+	}
+	b = appendObject(b, payload, rawKey, raw)
+	l.hash.Write(b)
+	l.scratch = b
 	l.rows = append(l.rows, payload)
+}
+
+// digest is the trajectory digest of the rows appended so far.
+func (l *ledger) digest() string {
+	h := l.hash
+	if h == nil {
+		return hexSum([]byte("[]"))
+	}
+	h.Write([]byte("]"))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 type rejection struct{ actionType, code, detail string }
@@ -503,18 +540,24 @@ func (x *execution) serveBatch(b *Retrieve, turn int) {
 	batch := x.batches
 	x.batches++
 	asOf := x.clock.nowText
-	for pos, r := range x.state.Serve(tools, asOf) {
+	results := x.state.Serve(tools, asOf)
+	served := make(map[string]*ToolResult, len(x.served)+len(results))
+	for t, r := range x.served {
+		served[t] = r
+	}
+	x.served = served
+	for pos, r := range results {
 		if r.OK {
 			x.served[r.Tool] = r
 			x.readHistory[r.Tool] = r.RecordVersion
 		}
-		x.ledger.append(x.clock.nowText, "retrieval_served", map[string]any{
+		x.ledger.appendRaw(x.clock.nowText, "retrieval_served", map[string]any{
 			"invocation_index": int64(x.invocations), "turn_index": int64(turn),
 			"batch_index": int64(batch), "request_index": int64(pos), "initiated_by": "agent",
 			"tool": r.Tool, "source": r.Source, "authority": r.Authority, "record_id": r.RecordID,
 			"record_version": r.RecordVersion, "as_of": r.AsOf, "schema_id": r.SchemaID,
 			"records": r.Records, "ok": r.OK,
-		})
+		}, "records", r.recordsJSON())
 	}
 }
 

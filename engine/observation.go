@@ -2,8 +2,6 @@ package engine
 
 import (
 	"slices"
-
-	"github.com/obaudit/obaudit/canon"
 )
 
 // Agent is what an evaluated agent implements. Decide is called once per
@@ -29,6 +27,15 @@ type Envelope struct {
 	Payload                     map[string]any // read-only
 	Authority                   string
 	IsAuthoritative             bool
+
+	enc []byte
+}
+
+func (e *Envelope) json() []byte {
+	if e.enc == nil {
+		e.enc = AppendCanonical(nil, e.Tree())
+	}
+	return e.enc
 }
 
 // Tree is the envelope as the observation shows it.
@@ -195,23 +202,20 @@ func (o *Observation) Projection() map[string]any {
 }
 
 // Digest is observation_digest_sha256: the SHA-256 of the upstream
-// canonical JSON of [Observation.Projection].
+// canonical JSON of [Observation.Projection] (written without building the
+// tree; a test holds the two equal).
 func (o *Observation) Digest() string {
 	if o.digest == "" {
-		d, err := canon.UpstreamDigest(o.Projection())
-		if err != nil {
-			panic("engine: observation is not canonical JSON: " + err.Error())
-		}
-		o.digest = d
+		o.digest = hexSum(o.appendProjection(make([]byte, 0, 16<<10)))
 	}
 	return o.digest
 }
 
+// ProjectionJSON is the canonical JSON the observation digest is taken over.
+func (o *Observation) ProjectionJSON() []byte { return o.appendProjection(nil) }
+
 func (x *execution) observation(env *Envelope, turn int) *Observation {
-	served := make(map[string]*ToolResult, len(x.served))
-	for t, r := range x.served {
-		served[t] = r
-	}
+	served := x.served // never mutated in place: each batch or invalidation replaces it
 	o := &Observation{
 		OperationInstanceID: x.instID, OperationID: x.static.OperationID, Now: x.clock.nowText,
 		InvocationIndex: x.invocations, TurnIndex: turn, Phase: x.state.Phase(), Event: env,

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
 )
@@ -213,16 +212,9 @@ func (x *execution) finish() (*Episode, error) {
 	if ep.Decisions == nil {
 		ep.Decisions = []any{}
 	}
-	var err error
-	if ep.TrajectoryDigest, err = canon.UpstreamDigest(ep.Trajectory); err != nil {
-		return nil, err
-	}
-	if ep.FinalStateDigest, err = canon.UpstreamDigest(final); err != nil {
-		return nil, err
-	}
-	if ep.DecisionsDigest, err = canon.UpstreamDigest(ep.Decisions); err != nil {
-		return nil, err
-	}
+	ep.TrajectoryDigest = x.ledger.digest()
+	ep.FinalStateDigest = CanonicalDigest(final)
+	ep.DecisionsDigest = CanonicalDigest(ep.Decisions)
 	return ep, nil
 }
 

@@ -171,6 +171,7 @@ type runState struct {
 type toolCache struct {
 	gen     uint64
 	records map[string]any
+	json    []byte
 	version string
 }
 

@@ -82,12 +82,13 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 			for _, root := range t.Roots {
 				records[root] = r.s.root(root)
 			}
-			c = &toolCache{gen: r.gen, records: records, version: engine.RecordVersion(records, RecordVersionLength)}
+			enc, version := engine.EncodeRecords(records, RecordVersionLength)
+			c = &toolCache{gen: r.gen, records: records, json: enc, version: version}
 			r.cache[name] = c
 		}
 		out = append(out, &engine.ToolResult{
 			Tool: t.Name, Source: t.Source, Authority: t.Authority, RecordID: t.RecordID(),
-			RecordVersion: c.version, AsOf: asOf, SchemaID: t.SchemaID(), Records: c.records, OK: true,
+			RecordVersion: c.version, AsOf: asOf, SchemaID: t.SchemaID(), Records: c.records, RecordsJSON: c.json, OK: true,
 		})
 	}
 	return out

@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/obaudit/obaudit/canon"
+)
+
+// AppendCanonical appends the upstream canonical JSON of a canon tree to
+// dst: byte-identical to canon.Upstream (a test holds it so over every row,
+// observation and state of the reference runs), specialised for the small
+// objects the engine writes many of. It panics on a value canon would refuse
+// (the engine only ever builds well-formed trees).
+func AppendCanonical(dst []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case bool:
+		if x {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case string:
+		return appendString(dst, x)
+	case int64:
+		return appendSafeInt(dst, x)
+	case int:
+		return appendSafeInt(dst, int64(x))
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendCanonical(dst, e)
+		}
+		return append(dst, ']')
+	case []string:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, e)
+		}
+		return append(dst, ']')
+	case map[string]any:
+		return appendObject(dst, x, "", nil)
+	}
+	b, err := canon.Append(dst, v, canon.UpstreamForm)
+	if err != nil {
+		panic("engine: value has no canonical JSON form: " + err.Error())
+	}
+	return b
+}
+
+func appendSafeInt(dst []byte, n int64) []byte {
+	if n > canon.MaxSafeInteger || n < -canon.MaxSafeInteger {
+		panic("engine: integer outside ±(2^53-1)")
+	}
+	return strconv.AppendInt(dst, n, 10)
+}
+
+// appendObject encodes m with sorted keys; when rawKey is set its value is
+// written as the pre-encoded raw bytes instead of m[rawKey].
+func appendObject(dst []byte, m map[string]any, rawKey string, raw []byte) []byte {
+	var stack [24]string
+	keys := stack[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	// Insertion sort: objects here are small.
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, k)
+		dst = append(dst, ':')
+		if raw != nil && k == rawKey {
+			dst = append(dst, raw...)
+			continue
+		}
+		dst = AppendCanonical(dst, m[k])
+	}
+	return append(dst, '}')
+}
+
+func appendString(dst []byte, s string) []byte {
+	plain := true
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+		if c >= 0x80 {
+			ascii = false
+		}
+	}
+	if plain && (ascii || utf8.ValidString(s)) {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	b, err := canon.Append(dst, s, canon.UpstreamForm)
+	if err != nil {
+		panic("engine: string is not valid UTF-8")
+	}
+	return b
+}
+
+// CanonicalDigest is the lower-case hex SHA-256 of v's upstream canonical
+// JSON.
+func CanonicalDigest(v any) string {
+	return hexSum(AppendCanonical(nil, v))
+}
+
+func hexSum(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// EncodeRecords returns the canonical bytes of a served records object and
+// its record version (the first n hex characters of their SHA-256). Domains
+// use it to fill [ToolResult.RecordsJSON] and [ToolResult.RecordVersion].
+func EncodeRecords(records map[string]any, n int) ([]byte, string) {
+	b := AppendCanonical(nil, records)
+	return b, hexSum(b)[:n]
+}
