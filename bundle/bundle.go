@@ -320,4 +320,3 @@ type ledgerCall struct {
 	inv, turn             int64
 	decided, normalized   bool
 }
-
