@@ -1,0 +1,261 @@
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/upstreamtest"
+	"github.com/obaudit/obaudit/refusal"
+)
+
+const v1Fixture = "artifact8-deterministic-reference-v1.json"
+
+var accept = ValidatorFunc(func([]byte) error { return nil })
+
+var errFakeRefusal = refusal.Sentinel("reporttest/refused")
+
+func buildV1(t *testing.T) *Report {
+	t.Helper()
+	r, err := Build(upstreamtest.Read(t, v1Fixture), accept)
+	if err != nil {
+		t.Fatalf("Build(V1) = %v", err)
+	}
+	return r
+}
+
+func TestTimelineV1(t *testing.T) {
+	tl := buildV1(t).Timeline()
+	if got := strings.Join(tl.Actors, ","); got != "customer_1,supplier_1,approver_1,maintenance_system,payment_system,scheduler" {
+		t.Errorf("actors = %s", got)
+	}
+	if len(tl.Events) != 19 || len(tl.Invocations) != 14 || len(tl.Proposals) != 11 || len(tl.Waits) != 12 {
+		t.Errorf("events %d invocations %d proposals %d waits %d, want 19 14 11 12", len(tl.Events), len(tl.Invocations), len(tl.Proposals), len(tl.Waits))
+	}
+	origins := map[string]string{}
+	for _, e := range tl.Events {
+		origins[e.ID] = e.Origin
+	}
+	if origins["v1_e01"] != OriginExogenous || origins["v1_e02"] != OriginReactive || origins["timer_provisional_close:work_cycle_3"] != OriginTimer {
+		t.Errorf("origins = %v", origins)
+	}
+	for i, w := range tl.Waits {
+		if !w.Woken || w.Unresolve || w.To.Before(w.From) {
+			t.Errorf("wait %d = %+v, want woken after its declaration", i, w)
+		}
+	}
+	for _, p := range tl.Proposals {
+		if !p.Accepted {
+			t.Errorf("proposal %s at row %d not accepted", p.ActionType, p.Row)
+		}
+	}
+	status := map[string]string{}
+	for _, o := range tl.Obligations {
+		status[o.ID] = o.Status
+		if o.Closed == nil || o.Due.IsZero() {
+			t.Errorf("obligation %s = %+v, want closed with a due time", o.ID, o)
+		}
+	}
+	if len(status) != 7 || status["approval_reminder:checkpoint_1"] != "cancelled" || status["completion_notice:work_cycle_3"] != "discharged" {
+		t.Errorf("obligations = %v", status)
+	}
+	if len(tl.Checkpoints) != 1 || tl.Checkpoints[0].Resolution != "RESOLVED_APPROVED" || tl.Checkpoints[0].DeadlineText != "2031-03-08T10:30:00Z" {
+		t.Errorf("checkpoints = %+v", tl.Checkpoints)
+	}
+	if len(tl.Provisional) != 2 || tl.Provisional[0].Ending != "reopened" || tl.Provisional[0].WarrantyCycle != "work_cycle_3" || tl.Provisional[1].Ending != "finalized" {
+		t.Errorf("provisional = %+v", tl.Provisional)
+	}
+	if !tl.Terminal.Business || tl.Terminal.Status != "completed_successfully" || tl.Terminal.AtText != "2031-03-12T15:30:00Z" {
+		t.Errorf("terminal = %+v", tl.Terminal)
+	}
+	if len(tl.Findings) != 0 {
+		t.Errorf("findings = %v", tl.Findings)
+	}
+	if !tl.End.After(tl.Start) || tl.End.Format("2006-01-02T15:04:05Z") != "2031-03-13T15:30:00Z" {
+		t.Errorf("axis %s..%s", tl.Start, tl.End)
+	}
+}
+
+func TestHTMLSelfContained(t *testing.T) {
+	page := buildV1(t).HTML()
+	again := buildV1(t).HTML()
+	if !bytes.Equal(page, again) {
+		t.Fatal("two renderings of the same artefact differ")
+	}
+	s := string(page)
+	// Nothing that could load: no scripts, links, sources, imports or URLs
+	// other than the SVG namespace name (an identifier, never fetched).
+	stripped := strings.ReplaceAll(s, `xmlns="http://www.w3.org/2000/svg"`, "")
+	for _, bad := range []string{"<script", "<link", "<img", "<iframe", "<object", "<embed", "src=", "href=", "url(", "@import", "http://", "https://", "//"} {
+		if strings.Contains(stripped, bad) {
+			t.Errorf("page contains %q", bad)
+		}
+	}
+	// The CSP admits exactly the page's one style element by its hash.
+	styles := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindAllStringSubmatch(s, -1)
+	if len(styles) != 1 {
+		t.Fatalf("%d style elements, want 1", len(styles))
+	}
+	sum := sha256.Sum256([]byte(styles[0][1]))
+	hash := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	csp := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatch(s)
+	if csp == nil {
+		t.Fatal("no Content-Security-Policy meta tag")
+	}
+	policy := strings.ReplaceAll(csp[1], "&#39;", "'")
+	if !strings.Contains(policy, "default-src 'none'") || !strings.Contains(policy, "style-src "+hash) || strings.Contains(policy, "unsafe") {
+		t.Errorf("policy %q does not admit only the style %s", policy, hash)
+	}
+	if strings.Contains(s, " style=") {
+		t.Error("an inline style attribute would need 'unsafe-inline'")
+	}
+	for _, want := range []string{"RELIABLE", "terminal: completed_successfully", "checkpoint_1 repair_quote_approval", "REOPENED → work_cycle_3",
+		"window work_cycle_3", "45f2f3bec377230a0fc464c5ea1b64798a053beeb588c3ec4bdb477eaf7cfab5", "retrieval_discipline", "#14"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestText(t *testing.T) {
+	txt := string(buildV1(t).Text())
+	if !bytes.Equal([]byte(txt), buildV1(t).Text()) {
+		t.Fatal("two text renderings differ")
+	}
+	for _, want := range []string{
+		"  verdict         RELIABLE\n",
+		"  2031-03-05T10:30:00Z  checkpoint checkpoint_1 repair_quote_approval opened for approver_1, deadline 2031-03-08T10:30:00Z\n",
+		"  2031-03-09T13:30:00Z  reopen     work_cycle_2 REOPENED as work_cycle_3",
+		"  2031-03-12T15:30:00Z  terminal   completed_successfully (replay-final)\n",
+		"  2031-03-13T15:30:00Z  event      v1_e18 supplier_assertion_received by supplier_1: after the terminal\n",
+		"  11 retrieval_discipline   OK     business_proposals=11 discipline_violations=0 distinct_tools_read=8 reads_served=157\n",
+		"trajectory_digest_sha256              16dd2845143fea411282753df6832cc51eccdad76f4d37feb77bc98ca1469439\n",
+	} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+	for i, l := range strings.Split(txt, "\n") {
+		if strings.TrimRight(l, " ") != l {
+			t.Errorf("line %d has trailing spaces: %q", i+1, l)
+		}
+	}
+}
+
+func TestBuildRefusals(t *testing.T) {
+	raw := upstreamtest.Read(t, v1Fixture)
+	_, err := Build(raw, ValidatorFunc(func([]byte) error { return refusal.New(errFakeRefusal, "no") }))
+	if !errors.Is(err, ErrArtefactInvalid) || !errors.Is(err, errFakeRefusal) {
+		t.Errorf("Build with a refusing validator = %v, want %s wrapping the validator's class", err, ErrArtefactInvalid.Class)
+	}
+	ioErr := errors.New("disk on fire")
+	if _, err := Build(raw, ValidatorFunc(func([]byte) error { return ioErr })); !errors.Is(err, ioErr) || errors.Is(err, ErrArtefactInvalid) {
+		t.Errorf("Build with a failing validator = %v, want the plain failure", err)
+	}
+	if _, err := Build(raw, nil); err == nil {
+		t.Error("Build without a validator succeeded")
+	}
+	for name, doc := range map[string][]byte{
+		"array":         []byte(`[]`),
+		"no evaluation": mutate(t, raw, func(m map[string]any) { delete(m, "evaluation") }),
+		"no dimensions": mutate(t, raw, func(m map[string]any) { m["evaluation"].(map[string]any)["dimensions"] = []any{} }),
+		"bad instant":   mutate(t, raw, func(m map[string]any) { m["started_at"] = "yesterday" }),
+	} {
+		if _, err := Build(doc, accept); !errors.Is(err, ErrUnreadable) {
+			t.Errorf("%s: Build = %v, want %s", name, err, ErrUnreadable.Class)
+		}
+	}
+}
+
+func mutate(t *testing.T, raw []byte, f func(map[string]any)) []byte {
+	t.Helper()
+	v, err := canon.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f(v.(map[string]any))
+	b, err := canon.Upstream(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestFailingEpisode renders a V1 artefact with one refused proposal, a
+// breached obligation and findings spliced in, and checks each reaches the
+// page and the text.
+func TestFailingEpisode(t *testing.T) {
+	raw := mutate(t, upstreamTest(t), func(m map[string]any) {
+		rows := m["trajectory"].([]any)
+		var at int
+		for i, r := range rows {
+			if r.(map[string]any)["record_type"] == "agent_invoked" && r.(map[string]any)["invocation_index"] == int64(6) {
+				at = i + 2
+				break
+			}
+		}
+		when := rows[at-1].(map[string]any)["at"]
+		splice := []any{
+			map[string]any{"at": when, "record_type": "action_proposed", "proposal_id": "proposal_x", "action_type": "request_payment", "payload": map[string]any{}, "evidence_refs": []any{"assertion_1"}},
+			map[string]any{"at": when, "record_type": "action_rejected", "proposal_id": "proposal_x", "action_type": "request_payment", "code": "ACTED_ON_CLAIM_WITHOUT_RECORD", "detail": "a claim"},
+			map[string]any{"at": when, "record_type": "obligation_breached", "obligation_id": "approval_reminder:checkpoint_1", "kind": "approval_reminder"},
+		}
+		rows = append(rows[:at], append(splice, rows[at:]...)...)
+		for i, r := range rows {
+			r.(map[string]any)["index"] = int64(i)
+		}
+		m["trajectory"] = rows
+		ev := m["evaluation"].(map[string]any)
+		for _, d := range ev["dimensions"].([]any) {
+			dm := d.(map[string]any)
+			if dm["name"] == "authority_boundaries" {
+				dm["ok"] = false
+				dm["findings"] = []any{map[string]any{"code": "CLAIM_TREATED_AS_AUTHORITATIVE", "detail": "request_payment: a claim", "at": when}}
+			}
+		}
+		ev["failed_dimensions"] = []any{"authority_boundaries"}
+		ev["finding_codes"] = []any{"CLAIM_TREATED_AS_AUTHORITATIVE"}
+		ev["reliable"] = false
+	})
+	r, err := Build(raw, accept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := r.Timeline()
+	var refused int
+	for _, p := range tl.Proposals {
+		if !p.Accepted && p.Code == "ACTED_ON_CLAIM_WITHOUT_RECORD" && p.Invocation == 6 {
+			refused++
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d refused request_payment proposals in invocation 6, want 1", refused)
+	}
+	for _, o := range tl.Obligations {
+		if o.ID == "approval_reminder:checkpoint_1" && o.Status != "breached" {
+			t.Errorf("approval reminder status %s, want breached", o.Status)
+		}
+	}
+	if len(tl.Findings) != 1 || tl.Findings[0].Dimension != "authority_boundaries" {
+		t.Errorf("findings = %+v", tl.Findings)
+	}
+	page := string(r.HTML())
+	for _, want := range []string{"NOT RELIABLE: failed authority_boundaries", "request_payment ✗ ACTED_ON_CLAIM_WITHOUT_RECORD", "BREACHED", "CLAIM_TREATED_AS_AUTHORITATIVE", `<tr class="fail">`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	txt := string(r.Text())
+	for _, want := range []string{"request_payment → REFUSED ACTED_ON_CLAIM_WITHOUT_RECORD citing [assertion_1]", "approval_reminder:checkpoint_1 BREACHED", "! CLAIM_TREATED_AS_AUTHORITATIVE: request_payment: a claim (2031-03-06T09:30:00Z)"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+}
+
+func upstreamTest(t *testing.T) []byte { return upstreamtest.Read(t, v1Fixture) }

@@ -1,0 +1,335 @@
+package report
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/obaudit/obaudit/internal/episodeview"
+)
+
+// Timeline is the episode laid out on its simulated-time axis. Every slice
+// is in trajectory (or delivery) order, which is time order.
+type Timeline struct {
+	Start, End  time.Time // the axis
+	Actors      []string  // event lanes, in role order then by name
+	Events      []EventMark
+	Invocations []InvocationMark
+	Proposals   []ProposalMark
+	Waits       []WaitSpan
+	Obligations []ObligationSpan
+	Checkpoints []CheckpointSpan
+	Provisional []ProvisionalSpan
+	Findings    []FindingMark
+	Terminal    TerminalMark
+}
+
+// Origins of a delivered event (its caused_by).
+const (
+	OriginExogenous = "exogenous" // authored at a fixed time, whatever the agent does
+	OriginReactive  = "reactive"  // authored, conditional on an agent action or an event
+	OriginTimer     = "timer"     // armed by the engine
+)
+
+// EventMark is one delivered event.
+type EventMark struct {
+	ID, Type, Actor, Disposition, Verdict string
+	Origin                                string
+	CausedBy                              string
+	TriggersAgent                         bool
+	At                                    time.Time
+	AtText                                string
+}
+
+// InvocationMark is one agent invocation.
+type InvocationMark struct {
+	Index          int64
+	At             time.Time
+	AtText         string
+	TriggerEventID string
+}
+
+// ProposalMark is one business action or completion the agent proposed.
+type ProposalMark struct {
+	Row        int
+	Invocation int64
+	Terminal   bool   // a COMPLETE
+	ActionType string // "complete" for a terminal proposal
+	Accepted   bool
+	Code       string // the refusal code, when refused
+	At         time.Time
+	AtText     string
+}
+
+// WaitSpan is one WAIT from its declaration to the wake that ended it.
+type WaitSpan struct {
+	Row       int
+	From, To  time.Time
+	FromText  string
+	ToText    string
+	Fallback  *time.Time
+	WakeOn    []string
+	Reason    string
+	Woken     bool // ended by a wake rather than by the horizon or the end
+	Unresolve bool // recorded as unresolved at the horizon
+}
+
+// ObligationSpan is one obligation from creation to its close.
+type ObligationSpan struct {
+	ID, Kind         string
+	Created, Due     time.Time
+	Closed           *time.Time
+	CreatedText      string
+	DueText          string
+	ClosedText       string
+	Status           string // discharged, cancelled, breached, open
+	ClosedAfterDueBy time.Duration
+}
+
+// CheckpointSpan is one human checkpoint.
+type CheckpointSpan struct {
+	ID, Type, Assignee string
+	Opened, Deadline   time.Time
+	OpenedText         string
+	DeadlineText       string
+	Resolved           *time.Time
+	ResolvedText       string
+	Resolution         string // "" while open
+}
+
+// ProvisionalSpan is one provisional-close window.
+type ProvisionalSpan struct {
+	Cycle                 string
+	Entered, ReopenUntil  time.Time
+	EnteredText, UntilTxt string
+	Ended                 *time.Time
+	EndedText             string
+	Ending                string // "reopened", "finalized" or "open"
+	WarrantyCycle         string
+}
+
+// FindingMark is one evaluator finding that names an instant.
+type FindingMark struct {
+	Dimension, Code, Detail string
+	At                      time.Time
+	AtText                  string
+}
+
+// TerminalMark is how the episode ended.
+type TerminalMark struct {
+	At       time.Time
+	AtText   string
+	Status   string
+	Business bool // a terminal_accepted row (else an execution status)
+}
+
+// roleOrder orders event lanes: the participants first, then the
+// authoritative systems, then the scheduler.
+var roleOrder = []string{"customer_1", "supplier_1", "approver_1", "operator_1", "maintenance_system", "payment_system", "scheduler"}
+
+// Derive lays an episode out on its timeline.
+func Derive(e *episodeview.Episode) *Timeline {
+	tl := &Timeline{Start: e.StartedAt.T, End: e.EndedAt.T}
+	seen := map[string]bool{}
+	for _, ev := range e.Events {
+		origin := OriginExogenous
+		switch {
+		case ev.CausedBy == "timer":
+			origin = OriginTimer
+		case ev.CausedBy != "":
+			origin = OriginReactive
+		}
+		tl.Events = append(tl.Events, EventMark{
+			ID: ev.ID, Type: ev.Type, Actor: ev.Actor, Disposition: ev.Disposition, Verdict: ev.Verdict,
+			Origin: origin, CausedBy: ev.CausedBy, TriggersAgent: ev.TriggersAgent, At: ev.At.T, AtText: ev.At.Text,
+		})
+		seen[ev.Actor] = true
+	}
+	for _, a := range roleOrder {
+		if seen[a] {
+			tl.Actors = append(tl.Actors, a)
+			delete(seen, a)
+		}
+	}
+	var rest []string
+	for a := range seen {
+		rest = append(rest, a)
+	}
+	slices.Sort(rest)
+	tl.Actors = append(tl.Actors, rest...)
+
+	rows := e.Rows
+	var inv int64
+	obl := map[string]int{}
+	cps := map[string]int{}
+	for i, r := range rows {
+		switch r.Type {
+		case "agent_invoked":
+			inv, _ = r.Int("invocation_index")
+			tl.Invocations = append(tl.Invocations, InvocationMark{Index: inv, At: r.At.T, AtText: r.At.Text, TriggerEventID: r.Str("trigger_event_id")})
+		case "action_proposed":
+			p := ProposalMark{Row: i, Invocation: inv, ActionType: r.Str("action_type"), At: r.At.T, AtText: r.At.Text}
+			id := r.Str("proposal_id")
+			for _, s := range rows[i+1:] {
+				if s.Str("proposal_id") != id {
+					continue
+				}
+				if s.Type == "effect_accepted" {
+					p.Accepted = true
+					break
+				}
+				if s.Type == "action_rejected" {
+					p.Code = s.Str("code")
+					break
+				}
+			}
+			tl.Proposals = append(tl.Proposals, p)
+		case "terminal_proposed":
+			p := ProposalMark{Row: i, Invocation: inv, Terminal: true, ActionType: "complete", At: r.At.T, AtText: r.At.Text}
+		answer:
+			for _, s := range rows[i+1:] {
+				switch s.Type {
+				case "terminal_rejected":
+					p.Code = s.Str("code")
+					break answer
+				case "provisional_close_entered", "terminal_accepted":
+					p.Accepted = true
+					break answer
+				case "terminal_proposed", "agent_invoked":
+					break answer
+				}
+			}
+			tl.Proposals = append(tl.Proposals, p)
+		case "wait_declared":
+			if _, ok := r.F["wake_on"]; !ok {
+				continue // a fallback firing, not a declaration
+			}
+			w := WaitSpan{Row: i, From: r.At.T, FromText: r.At.Text, WakeOn: r.Strs("wake_on"), Reason: r.Str("reason"), To: e.EndedAt.T, ToText: e.EndedAt.Text}
+			if fb, ok := episodeview.InstantOf(r.Str("fallback_at")); ok {
+				t := fb.T
+				w.Fallback = &t
+			}
+		end:
+			for _, s := range rows[i+1:] {
+				switch s.Type {
+				case "agent_invoked":
+					w.To, w.ToText, w.Woken = s.At.T, s.At.Text, true
+					break end
+				case "wait_unresolved_at_horizon":
+					w.Unresolve = true
+					if h, ok := episodeview.InstantOf(s.Str("horizon_at")); ok {
+						w.To, w.ToText = h.T, h.Text
+					}
+					break end
+				case "wait_declared":
+					w.To, w.ToText = s.At.T, s.At.Text
+					break end
+				}
+			}
+			tl.Waits = append(tl.Waits, w)
+		case "obligation_created":
+			o := ObligationSpan{ID: r.Str("obligation_id"), Kind: r.Str("kind"), Created: r.At.T, CreatedText: r.At.Text, Status: "open"}
+			if d, ok := episodeview.InstantOf(r.Str("due_at")); ok {
+				o.Due, o.DueText = d.T, d.Text
+			}
+			if _, dup := obl[o.ID]; !dup {
+				obl[o.ID] = len(tl.Obligations)
+				tl.Obligations = append(tl.Obligations, o)
+			}
+		case "obligation_discharged", "obligation_cancelled", "obligation_breached":
+			if k, ok := obl[r.Str("obligation_id")]; ok && tl.Obligations[k].Closed == nil {
+				o := &tl.Obligations[k]
+				t := r.At.T
+				o.Closed, o.ClosedText = &t, r.At.Text
+				o.Status = strings.TrimPrefix(r.Type, "obligation_")
+				if !o.Due.IsZero() && t.After(o.Due) {
+					o.ClosedAfterDueBy = t.Sub(o.Due)
+				}
+			}
+		case "checkpoint_opened":
+			c := CheckpointSpan{ID: r.Str("checkpoint_id"), Type: r.Str("checkpoint_type"), Assignee: r.Str("assignee_actor_id"), Opened: r.At.T, OpenedText: r.At.Text}
+			if d, ok := episodeview.InstantOf(r.Str("deadline_at")); ok {
+				c.Deadline, c.DeadlineText = d.T, d.Text
+			}
+			cps[c.ID] = len(tl.Checkpoints)
+			tl.Checkpoints = append(tl.Checkpoints, c)
+		case "checkpoint_resolved":
+			if k, ok := cps[r.Str("checkpoint_id")]; ok && tl.Checkpoints[k].Resolved == nil {
+				t := r.At.T
+				tl.Checkpoints[k].Resolved, tl.Checkpoints[k].ResolvedText = &t, r.At.Text
+				tl.Checkpoints[k].Resolution = r.Str("resolution")
+			}
+		case "provisional_close_entered":
+			p := ProvisionalSpan{Cycle: r.Str("cycle_id"), Entered: r.At.T, EnteredText: r.At.Text, Ending: "open"}
+			if u, ok := episodeview.InstantOf(r.Str("reopen_until")); ok {
+				p.ReopenUntil, p.UntilTxt = u.T, u.Text
+			}
+			tl.Provisional = append(tl.Provisional, p)
+		case "operation_reopened":
+			for k := range tl.Provisional {
+				p := &tl.Provisional[k]
+				if p.Ending == "open" && p.Cycle == r.Str("reopened_cycle_id") {
+					t := r.At.T
+					p.Ended, p.EndedText, p.Ending, p.WarrantyCycle = &t, r.At.Text, "reopened", r.Str("warranty_cycle_id")
+				}
+			}
+		case "terminal_accepted":
+			tl.Terminal = TerminalMark{At: r.At.T, AtText: r.At.Text, Status: r.Str("outcome"), Business: true}
+			for k := range tl.Provisional {
+				p := &tl.Provisional[k]
+				if p.Ending == "open" && p.Cycle == r.Str("cycle_id") {
+					t := r.At.T
+					p.Ended, p.EndedText, p.Ending = &t, r.At.Text, "finalized"
+				}
+			}
+		}
+	}
+	// An approval that expired at its deadline has no resolution row: the
+	// accepted deadline timer is what closed it.
+	for _, ev := range e.Events {
+		if ev.Type != "approval_deadline_due" || ev.Disposition != "accepted" {
+			continue
+		}
+		id, _ := ev.Payload["checkpoint_id"].(string)
+		if k, ok := cps[id]; ok && tl.Checkpoints[k].Resolved == nil {
+			t := ev.At.T
+			tl.Checkpoints[k].Resolved, tl.Checkpoints[k].ResolvedText, tl.Checkpoints[k].Resolution = &t, ev.At.Text, "EXPIRED"
+		}
+	}
+	if !tl.Terminal.Business {
+		tl.Terminal = TerminalMark{At: e.EndedAt.T, AtText: e.EndedAt.Text, Status: e.Status}
+	}
+	for _, d := range e.Evaluation.Dimensions {
+		for _, f := range d.Findings {
+			if at, ok := episodeview.InstantOf(f.At); ok {
+				tl.Findings = append(tl.Findings, FindingMark{Dimension: d.Name, Code: f.Code, Detail: f.Detail, At: at.T, AtText: at.Text})
+			}
+		}
+	}
+	// The axis covers everything drawn: due times and deadlines may lie past
+	// the end of an episode that stopped early.
+	extend := func(t time.Time) {
+		if !t.IsZero() && t.After(tl.End) {
+			tl.End = t
+		}
+	}
+	for _, w := range tl.Waits {
+		extend(w.To)
+		if w.Fallback != nil {
+			extend(*w.Fallback)
+		}
+	}
+	for _, o := range tl.Obligations {
+		extend(o.Due)
+	}
+	for _, c := range tl.Checkpoints {
+		extend(c.Deadline)
+	}
+	for _, p := range tl.Provisional {
+		extend(p.ReopenUntil)
+	}
+	if !tl.End.After(tl.Start) {
+		tl.End = tl.Start.Add(time.Hour)
+	}
+	return tl
+}
