@@ -245,11 +245,29 @@ func (r *ToolResult) recordsJSON() []byte {
 	return r.RecordsJSON
 }
 
-// entryJSON is the canonical JSON of Tree(), with the records spliced in.
+// entryJSON is the canonical JSON of Tree(), written field by field.
 func (r *ToolResult) entryJSON() []byte {
 	if r.entry == nil {
-		t := r.Tree()
-		r.entry = appendObject(make([]byte, 0, len(r.recordsJSON())+256), t, "records", r.recordsJSON())
+		b := make([]byte, 0, len(r.recordsJSON())+320)
+		b = append(b, `{"as_of":`...)
+		b = appendString(b, r.AsOf)
+		b = append(b, `,"authority":`...)
+		b = appendString(b, r.Authority)
+		b = append(b, `,"error_code":null,"ok":`...)
+		b = AppendCanonical(b, r.OK)
+		b = append(b, `,"record_id":`...)
+		b = appendString(b, r.RecordID)
+		b = append(b, `,"record_version":`...)
+		b = appendString(b, r.RecordVersion)
+		b = append(b, `,"records":`...)
+		b = append(b, r.recordsJSON()...)
+		b = append(b, `,"schema_id":`...)
+		b = appendString(b, r.SchemaID)
+		b = append(b, `,"source":`...)
+		b = appendString(b, r.Source)
+		b = append(b, `,"tool":`...)
+		b = appendString(b, r.Tool)
+		r.entry = append(b, '}')
 	}
 	return r.entry
 }
@@ -272,6 +290,9 @@ func RecordVersion(records map[string]any, n int) string {
 
 // argumentKey is an order-independent identity for request arguments.
 func argumentKey(args map[string]any) string {
+	if len(args) == 0 {
+		return "{}"
+	}
 	b, err := canon.Upstream(args)
 	if err != nil {
 		return "<" + err.Error() + ">"

@@ -116,6 +116,61 @@ func (l *ledger) appendRaw(at, recordType string, payload map[string]any, rawKey
 	l.rows = append(l.rows, payload)
 }
 
+// appendServed appends a retrieval_served row, encoding it field by field.
+func (l *ledger) appendServed(at string, invocation, turn, batch, pos int, r *ToolResult) {
+	index := int64(len(l.rows))
+	if l.hash == nil {
+		l.hash = sha256.New()
+	}
+	b := l.scratch[:0]
+	if index == 0 {
+		b = append(b, '[')
+	} else {
+		b = append(b, ',')
+	}
+	b = append(b, `{"as_of":`...)
+	b = appendString(b, r.AsOf)
+	b = append(b, `,"at":`...)
+	b = appendString(b, at)
+	b = append(b, `,"authority":`...)
+	b = appendString(b, r.Authority)
+	b = append(b, `,"batch_index":`...)
+	b = appendSafeInt(b, int64(batch))
+	b = append(b, `,"index":`...)
+	b = appendSafeInt(b, index)
+	b = append(b, `,"initiated_by":"agent","invocation_index":`...)
+	b = appendSafeInt(b, int64(invocation))
+	b = append(b, `,"ok":`...)
+	b = AppendCanonical(b, r.OK)
+	b = append(b, `,"record_id":`...)
+	b = appendString(b, r.RecordID)
+	b = append(b, `,"record_type":"retrieval_served","record_version":`...)
+	b = appendString(b, r.RecordVersion)
+	b = append(b, `,"records":`...)
+	b = append(b, r.recordsJSON()...)
+	b = append(b, `,"request_index":`...)
+	b = appendSafeInt(b, int64(pos))
+	b = append(b, `,"schema_id":`...)
+	b = appendString(b, r.SchemaID)
+	b = append(b, `,"source":`...)
+	b = appendString(b, r.Source)
+	b = append(b, `,"tool":`...)
+	b = appendString(b, r.Tool)
+	b = append(b, `,"turn_index":`...)
+	b = appendSafeInt(b, int64(turn))
+	b = append(b, '}')
+	l.hash.Write(b)
+	l.scratch = b
+	l.rows = append(l.rows, map[string]any{
+		"index": index, "at": at, "record_type": "retrieval_served",
+		"invocation_index": int64(invocation), "turn_index": int64(turn),
+		"batch_index": int64(batch), "request_index": int64(pos), "initiated_by": "agent",
+		"tool": r.Tool, "source": r.Source, "authority": r.Authority, "record_id": r.RecordID,
+		"record_version": r.RecordVersion, "as_of": r.AsOf, "schema_id": r.SchemaID,
+		"records": r.Records, "ok": r.OK,
+	})
+}
+
 // digest is the trajectory digest of the rows appended so far.
 func (l *ledger) digest() string {
 	h := l.hash
@@ -161,6 +216,7 @@ type execution struct {
 	turn         int
 
 	decisions  []any
+	obsScratch []byte
 	obsDigests []string
 	noDigests  bool
 	err        error
@@ -449,7 +505,9 @@ func (x *execution) invoke(trigger *Event) {
 			x.fail(err)
 			return
 		}
-		x.recordDecision(obs, d)
+		if !x.noDigests {
+			x.recordDecision(obs, d)
+		}
 		turn++
 		if r, ok := d.(*Retrieve); ok {
 			x.serveBatch(r, turn-1)
@@ -482,10 +540,7 @@ func (x *execution) recordDecision(obs *Observation, d Decision) {
 	} else {
 		rec = d.Record()
 	}
-	digest := ""
-	if !x.noDigests {
-		digest = obs.Digest()
-	}
+	digest := obs.Digest()
 	x.obsDigests = append(x.obsDigests, digest)
 	x.decisions = append(x.decisions, map[string]any{
 		"invocation_index": int64(obs.InvocationIndex), "turn_index": int64(obs.TurnIndex),
@@ -551,13 +606,7 @@ func (x *execution) serveBatch(b *Retrieve, turn int) {
 			x.served[r.Tool] = r
 			x.readHistory[r.Tool] = r.RecordVersion
 		}
-		x.ledger.appendRaw(x.clock.nowText, "retrieval_served", map[string]any{
-			"invocation_index": int64(x.invocations), "turn_index": int64(turn),
-			"batch_index": int64(batch), "request_index": int64(pos), "initiated_by": "agent",
-			"tool": r.Tool, "source": r.Source, "authority": r.Authority, "record_id": r.RecordID,
-			"record_version": r.RecordVersion, "as_of": r.AsOf, "schema_id": r.SchemaID,
-			"records": r.Records, "ok": r.OK,
-		}, "records", r.recordsJSON())
+		x.ledger.appendServed(x.clock.nowText, x.invocations, turn, batch, pos, r)
 	}
 }
 

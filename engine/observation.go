@@ -73,8 +73,9 @@ type Observation struct {
 	// BatchBudgetRemaining is the retrieval batches left in this invocation.
 	BatchBudgetRemaining int
 
-	static *Static
-	digest string
+	static  *Static
+	digest  string
+	scratch *[]byte // the execution's encoding buffer
 }
 
 // Static is the operation's published vocabulary (policy view, action
@@ -206,7 +207,14 @@ func (o *Observation) Projection() map[string]any {
 // tree; a test holds the two equal).
 func (o *Observation) Digest() string {
 	if o.digest == "" {
-		o.digest = hexSum(o.appendProjection(make([]byte, 0, 16<<10)))
+		var b []byte
+		if o.scratch != nil {
+			b = o.appendProjection((*o.scratch)[:0])
+			*o.scratch = b
+		} else {
+			b = o.appendProjection(make([]byte, 0, 16<<10))
+		}
+		o.digest = hexSum(b)
 	}
 	return o.digest
 }
@@ -220,7 +228,7 @@ func (x *execution) observation(env *Envelope, turn int) *Observation {
 		OperationInstanceID: x.instID, OperationID: x.static.OperationID, Now: x.clock.nowText,
 		InvocationIndex: x.invocations, TurnIndex: turn, Phase: x.state.Phase(), Event: env,
 		Served: served, BatchBudgetRemaining: x.plan.MaxRetrievalBatchesPerInvocation - x.batches,
-		static: x.static,
+		static: x.static, scratch: &x.obsScratch,
 	}
 	if x.lastRej != nil {
 		o.LastRejection = &Rejection{x.lastRej.actionType, x.lastRej.code, x.lastRej.detail}

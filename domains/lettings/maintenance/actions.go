@@ -10,7 +10,7 @@ import (
 // ApplyAction implements [engine.State]: the action pipeline, first failure
 // wins.
 func (r *runState) ApplyAction(ctx *engine.Context, actionType string, payload map[string]any, refs []string) engine.Verdict {
-	r.gen++
+	r.touch(actionType)
 	s := r.s
 	if s.replayFinal {
 		return engine.Refuse("OPERATION_IS_REPLAY_FINAL", "a replay-final operation accepts no further action")
@@ -447,7 +447,7 @@ func (r *runState) armVisitFollowup(ctx *engine.Context, cid string) {
 
 // ApplyTerminal implements [engine.State]: two doors, both narrow.
 func (r *runState) ApplyTerminal(ctx *engine.Context, refs []string) engine.Verdict {
-	r.gen++
+	r.touch(engine.CompleteOutcomeKey)
 	s := r.s
 	if s.replayFinal {
 		return engine.Refuse("OPERATION_IS_REPLAY_FINAL", "this operation has already ended")

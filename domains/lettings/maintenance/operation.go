@@ -157,22 +157,72 @@ func (op *Operation) EventAuthority(actorID, eventType string) string {
 
 // NewState implements [engine.Domain].
 func (op *Operation) NewState() engine.State {
-	return &runState{op: op, s: newState(op.spec.HiddenState)}
+	return &runState{op: op, s: newState(op.spec.HiddenState), dirty: tAll}
 }
 
 // runState is one episode's record plus the operation it belongs to.
 type runState struct {
 	op    *Operation
 	s     *opState
-	gen   uint64
-	cache map[string]*toolCache
+	dirty uint8 // tools whose records may have changed since last served (bit per Tools index)
+	cache [8]*toolCache
 }
 
 type toolCache struct {
-	gen     uint64
 	records map[string]any
 	json    []byte
 	version string
+}
+
+// Tool bits for dirty tracking, in [Tools] order.
+const (
+	tCase uint8 = 1 << iota
+	tAuth
+	tBilling
+	tCheckpoints
+	tComms
+	tObligations
+	tQuotes
+	tEvents
+	tAll uint8 = 0xff
+)
+
+// touches says which tools' records each reducer or handler may change. A
+// test re-derives every served record from scratch and holds the cache to it.
+var touches = map[string]uint8{
+	"customer_issue_reported":      tCase,
+	"customer_resolution_reported": tCase,
+	"supplier_visit_response":      tCase,
+	"supplier_work_reported":       tCase,
+	"supplier_quote_received":      tCase | tQuotes,
+	"supplier_invoice_received":    tBilling,
+	"supplier_assertion_received":  tEvents,
+	"approver_decision_received":   tCase | tCheckpoints | tQuotes | tObligations,
+	"operator_exception_resolved":  tCase | tCheckpoints,
+	"visit_attendance_verified":    tCase | tAuth | tObligations,
+	"work_evidence_verified":       tCase | tAuth | tObligations,
+	"invoice_validation_completed": tBilling | tAuth,
+	"payment_settlement_confirmed": tBilling | tAuth | tObligations,
+	"approval_reminder_due":        tCheckpoints,
+	"approval_deadline_due":        tCheckpoints | tQuotes | tObligations,
+	"visit_followup_due":           tObligations,
+	"provisional_close_expired":    tCase,
+	"request_supplier_visit":       tCase | tObligations,
+	"request_approval":             tCase | tCheckpoints | tObligations,
+	"send_message":                 tCase | tComms | tObligations,
+	"authorise_supplier_work":      tCase | tObligations,
+	"request_invoice_validation":   tBilling,
+	"request_payment":              tBilling,
+	"request_exception_resolution": tCase | tCheckpoints,
+	engine.CompleteOutcomeKey:      tCase,
+}
+
+func (r *runState) touch(key string) {
+	if t, ok := touches[key]; ok {
+		r.dirty |= t
+	} else {
+		r.dirty = tAll
+	}
 }
 
 func (r *runState) Phase() string     { return r.s.phase }
@@ -202,7 +252,8 @@ func visitBindings(c *cycle) map[string]string {
 
 // ReduceEvent implements [engine.State].
 func (r *runState) ReduceEvent(ctx *engine.Context, ev *engine.Event) engine.Verdict {
-	r.gen++
+	r.touch(ev.EventType)
+	r.touch(ev.EventType)
 	op := r.op
 	actor := op.spec.Actors[ev.ActorID]
 	if actor == nil {

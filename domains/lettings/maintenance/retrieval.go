@@ -66,25 +66,33 @@ var RootShapes = map[string]string{
 	"transfer_notice_sent": "flag",
 }
 
-// Serve implements [engine.State]. Records of one tool are rebuilt only when
-// the record may have changed since they were last served (the trees are
-// shared, read-only, between results and rows).
+// verifyServeCache makes every Serve re-derive the records of every tool
+// from scratch and compare them with the cache (tests set it).
+var verifyServeCache = false
+
+// Serve implements [engine.State]. A tool's records are rebuilt only when a
+// reducer or handler that may change them ran since they were last served;
+// otherwise the same read-only tree, bytes and version are served again.
 func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
-	if r.cache == nil {
-		r.cache = map[string]*toolCache{}
-	}
 	out := make([]*engine.ToolResult, 0, len(tools))
 	for _, name := range tools {
 		t := toolsByName[name]
-		c := r.cache[name]
-		if c == nil || c.gen != r.gen {
+		bit := uint8(1) << toolIndex[name]
+		c := r.cache[toolIndex[name]]
+		if c == nil || r.dirty&bit != 0 || verifyServeCache {
 			records := make(map[string]any, len(t.Roots))
 			for _, root := range t.Roots {
 				records[root] = r.s.root(root)
 			}
 			enc, version := engine.EncodeRecords(records, RecordVersionLength)
-			c = &toolCache{gen: r.gen, records: records, json: enc, version: version}
-			r.cache[name] = c
+			if verifyServeCache && c != nil && r.dirty&bit == 0 && string(enc) != string(c.json) {
+				panic("maintenance: stale served-record cache for " + name)
+			}
+			if c == nil || string(enc) != string(c.json) {
+				c = &toolCache{records: records, json: enc, version: version}
+				r.cache[toolIndex[name]] = c
+			}
+			r.dirty &^= bit
 		}
 		out = append(out, &engine.ToolResult{
 			Tool: t.Name, Source: t.Source, Authority: t.Authority, RecordID: t.RecordID(),
@@ -93,3 +101,11 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 	}
 	return out
 }
+
+var toolIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, t := range Tools {
+		m[t.Name] = i
+	}
+	return m
+}()

@@ -1,0 +1,444 @@
+// Package oracle loads the maintenance negative-control oracle: the
+// separately authored, versioned statement of what each negative-control
+// agent must break, why, and what it must leave standing.
+//
+// The expectations live apart from the agents and the evaluator on purpose:
+// this package imports neither the agent registry nor the evaluator, and no
+// code writes the manifest. An agent's targets, expected findings and
+// must-pass dimensions are read-only views onto a loaded [Manifest].
+//
+// # Format
+//
+// A YAML document (read with YAML 1.1 scalar rules, as upstream's PyYAML
+// safe loader reads it) with exactly the top-level keys oracle_id,
+// oracle_version, operation_id, semantic_scenario_id,
+// authored_against_operation_version, provenance (authored_by,
+// independence, evidence_class, review_status), result_vector_dimensions and
+// controls; each control has exactly agent_id, scenario_id, intervention,
+// guarantee_attacked, expected_failed_dimensions (the causal failure
+// closure, an exact set), required_finding_codes (a required subset),
+// must_pass_dimensions and rationale. The shipped manifest ([Default]) is
+// obaudit's own file carrying the facts of upstream's v0_5 manifest.
+//
+// The oracle's content digest is the SHA-256 of upstream's canonical JSON
+// of the whole parsed document, values as written (not trimmed): comments,
+// layout and quoting do not move it. For the shipped manifest it is
+// c3cc69543e8baa35f53a63916554be0fc5355b2ac6f003d03ad7dccfaa80b10e, the
+// digest upstream 0.9.0's gate reports.
+//
+// # Refusals
+//
+// A manifest is refused, by class: unreadable ([ErrUnreadable]); unknown or
+// missing fields ([ErrUnknownField], [ErrMissingField]); a field of the wrong
+// kind, empty, or a name listed twice ([ErrMalformedField]); a
+// result-vector vocabulary that is not the evaluator's eleven dimensions in
+// report order ([ErrVocabularyMismatch]); a control naming a dimension
+// outside it ([ErrUnknownDimension]), declaring one dimension both failing
+// and passing ([ErrDimensionConflict]) or leaving one unjudged
+// ([ErrDimensionUnjudged]); a finding code no dimension raises
+// ([ErrUnknownFindingCode]); two controls for one agent
+// ([ErrDuplicateControl]).
+//
+// # Compatibility
+//
+// The manifest format is upstream's, field for field. A new oracle version
+// is a new file; the loader reads any version whose shape is this one.
+package oracle
+
+import (
+	_ "embed"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/refusal"
+)
+
+// Refusals. Each is returned by [Load] (and so by [Default]) when a
+// manifest has the stated problem.
+var (
+	// ErrUnreadable: not one YAML mapping (syntax error, several documents,
+	// a duplicate key, an anchor, explicit tags, nesting too deep).
+	ErrUnreadable = refusal.Sentinel("oracle/unreadable")
+	// ErrUnknownField: a key the format does not have, at any level.
+	ErrUnknownField = refusal.Sentinel("oracle/unknown-field")
+	// ErrMissingField: a required key is absent.
+	ErrMissingField = refusal.Sentinel("oracle/missing-field")
+	// ErrMalformedField: a text field that is not a non-empty string, a list
+	// that is not a non-empty list of non-empty strings, or a name listed
+	// twice in one list.
+	ErrMalformedField = refusal.Sentinel("oracle/malformed-field")
+	// ErrVocabularyMismatch: result_vector_dimensions is not exactly the
+	// evaluator's dimensions in report order.
+	ErrVocabularyMismatch = refusal.Sentinel("oracle/vocabulary-mismatch")
+	// ErrUnknownDimension: a control names a dimension that is not in
+	// result_vector_dimensions.
+	ErrUnknownDimension = refusal.Sentinel("oracle/unknown-dimension")
+	// ErrDimensionConflict: a control declares a dimension both in its
+	// closure and among its must-pass dimensions.
+	ErrDimensionConflict = refusal.Sentinel("oracle/dimension-conflict")
+	// ErrDimensionUnjudged: a control's closure and must-pass dimensions do
+	// not cover every result-vector dimension.
+	ErrDimensionUnjudged = refusal.Sentinel("oracle/dimension-unjudged")
+	// ErrUnknownFindingCode: a required finding code that no dimension of
+	// the evaluator raises.
+	ErrUnknownFindingCode = refusal.Sentinel("oracle/unknown-finding-code")
+	// ErrDuplicateControl: two controls for one agent.
+	ErrDuplicateControl = refusal.Sentinel("oracle/duplicate-control")
+)
+
+//go:embed negative_controls_v0_5.yaml
+var defaultManifest []byte
+
+// DefaultSource names the shipped manifest in reports and refusals.
+const DefaultSource = "negative_controls_v0_5.yaml"
+
+// DefaultBytes returns a copy of the shipped manifest's bytes.
+func DefaultBytes() []byte { return slices.Clone(defaultManifest) }
+
+// Vocabulary is what a manifest is checked against: the evaluator's
+// dimensions in report order and its finding-code catalogue. The caller
+// supplies it (this package does not import the evaluator).
+type Vocabulary struct {
+	Dimensions []string
+	// KnownCode reports whether some dimension raises code.
+	KnownCode func(code string) bool
+}
+
+// Identity names the oracle a report was graded against.
+type Identity struct {
+	OracleID      string
+	OracleVersion string
+	// Digest is oracle_digest_sha256.
+	Digest string
+}
+
+// Provenance is the manifest's statement about its own authorship.
+type Provenance struct {
+	AuthoredBy, Independence, EvidenceClass, ReviewStatus string
+}
+
+// Control is one oracle-declared negative control. A Control returned by a
+// [Manifest] is a copy: editing it changes nothing the gate reads.
+type Control struct {
+	AgentID           string
+	ScenarioID        string
+	Intervention      string
+	GuaranteeAttacked string
+	// Closure is expected_failed_dimensions: the causal failure closure,
+	// compared as an exact set.
+	Closure []string
+	// RequiredFindings is required_finding_codes: a required subset of the
+	// run's finding codes.
+	RequiredFindings []string
+	// MustPass is must_pass_dimensions.
+	MustPass  []string
+	Rationale string
+}
+
+func (c Control) clone() Control {
+	c.Closure = slices.Clone(c.Closure)
+	c.RequiredFindings = slices.Clone(c.RequiredFindings)
+	c.MustPass = slices.Clone(c.MustPass)
+	return c
+}
+
+// Manifest is a loaded, validated oracle. It is immutable.
+type Manifest struct {
+	id, version, operationID, semanticScenarioID, authoredAgainst string
+	provenance                                                    Provenance
+	dimensions                                                    []string
+	controls                                                      []Control
+	digest, source                                                string
+}
+
+// Identity returns the oracle id, version and content digest.
+func (m *Manifest) Identity() Identity {
+	return Identity{OracleID: m.id, OracleVersion: m.version, Digest: m.digest}
+}
+
+// Source is where the manifest was read from.
+func (m *Manifest) Source() string { return m.source }
+
+// OperationID is the operation the oracle was authored for.
+func (m *Manifest) OperationID() string { return m.operationID }
+
+// SemanticScenarioID is the semantic scenario the oracle was authored for.
+func (m *Manifest) SemanticScenarioID() string { return m.semanticScenarioID }
+
+// AuthoredAgainstOperationVersion is the operation version it was written
+// against.
+func (m *Manifest) AuthoredAgainstOperationVersion() string { return m.authoredAgainst }
+
+// Provenance returns the authorship statement.
+func (m *Manifest) Provenance() Provenance { return m.provenance }
+
+// Dimensions returns result_vector_dimensions, in report order.
+func (m *Manifest) Dimensions() []string { return slices.Clone(m.dimensions) }
+
+// AgentIDs returns the declared agents in file order.
+func (m *Manifest) AgentIDs() []string {
+	out := make([]string, len(m.controls))
+	for i, c := range m.controls {
+		out[i] = c.AgentID
+	}
+	return out
+}
+
+// Controls returns copies of every control, in file order.
+func (m *Manifest) Controls() []Control {
+	out := make([]Control, len(m.controls))
+	for i, c := range m.controls {
+		out[i] = c.clone()
+	}
+	return out
+}
+
+// Control returns a copy of the control declared for agentID.
+func (m *Manifest) Control(agentID string) (Control, bool) {
+	for _, c := range m.controls {
+		if c.AgentID == agentID {
+			return c.clone(), true
+		}
+	}
+	return Control{}, false
+}
+
+// Targets is the agent's causal failure closure (a read-only view: a copy),
+// or nil if the oracle declares no control for it.
+func (m *Manifest) Targets(agentID string) []string {
+	c, _ := m.Control(agentID)
+	return c.Closure
+}
+
+// ExpectedFindings is the agent's required finding codes, or nil.
+func (m *Manifest) ExpectedFindings(agentID string) []string {
+	c, _ := m.Control(agentID)
+	return c.RequiredFindings
+}
+
+// MustPass is the agent's must-pass dimensions, or nil.
+func (m *Manifest) MustPass(agentID string) []string {
+	c, _ := m.Control(agentID)
+	return c.MustPass
+}
+
+// Default loads the shipped manifest.
+func Default(v Vocabulary) (*Manifest, error) { return Load(defaultManifest, DefaultSource, v) }
+
+var (
+	topLevelFields   = []string{"oracle_id", "oracle_version", "operation_id", "semantic_scenario_id", "authored_against_operation_version", "provenance", "result_vector_dimensions", "controls"}
+	provenanceFields = []string{"authored_by", "independence", "evidence_class", "review_status"}
+	controlFields    = []string{"agent_id", "scenario_id", "intervention", "guarantee_attacked", "expected_failed_dimensions", "required_finding_codes", "must_pass_dimensions", "rationale"}
+)
+
+// Load parses and validates a manifest. source names it in refusals.
+func Load(b []byte, source string, v Vocabulary) (*Manifest, error) {
+	if len(v.Dimensions) == 0 || v.KnownCode == nil {
+		return nil, errors.New("oracle: Load needs the evaluator's vocabulary")
+	}
+	raw, err := parseYAML(b, source)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := canon.UpstreamDigest(raw)
+	if err != nil {
+		return nil, refusal.Wrap(ErrMalformedField, err, "%s: this manifest cannot be given a content identity", source)
+	}
+	if err := fields(raw, topLevelFields, source); err != nil {
+		return nil, err
+	}
+	m := &Manifest{digest: digest, source: source}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{
+		{"oracle_id", &m.id}, {"oracle_version", &m.version}, {"operation_id", &m.operationID},
+		{"semantic_scenario_id", &m.semanticScenarioID}, {"authored_against_operation_version", &m.authoredAgainst},
+	} {
+		if *f.dst, err = text(raw, f.key, source); err != nil {
+			return nil, err
+		}
+	}
+	prov, ok := raw["provenance"].(map[string]any)
+	where := source + ": provenance"
+	if !ok {
+		return nil, refusal.New(ErrMalformedField, "%s: expected a mapping", where)
+	}
+	if err := fields(prov, provenanceFields, where); err != nil {
+		return nil, err
+	}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{
+		{"authored_by", &m.provenance.AuthoredBy}, {"independence", &m.provenance.Independence},
+		{"evidence_class", &m.provenance.EvidenceClass}, {"review_status", &m.provenance.ReviewStatus},
+	} {
+		if *f.dst, err = text(prov, f.key, where); err != nil {
+			return nil, err
+		}
+	}
+	if m.dimensions, err = names(raw, "result_vector_dimensions", source); err != nil {
+		return nil, err
+	}
+	if !slices.Equal(m.dimensions, v.Dimensions) {
+		return nil, refusal.New(ErrVocabularyMismatch,
+			"%s: result_vector_dimensions is %v; the evaluator's result vector is %v, in that order", source, m.dimensions, v.Dimensions)
+	}
+	list, ok := raw["controls"].([]any)
+	if !ok || len(list) == 0 {
+		return nil, refusal.New(ErrMalformedField, "%s: controls must be a non-empty list of oracle-declared negative controls", source)
+	}
+	seen := map[string]bool{}
+	for i, item := range list {
+		c, err := parseControl(item, m.dimensions, v, sprintf("%s: controls[%d]", source, i))
+		if err != nil {
+			return nil, err
+		}
+		if seen[c.AgentID] {
+			return nil, refusal.New(ErrDuplicateControl,
+				"%s: agent %q is oracle-declared twice; one control per agent, or the gate has two answers", source, c.AgentID)
+		}
+		seen[c.AgentID] = true
+		m.controls = append(m.controls, c)
+	}
+	return m, nil
+}
+
+func parseControl(item any, vocabulary []string, v Vocabulary, where string) (Control, error) {
+	var c Control
+	raw, ok := item.(map[string]any)
+	if !ok {
+		return c, refusal.New(ErrMalformedField, "%s: expected a mapping", where)
+	}
+	if err := fields(raw, controlFields, where); err != nil {
+		return c, err
+	}
+	var err error
+	if c.AgentID, err = text(raw, "agent_id", where); err != nil {
+		return c, err
+	}
+	named := where + " (" + c.AgentID + ")"
+	if c.Closure, err = names(raw, "expected_failed_dimensions", named); err != nil {
+		return c, err
+	}
+	if c.MustPass, err = names(raw, "must_pass_dimensions", named); err != nil {
+		return c, err
+	}
+	known := map[string]bool{}
+	for _, d := range vocabulary {
+		known[d] = true
+	}
+	var unknown, both []string
+	for _, d := range c.Closure {
+		if !known[d] {
+			unknown = append(unknown, d)
+		}
+		if slices.Contains(c.MustPass, d) {
+			both = append(both, d)
+		}
+	}
+	for _, d := range c.MustPass {
+		if !known[d] {
+			unknown = append(unknown, d)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return c, refusal.New(ErrUnknownDimension, "%s: names %v, which are not in the declared result_vector_dimensions", named, unknown)
+	}
+	if len(both) > 0 {
+		slices.Sort(both)
+		return c, refusal.New(ErrDimensionConflict, "%s: %v are declared as both failing and passing", named, both)
+	}
+	var unjudged []string
+	for _, d := range vocabulary {
+		if !slices.Contains(c.Closure, d) && !slices.Contains(c.MustPass, d) {
+			unjudged = append(unjudged, d)
+		}
+	}
+	if len(unjudged) > 0 {
+		return c, refusal.New(ErrDimensionUnjudged, "%s: %v are left unjudged; every control states an expectation for every dimension", named, unjudged)
+	}
+	if c.ScenarioID, err = text(raw, "scenario_id", named); err != nil {
+		return c, err
+	}
+	if c.Intervention, err = text(raw, "intervention", named); err != nil {
+		return c, err
+	}
+	if c.GuaranteeAttacked, err = text(raw, "guarantee_attacked", named); err != nil {
+		return c, err
+	}
+	if c.RequiredFindings, err = names(raw, "required_finding_codes", named); err != nil {
+		return c, err
+	}
+	for _, code := range c.RequiredFindings {
+		if !v.KnownCode(code) {
+			return c, refusal.New(ErrUnknownFindingCode, "%s: requires finding code %q, which no dimension of the evaluator raises", named, code)
+		}
+	}
+	if c.Rationale, err = text(raw, "rationale", named); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func fields(m map[string]any, allowed []string, where string) error {
+	var unknown, missing []string
+	for k := range m {
+		if !slices.Contains(allowed, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	for _, k := range allowed {
+		if _, ok := m[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return refusal.New(ErrUnknownField, "%s: unknown field(s) %v; this build knows %v", where, unknown, sortedCopy(allowed))
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return refusal.New(ErrMissingField, "%s: missing required field(s) %v", where, missing)
+	}
+	return nil
+}
+
+// text is a non-empty string field, stored trimmed.
+func text(m map[string]any, key, where string) (string, error) {
+	s, ok := m[key].(string)
+	if !ok || strings.TrimSpace(s) == "" {
+		return "", refusal.New(ErrMalformedField, "%s: %s must be a non-empty string", where, key)
+	}
+	return strings.TrimSpace(s), nil
+}
+
+// names is a non-empty list of distinct non-empty strings.
+func names(m map[string]any, key, where string) ([]string, error) {
+	list, ok := m[key].([]any)
+	if !ok || len(list) == 0 {
+		return nil, refusal.New(ErrMalformedField, "%s: %s must be a non-empty list of names", where, key)
+	}
+	out := make([]string, 0, len(list))
+	for _, item := range list {
+		s, ok := item.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			return nil, refusal.New(ErrMalformedField, "%s: %s carries a non-string or empty entry", where, key)
+		}
+		if slices.Contains(out, s) {
+			return nil, refusal.New(ErrMalformedField, "%s: %s names %q twice", where, key, s)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func sortedCopy(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return out
+}
