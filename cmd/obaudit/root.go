@@ -57,6 +57,8 @@ func newRootCmd(g *globals) *cobra.Command {
 		newVersionCmd(g),
 		newCanonCmd(g),
 		newDigestCmd(g),
+		newLedgerCmd(g),
+		newBundleCmd(g),
 	)
 	markRunErrors(root)
 	return root
