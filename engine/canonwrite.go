@@ -94,10 +94,33 @@ func appendObject(dst []byte, m map[string]any, rawKey string, raw []byte) []byt
 	return append(dst, '}')
 }
 
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// needsCare reports whether any of the 8 bytes in w is a control character
+// (< 0x20), '"', '\' or non-ASCII (>= 0x80).
+func needsCare(w uint64) bool {
+	less := (w - lsb*0x20) &^ w
+	quote := w ^ (lsb * '"')
+	slash := w ^ (lsb * '\\')
+	eq := ((quote - lsb) &^ quote) | ((slash - lsb) &^ slash)
+	return (less|eq|w)&msb != 0
+}
+
 func appendString(dst []byte, s string) []byte {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if needsCare(w) {
+			break
+		}
+	}
 	plain := true
 	ascii := true
-	for i := 0; i < len(s); i++ {
+	for ; i < len(s); i++ {
 		c := s[i]
 		if c < 0x20 || c == '"' || c == '\\' {
 			plain = false
@@ -135,5 +158,9 @@ func hexSum(b []byte) string {
 // use it to fill [ToolResult.RecordsJSON] and [ToolResult.RecordVersion].
 func EncodeRecords(records map[string]any, n int) ([]byte, string) {
 	b := AppendCanonical(nil, records)
-	return b, hexSum(b)[:n]
+	return b, VersionOf(b, n)
 }
+
+// VersionOf is the record version of already-encoded records: the first n
+// hex characters of their SHA-256.
+func VersionOf(recordsJSON []byte, n int) string { return hexSum(recordsJSON)[:n] }

@@ -150,6 +150,7 @@ func execute(d Domain, agent Agent, instanceID string, noDigests bool) (*Episode
 		claims: map[string]bool{}, noDigests: noDigests,
 	}
 	x.ctx = &Context{x}
+	x.ledger.digestOnly = noDigests
 	x.clock = clock{start: start, now: start, nowText: plan.StartsAt}
 	for i := range plan.Events {
 		p := &plan.Events[i]

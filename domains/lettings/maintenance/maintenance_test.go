@@ -303,3 +303,41 @@ func TestUnknownScenarioAndIdentity(t *testing.T) {
 		t.Errorf("NewOperation(changed spec) = %v, want %s", err, maintenance.ErrIdentityMismatch.Class)
 	}
 }
+
+// checkingAgent wraps the reference and holds every observation's fast
+// digest encoding to the canonical encoding of its projection tree.
+type checkingAgent struct {
+	*maintenance.Reference
+	t *testing.T
+}
+
+func (a checkingAgent) Decide(obs *engine.Observation) (engine.Decision, error) {
+	want, err := canon.Upstream(obs.Projection())
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if got := obs.ProjectionJSON(); !bytes.Equal(got, want) {
+		a.t.Fatalf("invocation %d turn %d: projection bytes differ\n got %s\nwant %s", obs.InvocationIndex, obs.TurnIndex, got, want)
+	}
+	return a.Reference.Decide(obs)
+}
+
+func TestFastEncodingsMatchCanon(t *testing.T) {
+	spec, _ := maintenance.DefaultSpec()
+	for _, sc := range []string{"V1", "V2", "V3"} {
+		op, _ := maintenance.NewOperation(spec, sc)
+		ep, err := engine.Execute(op, checkingAgent{maintenance.NewReference(), t}, pinnedInstance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			v    any
+			got  string
+		}{{"trajectory", ep.Trajectory, ep.TrajectoryDigest}, {"final state", ep.FinalState, ep.FinalStateDigest}, {"decisions", ep.Decisions, ep.DecisionsDigest}} {
+			if want, _ := canon.UpstreamDigest(c.v); want != c.got {
+				t.Errorf("%s %s digest %s, canon says %s", sc, c.name, c.got, want)
+			}
+		}
+	}
+}

@@ -166,12 +166,14 @@ type runState struct {
 	s     *opState
 	dirty uint8 // tools whose records may have changed since last served (bit per Tools index)
 	cache [8]*toolCache
+	buf   []byte
 }
 
 type toolCache struct {
 	records map[string]any
 	json    []byte
 	version string
+	last    *engine.ToolResult // the result last served, reused at the same instant
 }
 
 // Tool bits for dirty tracking, in [Tools] order.

@@ -84,20 +84,25 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 			for _, root := range t.Roots {
 				records[root] = r.s.root(root)
 			}
-			enc, version := engine.EncodeRecords(records, RecordVersionLength)
+			enc := engine.AppendCanonical(r.buf[:0], records)
+			r.buf = enc
 			if verifyServeCache && c != nil && r.dirty&bit == 0 && string(enc) != string(c.json) {
 				panic("maintenance: stale served-record cache for " + name)
 			}
 			if c == nil || string(enc) != string(c.json) {
-				c = &toolCache{records: records, json: enc, version: version}
+				js := append([]byte(nil), enc...)
+				c = &toolCache{records: records, json: js, version: engine.VersionOf(js, RecordVersionLength)}
 				r.cache[toolIndex[name]] = c
 			}
 			r.dirty &^= bit
 		}
-		out = append(out, &engine.ToolResult{
-			Tool: t.Name, Source: t.Source, Authority: t.Authority, RecordID: t.RecordID(),
-			RecordVersion: c.version, AsOf: asOf, SchemaID: t.SchemaID(), Records: c.records, RecordsJSON: c.json, OK: true,
-		})
+		if c.last == nil || c.last.AsOf != asOf {
+			c.last = &engine.ToolResult{
+				Tool: t.Name, Source: t.Source, Authority: t.Authority, RecordID: t.RecordID(),
+				RecordVersion: c.version, AsOf: asOf, SchemaID: t.SchemaID(), Records: c.records, RecordsJSON: c.json, OK: true,
+			}
+		}
+		out = append(out, c.last)
 	}
 	return out
 }
