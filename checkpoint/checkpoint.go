@@ -242,8 +242,12 @@ func VerifyInclusion(proofFile, bundle []byte, pub *ecdsa.PublicKey, opts Verify
 	if p.Index >= c.Size {
 		return Checkpoint{}, 0, refusal.New(ErrInclusionInvalid, "index %d is beyond tree size %d", p.Index, c.Size)
 	}
-	if err := proof.VerifyInclusion(rfc6962.DefaultHasher, p.Index, c.Size, LeafHash(bundle), p.Hashes, c.Root); err != nil {
+	got, err := proof.RootFromInclusionProof(rfc6962.DefaultHasher, p.Index, c.Size, LeafHash(bundle), p.Hashes)
+	if err != nil {
 		return Checkpoint{}, 0, refusal.Wrap(ErrInclusionInvalid, err, "leaf %d of %d", p.Index, c.Size)
+	}
+	if !bytes.Equal(got, c.Root) {
+		return Checkpoint{}, 0, refusal.New(ErrInclusionInvalid, "leaf %d of %d: the proof leads from this bundle to root %x, the checkpoint's root is %x", p.Index, c.Size, got, c.Root)
 	}
 	return c, p.Index, nil
 }
