@@ -1,0 +1,76 @@
+package artefact_test
+
+import (
+	"testing"
+
+	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/upstreamtest"
+)
+
+// BenchmarkRead measures obaudit validate's library work on the 220 KB V1
+// reference artefact (and the 229 KB model one): strict parse, every named
+// check, the three content digests recomputed and the canonical-form check;
+// the "+jsonschema" runs add the published JSON Schema pass (validate
+// --schema).
+func BenchmarkRead(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		schema bool
+	}{{fixtureDet, false}, {fixtureModel, false}, {fixtureDet, true}} {
+		label := tc.name
+		if tc.schema {
+			label += "+jsonschema"
+		}
+		b.Run(label, func(b *testing.B) {
+			name := tc.name
+			data := upstreamtest.Read(b, name)
+			opts := testOptions()
+			opts.JSONSchema = tc.schema
+			if _, err := artefact.Read(data, opts); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := artefact.Read(data, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadParts splits Read into its stages on the V1 reference.
+func BenchmarkReadParts(b *testing.B) {
+	data := upstreamtest.Read(b, fixtureDet)
+	tree, err := canon.Parse(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	noSchema := testOptions()
+	b.Run("parse", func(b *testing.B) {
+		for b.Loop() {
+			canon.Parse(data)
+		}
+	})
+	b.Run("named-checks-and-digests", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := artefact.Validate(tree, noSchema); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("schema", func(b *testing.B) {
+		for b.Loop() {
+			if err := artefact.SchemaCheck(tree); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encode", func(b *testing.B) {
+		for b.Loop() {
+			canon.Upstream(tree)
+		}
+	})
+}

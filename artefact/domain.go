@@ -1,0 +1,66 @@
+package artefact
+
+import "slices"
+
+// Domain is what reading an artefact needs to know about one operation type
+// that the format itself does not: which agents the build registers, which
+// terminal classes exist, and how a canonical final state is shaped.
+//
+// Domain packs do not import this package (the dependency rule runs the
+// other way); cmd/obaudit adapts a pack into a Domain and hands it to the
+// reader through [Options].
+type Domain struct {
+	// OperationType is the operation.operation_type this entry validates,
+	// e.g. "lettings.maintenance.synthetic".
+	OperationType string
+	// TerminalClasses are the values expected_terminal may take.
+	TerminalClasses []string
+	// Agents maps every registered in-process agent id to its kind
+	// ("reference", "negative"). A deterministic record must name one of
+	// them; a model or recorded record must name none of them.
+	Agents map[string]string
+	// ValidateState checks a final_state object against the domain's
+	// canonical state shape. engineVersion and contract are the document's;
+	// recovery is true for a contract-8 document of the 0.7.0
+	// delivery-recovery operation. It returns nil or an error describing the
+	// first problem (its class, if any, is kept in the refusal's chain under
+	// [ErrFinalState]). It must not be nil.
+	ValidateState func(state map[string]any, engineVersion string, contract int, recovery bool) error
+}
+
+// kinds returns the set of kinds the registry declares.
+func (d *Domain) kinds() []string {
+	var out []string
+	for _, k := range d.Agents {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Options configure reading and validation. The zero value registers no
+// domain, so every artefact is refused with [ErrUnknownOperationType]: it
+// fails closed rather than validating a final state against nothing.
+type Options struct {
+	// Domains are the operation types this reader can validate.
+	Domains []Domain
+	// JSONSchema also holds a contract-8 document to the published JSON
+	// Schema (schemas/artefact/v8.json) with santhosh-tekuri/jsonschema/v5,
+	// after the named checks have passed. The named checks already enforce
+	// every constraint the schema states (the test suite checks both
+	// directions), so this is an independent second engine, not extra
+	// coverage; it costs about three times everything else Read does. A
+	// violation is [ErrSchema]. The zero value skips it.
+	JSONSchema bool
+}
+
+func (o *Options) domain(operationType string) *Domain {
+	for i := range o.Domains {
+		if o.Domains[i].OperationType == operationType {
+			return &o.Domains[i]
+		}
+	}
+	return nil
+}

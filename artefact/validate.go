@@ -1,0 +1,1297 @@
+package artefact
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/refusal"
+)
+
+// Validate holds a parsed document (a [canon.Parse] tree) to its contract,
+// whole, and returns its typed view. The checks run in upstream
+// validate_artifact's order and the first failure is returned, as a refusal
+// of one of this package's classes whose [Pointer] names the value:
+//
+//  1. the version (1..8) and that version's exact top-level field set;
+//  2. every field's type, form and vocabulary, the operation, the delivered
+//     events, the trajectory under the contract's own row shapes, the
+//     domain's final-state validator, and the evaluation with its derived
+//     fields;
+//  3. from contract 2: the decision tape, the execution record, and the
+//     provenance binding between identity, execution and tape; from
+//     contract 7, the provider execution binding and its coherence with the
+//     record;
+//  4. last, the final_state, trajectory and decisions content digests,
+//     recomputed over upstream canonical JSON;
+//  5. for contract 8 and only if opts.JSONSchema is set, the published JSON
+//     Schema, by an independent engine (defence in depth).
+//
+// Validation establishes coherence, never attestation: a party who can run
+// the build can mint a fully coherent record. It never opens a ledger.
+func Validate(tree any, opts Options) (*Artefact, error) {
+	a, _, err := validate(tree, opts)
+	return a, err
+}
+
+// validate is Validate that also returns the document's upstream canonical
+// encoding (computed once, for the digests).
+func validate(tree any, opts Options) (*Artefact, []byte, error) {
+	v := validator{opts: &opts}
+	if err := v.document(tree); err != nil {
+		return nil, nil, err
+	}
+	root := tree.(map[string]any)
+	if v.version == Version && opts.JSONSchema {
+		if err := schemaCheck(root); err != nil {
+			return nil, nil, err
+		}
+	}
+	return decode(root), v.encoding, nil
+}
+
+type validator struct {
+	opts     *Options
+	version  int
+	domain   *Domain
+	encoding []byte // the document's canonical encoding, from the digest step
+}
+
+func (v *validator) document(tree any) error {
+	root, ok := tree.(map[string]any)
+	if !ok {
+		return fail(ErrBadField, "", "an artefact must be a JSON object, got %s", jsonKind(tree))
+	}
+	ver, ok := root["artifact_version"].(int64)
+	if !ok || ver < OldestVersion || ver > Version {
+		return fail(ErrUnsupportedVersion, "/artifact_version",
+			"%s is not a contract version this build reads (it reads 1..%d and writes %d)", show(root["artifact_version"]), Version, Version)
+	}
+	v.version = int(ver)
+	if err := exact(root, fieldSet(v.version), ""); err != nil {
+		return err
+	}
+	if err := text(root["engine_version"], "/engine_version"); err != nil {
+		return err
+	}
+	if err := v.operation(root["operation"]); err != nil {
+		return err
+	}
+	op := root["operation"].(map[string]any)
+	v.domain = v.opts.domain(op["operation_type"].(string))
+	if v.version >= 6 {
+		if err := instanceID(root["operation_instance_id"], "/operation_instance_id"); err != nil {
+			return err
+		}
+	}
+	for _, name := range []string{"scenario_id", "semantic_scenario_id", "scenario_label", "agent_id", "agent_kind", "status"} {
+		if err := text(root[name], "/"+name); err != nil {
+			return err
+		}
+	}
+	if err := text(root["expected_terminal"], "/expected_terminal"); err != nil {
+		return err
+	}
+	if v.domain != nil && !slices.Contains(v.domain.TerminalClasses, root["expected_terminal"].(string)) {
+		return fail(ErrUnknownValue, "/expected_terminal", "%q is not a terminal class; known classes are %v",
+			root["expected_terminal"], v.domain.TerminalClasses)
+	}
+	if err := optionalText(root["terminal_outcome"], "/terminal_outcome"); err != nil {
+		return err
+	}
+	if err := flag(root["replay_final"], "/replay_final"); err != nil {
+		return err
+	}
+	started, err := instant(root["started_at"], "/started_at")
+	if err != nil {
+		return err
+	}
+	ended, err := instant(root["ended_at"], "/ended_at")
+	if err != nil {
+		return err
+	}
+	if ended < started {
+		return fail(ErrOutOfOrder, "/ended_at", "is before the episode started; simulated time never moves backwards")
+	}
+	for _, name := range []string{"simulated_minutes", "agent_invocations"} {
+		if _, err := counter(root[name], "/"+name); err != nil {
+			return err
+		}
+	}
+	if err := events(root["events"]); err != nil {
+		return err
+	}
+	recovery := v.version == Version && op["operation_type"] == "lettings.maintenance.synthetic" && op["operation_version"] == "0.7.0"
+	if err := v.trajectory(root["trajectory"], recovery); err != nil {
+		return err
+	}
+	if v.domain == nil {
+		known := make([]string, 0, len(v.opts.Domains))
+		for _, d := range v.opts.Domains {
+			known = append(known, d.OperationType)
+		}
+		return fail(ErrUnknownOperationType, "/operation/operation_type",
+			"%q has no canonical-state validator in this reader, so the final state it records cannot be held to any shape; known operation types are %v",
+			op["operation_type"], known)
+	}
+	state, ok := root["final_state"].(map[string]any)
+	if !ok {
+		return fail(ErrBadField, "/final_state", "must be a JSON object, got %s", jsonKind(root["final_state"]))
+	}
+	if v.domain.ValidateState == nil {
+		return fail(ErrUnknownOperationType, "/operation/operation_type", "%q is registered without a canonical-state validator", op["operation_type"])
+	}
+	if err := v.domain.ValidateState(state, root["engine_version"].(string), v.version, recovery); err != nil {
+		return wrapAt(ErrFinalState, err, "/final_state", "the domain's canonical-state validator refused it")
+	}
+	for _, name := range []string{"final_state_digest_sha256", "trajectory_digest_sha256"} {
+		if err := digest(root[name], "/"+name); err != nil {
+			return err
+		}
+	}
+	if err := v.evaluation(root["evaluation"]); err != nil {
+		return err
+	}
+	if err := text(root["note"], "/note"); err != nil {
+		return err
+	}
+	digested := []string{"final_state", "trajectory"}
+	if v.version >= 2 {
+		kinds, err := v.decisions(root["decisions"])
+		if err != nil {
+			return err
+		}
+		if err := execution(root["agent_execution"]); err != nil {
+			return err
+		}
+		digested = append(digested, "decisions")
+		if err := v.provenance(root, kinds); err != nil {
+			return err
+		}
+		if v.version >= 7 {
+			if root["provider_execution"] != nil {
+				if err := binding(root["provider_execution"]); err != nil {
+					return err
+				}
+			}
+			if err := bindingCoherence(root); err != nil {
+				return err
+			}
+		}
+	} else if _, ok := v.domain.Agents[root["agent_id"].(string)]; !ok {
+		return fail(ErrUnregisteredAgent, "/agent_id",
+			"%q is not an agent this build registers; every contract-1 run's decisions came from an in-process agent", root["agent_id"])
+	}
+	enc, spans, err := encodeRoot(root)
+	if err != nil {
+		return refusal.Wrap(ErrBadField, err, "/: not representable as canonical JSON")
+	}
+	v.encoding = enc
+	for _, name := range digested {
+		sp := spans[name]
+		sum := sha256.Sum256(enc[sp[0]:sp[1]])
+		got := hex.EncodeToString(sum[:])
+		if got != root[name+"_digest_sha256"] {
+			return fail(ErrDigestMismatch, "/"+name+"_digest_sha256",
+				"does not describe the %s recorded beside it (recomputed %s); the content and the digest of that content disagree", name, got)
+		}
+	}
+	return nil
+}
+
+// encodeRoot renders the document in upstream canonical form once,
+// remembering where each top-level value's bytes lie. A member's canonical
+// bytes are a contiguous part of its object's canonical bytes, so each
+// content digest is the SHA-256 of a span of this one encoding. Top-level
+// keys are the contract's own field names (already checked by exact), plain
+// ASCII, so they need no escaping and sort the same in every form.
+func encodeRoot(root map[string]any) ([]byte, map[string][2]int, error) {
+	keys := sortedKeys(root)
+	spans := make(map[string][2]int, 3)
+	buf := make([]byte, 0, 256<<10)
+	buf = append(buf, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '"')
+		buf = append(buf, k...)
+		buf = append(buf, '"', ':')
+		start := len(buf)
+		if buf, err = canon.Append(buf, root[k], canon.UpstreamForm); err != nil {
+			return nil, nil, err
+		}
+		switch k {
+		case "final_state", "trajectory", "decisions":
+			spans[k] = [2]int{start, len(buf)}
+		}
+	}
+	return append(buf, '}'), spans, nil
+}
+
+func (v *validator) operation(x any) error {
+	const p = "/operation"
+	body, err := object(x, p)
+	if err != nil {
+		return err
+	}
+	if err := exact(body, operationFields, p); err != nil {
+		return err
+	}
+	for _, name := range []string{"operation_id", "operation_type", "operation_version", "semantic_scenario_id", "privacy_status"} {
+		if err := text(body[name], p+"/"+name); err != nil {
+			return err
+		}
+	}
+	if err := digest(body["spec_digest_sha256"], p+"/spec_digest_sha256"); err != nil {
+		return err
+	}
+	return textList(body["scenario_ids"], p+"/scenario_ids")
+}
+
+func events(x any) error {
+	list, err := array(x, "/events")
+	if err != nil {
+		return err
+	}
+	for i, e := range list {
+		p := idx("/events", i)
+		body, err := object(e, p)
+		if err != nil {
+			return err
+		}
+		if err := exact(body, eventFields, p); err != nil {
+			return err
+		}
+		for _, name := range []string{"event_id", "event_type", "actor_id", "verdict_code"} {
+			if err := text(body[name], p+"/"+name); err != nil {
+				return err
+			}
+		}
+		if _, err := instant(body["at"], p+"/at"); err != nil {
+			return err
+		}
+		if _, err := counter(body["sequence"], p+"/sequence"); err != nil {
+			return err
+		}
+		if _, err := object(body["payload"], p+"/payload"); err != nil {
+			return err
+		}
+		if err := flag(body["triggers_agent"], p+"/triggers_agent"); err != nil {
+			return err
+		}
+		if err := optionalText(body["caused_by"], p+"/caused_by"); err != nil {
+			return err
+		}
+		if err := vocabulary(body["disposition"], dispositions, p+"/disposition", "a disposition"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (v *validator) trajectory(x any, recovery bool) error {
+	rows, err := array(x, "/trajectory")
+	if err != nil {
+		return err
+	}
+	table := rowShapes(v.version)
+	var previous int64
+	for i, r := range rows {
+		p := idx("/trajectory", i)
+		body, err := object(r, p)
+		if err != nil {
+			return err
+		}
+		for _, name := range rowHead {
+			if _, ok := body[name]; !ok {
+				return fail(ErrMissingField, p, "missing required field %q", name)
+			}
+		}
+		if n, ok := body["index"].(int64); !ok || n != int64(i) {
+			return fail(ErrOutOfOrder, p+"/index", "must be %d: a trajectory is an append-only sequence and its indices are assigned by the ledger, got %s", i, show(body["index"]))
+		}
+		at, err := instant(body["at"], p+"/at")
+		if err != nil {
+			return err
+		}
+		if i > 0 && at < previous {
+			return fail(ErrOutOfOrder, p+"/at", "is before the row that precedes it; simulated time never moves backwards")
+		}
+		previous = at
+		rt, _ := body["record_type"].(string)
+		if _, ok := rowShapes8[rt]; !ok {
+			return fail(ErrUnknownValue, p+"/record_type", "%s is not a record type this build writes", show(body["record_type"]))
+		}
+		shapes, ok := table[rt]
+		if !ok {
+			return fail(ErrLaterContract, p, "a %q record is written by contract %d and not by contract %d, which this document declares; a record carrying it describes a run its own contract had no way to produce", rt, Version, v.version)
+		}
+		_, hasRecoveryOf := body["recovery_of"]
+		_, hasChannel := body["dispatch_channel"]
+		if recovery && (rt == "side_effect" || rt == "side_effect_failed") && (hasRecoveryOf || hasChannel) {
+			if _, err := counter(body["recovery_of"], p+"/recovery_of"); err != nil {
+				return err
+			}
+			if body["dispatch_channel"] != "secondary" {
+				return fail(ErrUnknownValue, p+"/dispatch_channel", "unknown recovery channel %s", show(body["dispatch_channel"]))
+			}
+			if body["message_fixture_id"] != "msg_transfer_notice" {
+				return fail(ErrUnknownValue, p+"/message_fixture_id", "unsupported recovery fixture %s", show(body["message_fixture_id"]))
+			}
+			if err := rowBody(body, shapes, p, v.version, "recovery_of", "dispatch_channel"); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := rowBody(body, shapes, p, v.version); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowBody holds a row to exactly one of its shapes (ignoring the head and
+// the named extra keys).
+func rowBody(body map[string]any, shapes []shape, p string, version int, ignore ...string) error {
+	carried := len(body) - len(rowHead) - len(ignore)
+	for _, s := range shapes {
+		if len(s) != carried {
+			continue
+		}
+		match := true
+		for _, f := range s {
+			if _, ok := body[f.name]; !ok {
+				match = false
+				break
+			}
+		}
+		if !match {
+			continue
+		}
+		for _, f := range s {
+			if err := fieldKind(body[f.name], f.kind, key(p, f.name)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var got []string
+	for k := range body {
+		if !slices.Contains(rowHead, k) && !slices.Contains(ignore, k) {
+			got = append(got, k)
+		}
+	}
+	slices.Sort(got)
+	want := make([]string, len(shapes))
+	for i, s := range shapes {
+		n := s.names()
+		slices.Sort(n)
+		want[i] = "[" + strings.Join(n, " ") + "]"
+	}
+	return fail(ErrRowShape, p, "a %q record carries %v, which is none of the shapes contract %d is written in: %s",
+		body["record_type"], got, version, strings.Join(want, " "))
+}
+
+func fieldKind(x any, kind, p string) error {
+	switch kind {
+	case kText:
+		return text(x, p)
+	case kOptionalText:
+		return optionalText(x, p)
+	case kString:
+		if _, ok := x.(string); !ok {
+			return fail(ErrBadField, p, "must be a string, got %s", jsonKind(x))
+		}
+	case kCounter:
+		_, err := counter(x, p)
+		return err
+	case kFlag:
+		return flag(x, p)
+	case kInstant:
+		_, err := instant(x, p)
+		return err
+	case kOptionalInstant:
+		if x != nil {
+			_, err := instant(x, p)
+			return err
+		}
+	case kObject, kRecords:
+		// A records body is already JSON-safe: it came out of canon.Parse.
+		_, err := object(x, p)
+		return err
+	case kBindings:
+		body, err := object(x, p)
+		if err != nil {
+			return err
+		}
+		for _, k := range sortedKeys(body) {
+			if err := text(body[k], key(p, k)); err != nil {
+				return err
+			}
+		}
+	case kMinutes:
+		return positive(x, p, "simulated minutes")
+	case kOptionalMinutes:
+		if x != nil {
+			return positive(x, p, "simulated minutes")
+		}
+	case kAuthority:
+		return textVocabulary(x, retrievalAuthority, p, "an authority class this build writes")
+	case kInitiator:
+		return textVocabulary(x, retrievalInitiator, p, "a retrieval initiator this build writes")
+	case kRefusal:
+		return textVocabulary(x, retrievalRefusal, p, "a retrieval refusal this build names")
+	case kCause:
+		return textVocabulary(x, invalidationCause, p, "a reason this build invalidates derived context for")
+	case kClassification:
+		return textVocabulary(x, Classifications, p, "a model output classification this build writes")
+	case kRequests:
+		list, err := array(x, p)
+		if err != nil {
+			return err
+		}
+		for i, e := range list {
+			q := idx(p, i)
+			body, err := object(e, q)
+			if err != nil {
+				return err
+			}
+			if err := exact(body, []string{"tool", "arguments"}, q); err != nil {
+				return err
+			}
+			if err := text(body["tool"], q+"/tool"); err != nil {
+				return err
+			}
+			if _, err := object(body["arguments"], q+"/arguments"); err != nil {
+				return err
+			}
+		}
+	case kWait:
+		body, err := object(x, p)
+		if err != nil {
+			return err
+		}
+		_, err = outcomeBody(body, p, KindWait)
+		return err
+	case kOutcome:
+		body, err := object(x, p)
+		if err != nil {
+			return err
+		}
+		_, err = outcomeBody(body, p, "")
+		return err
+	case kTextList:
+		return textList(x, p)
+	default:
+		panic("artefact: unknown field kind " + kind)
+	}
+	return nil
+}
+
+// outcomeBody holds one recorded decision to the exact body its kind is
+// written in, and returns the kind.
+func outcomeBody(body map[string]any, p, expected string) (string, error) {
+	kind, _ := body["kind"].(string)
+	s, ok := outcomeShapes[kind]
+	if !ok {
+		return "", fail(ErrUnknownValue, p+"/kind", "%s is not a decision kind this build records; known kinds are %v", show(body["kind"]), decisionKinds)
+	}
+	if expected != "" && kind != expected {
+		return "", fail(ErrUnknownValue, p+"/kind", "must be %q here, got %q", expected, kind)
+	}
+	names := append([]string{"kind"}, s.names()...)
+	if err := exact(body, names, p); err != nil {
+		return "", err
+	}
+	for _, f := range s {
+		if err := fieldKind(body[f.name], f.kind, key(p, f.name)); err != nil {
+			return "", err
+		}
+	}
+	return kind, nil
+}
+
+func (v *validator) evaluation(x any) error {
+	const p = "/evaluation"
+	body, err := object(x, p)
+	if err != nil {
+		return err
+	}
+	if err := exact(body, evaluationFields, p); err != nil {
+		return err
+	}
+	if err := text(body["terminal_outcome"], p+"/terminal_outcome"); err != nil {
+		return err
+	}
+	if err := flag(body["legitimate_completion"], p+"/legitimate_completion"); err != nil {
+		return err
+	}
+	if err := flag(body["reliable"], p+"/reliable"); err != nil {
+		return err
+	}
+	for _, name := range []string{"failed_dimensions", "finding_codes"} {
+		if err := textList(body[name], p+"/"+name); err != nil {
+			return err
+		}
+	}
+	dims, err := array(body["dimensions"], p+"/dimensions")
+	if err != nil {
+		return err
+	}
+	var names, failed, codes []string
+	for i, d := range dims {
+		q := idx(p+"/dimensions", i)
+		entry, err := object(d, q)
+		if err != nil {
+			return err
+		}
+		if err := exact(entry, dimensionFields, q); err != nil {
+			return err
+		}
+		if err := text(entry["name"], q+"/name"); err != nil {
+			return err
+		}
+		names = append(names, entry["name"].(string))
+		if err := flag(entry["ok"], q+"/ok"); err != nil {
+			return err
+		}
+		if !entry["ok"].(bool) {
+			failed = append(failed, entry["name"].(string))
+		}
+		if _, ok := entry["note"].(string); !ok {
+			return fail(ErrBadField, q+"/note", "must be a string, got %s", jsonKind(entry["note"]))
+		}
+		counts, err := object(entry["counts"], q+"/counts")
+		if err != nil {
+			return err
+		}
+		for _, k := range sortedKeys(counts) {
+			if _, ok := counts[k].(int64); !ok {
+				return fail(ErrBadField, key(q+"/counts", k), "must be an integer, got %s", jsonKind(counts[k]))
+			}
+		}
+		findings, err := array(entry["findings"], q+"/findings")
+		if err != nil {
+			return err
+		}
+		for j, f := range findings {
+			r := idx(q+"/findings", j)
+			rec, err := object(f, r)
+			if err != nil {
+				return err
+			}
+			if err := exact(rec, findingFields, r); err != nil {
+				return err
+			}
+			if err := text(rec["code"], r+"/code"); err != nil {
+				return err
+			}
+			code := rec["code"].(string)
+			codes = append(codes, code)
+			if v.version < Version && slices.Contains(contract8FindingCodes, code) {
+				return fail(ErrLaterContract, r+"/code", "%s belongs to artefact contract %d; contract %d did not own that evaluation semantic", code, Version, v.version)
+			}
+			if _, ok := rec["detail"].(string); !ok {
+				return fail(ErrBadField, r+"/detail", "must be a string, got %s", jsonKind(rec["detail"]))
+			}
+			if rec["at"] != nil {
+				if err := text(rec["at"], r+"/at"); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	want := dimensionVector(v.version)
+	if !slices.Equal(names, want) {
+		return fail(ErrEvaluation, p+"/dimensions", "is not the result vector contract %d graded: that vector is exactly %v, in that order; this record names %v", v.version, want, names)
+	}
+	if !equalStrings(body["failed_dimensions"].([]any), failed) {
+		return fail(ErrEvaluation, p+"/failed_dimensions", "must be exactly the dimensions that did not hold, in dimension order: %v", failed)
+	}
+	if !equalStrings(body["finding_codes"].([]any), codes) {
+		return fail(ErrEvaluation, p+"/finding_codes", "must be exactly the code of every finding, in dimension and finding order: %v", codes)
+	}
+	legitimate, reliable := body["legitimate_completion"].(bool), body["reliable"].(bool)
+	if want := legitimate && len(failed) == 0; reliable != want {
+		return fail(ErrEvaluation, p+"/reliable", "is the strict conjunction of legitimate completion with every dimension holding (legitimate_completion=%v, failed %v), so it must be %v", legitimate, failed, want)
+	}
+	return nil
+}
+
+func (v *validator) decisions(x any) ([]string, error) {
+	list, err := array(x, "/decisions")
+	if err != nil {
+		return nil, err
+	}
+	kinds := make([]string, 0, len(list))
+	var prevInv, prevTurn int64
+	for i, d := range list {
+		p := idx("/decisions", i)
+		body, err := object(d, p)
+		if err != nil {
+			return nil, err
+		}
+		if err := exact(body, decisionFields, p); err != nil {
+			return nil, err
+		}
+		inv, err := counter(body["invocation_index"], p+"/invocation_index")
+		if err != nil {
+			return nil, err
+		}
+		turn, err := counter(body["turn_index"], p+"/turn_index")
+		if err != nil {
+			return nil, err
+		}
+		if inv < 1 {
+			return nil, fail(ErrOutOfOrder, p+"/invocation_index", "must be at least 1: invocations are counted from one")
+		}
+		if i > 0 && (inv < prevInv || (inv == prevInv && turn <= prevTurn)) {
+			return nil, fail(ErrOutOfOrder, p, "records invocation %d turn %d after (%d, %d); a tape whose order moved describes a different run", inv, turn, prevInv, prevTurn)
+		}
+		prevInv, prevTurn = inv, turn
+		if err := digest(body["observation_digest_sha256"], p+"/observation_digest_sha256"); err != nil {
+			return nil, err
+		}
+		outcome, err := object(body["outcome"], p+"/outcome")
+		if err != nil {
+			return nil, err
+		}
+		kind, err := outcomeBody(outcome, p+"/outcome", "")
+		if err != nil {
+			return nil, err
+		}
+		kinds = append(kinds, kind)
+	}
+	return kinds, nil
+}
+
+func execution(x any) error {
+	const p = "/agent_execution"
+	body, err := object(x, p)
+	if err != nil {
+		return err
+	}
+	if err := exact(body, executionFields, p); err != nil {
+		return err
+	}
+	if err := textVocabulary(body["outcome_source"], OutcomeSources, p+"/outcome_source", "an outcome source this build writes"); err != nil {
+		return err
+	}
+	source := body["outcome_source"].(string)
+	if err := optionalText(body["model"], p+"/model"); err != nil {
+		return err
+	}
+	if err := optionalText(body["protocol_version"], p+"/protocol_version"); err != nil {
+		return err
+	}
+	if body["max_output_tokens"] != nil {
+		if err := positive(body["max_output_tokens"], p+"/max_output_tokens", "output tokens"); err != nil {
+			return err
+		}
+	}
+	calls, err := counter(body["transport_calls"], p+"/transport_calls")
+	if err != nil {
+		return err
+	}
+	retries, err := counter(body["retry_count"], p+"/retry_count")
+	if err != nil {
+		return err
+	}
+	if retries != RetryCount {
+		return fail(ErrExecution, p+"/retry_count", "is %d and this build performs %d; a record claiming retries that were never made describes requests that were never sent", retries, RetryCount)
+	}
+	if err := flag(body["excluded"], p+"/excluded"); err != nil {
+		return err
+	}
+	if err := optionalText(body["exclusion_code"], p+"/exclusion_code"); err != nil {
+		return err
+	}
+	if _, ok := body["exclusion_detail"].(string); !ok {
+		return fail(ErrBadField, p+"/exclusion_detail", "must be a string, got %s", jsonKind(body["exclusion_detail"]))
+	}
+	excluded := body["excluded"].(bool)
+	if excluded != (body["exclusion_code"] != nil) {
+		return fail(ErrExecution, p, "says excluded=%v with exclusion_code=%s; a run is excluded with a named fault or it is not excluded at all — there is no third state", excluded, show(body["exclusion_code"]))
+	}
+	if body["exclusion_code"] != nil {
+		if err := vocabulary(body["exclusion_code"], Faults, p+"/exclusion_code", "a fault this build classifies"); err != nil {
+			return err
+		}
+	}
+	if excluded {
+		return fail(ErrExcluded, p+"/excluded", "says the execution was excluded at the provider boundary; a run that stopped there has no terminal, no evaluation and no episode artefact in this build")
+	}
+	if (source == SourceDeterministic || source == SourceRecorded) && calls != 0 {
+		return fail(ErrExecution, p+"/transport_calls", "is %d for a %q run; neither an in-process agent nor a recorded playback has a provider to call", calls, source)
+	}
+	attempts, err := array(body["attempts"], p+"/attempts")
+	if err != nil {
+		return err
+	}
+	if int64(len(attempts)) > calls {
+		return fail(ErrExecution, p+"/attempts", "records %d attempt(s) against %d transport call(s); a record cannot hold more attempts than calls were made", len(attempts), calls)
+	}
+	for i, a := range attempts {
+		q := idx(p+"/attempts", i)
+		entry, err := object(a, q)
+		if err != nil {
+			return err
+		}
+		if err := exact(entry, attemptFields, q); err != nil {
+			return err
+		}
+		if _, err := counter(entry["invocation_index"], q+"/invocation_index"); err != nil {
+			return err
+		}
+		if _, err := counter(entry["turn_index"], q+"/turn_index"); err != nil {
+			return err
+		}
+		if err := digest(entry["request_digest_sha256"], q+"/request_digest_sha256"); err != nil {
+			return err
+		}
+		if err := textVocabulary(entry["outcome"], attemptOutcomes, q+"/outcome", "how an attempt ends in this build"); err != nil {
+			return err
+		}
+		if err := optionalText(entry["fault"], q+"/fault"); err != nil {
+			return err
+		}
+		if (entry["fault"] != nil) != (entry["outcome"] == "failed") {
+			return fail(ErrExecution, q, "ended %q with fault %s; an attempt that failed names the fault that ended it, and one that did not names none", entry["outcome"], show(entry["fault"]))
+		}
+		if entry["fault"] != nil {
+			if err := vocabulary(entry["fault"], Faults, q+"/fault", "a fault this build classifies"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (v *validator) provenance(root map[string]any, kinds []string) error {
+	ex := root["agent_execution"].(map[string]any)
+	source := ex["outcome_source"].(string)
+	agentID := root["agent_id"].(string)
+	agentKind := root["agent_kind"].(string)
+	_, registered := v.domain.Agents[agentID]
+	if source == SourceDeterministic {
+		if !registered {
+			return fail(ErrUnregisteredAgent, "/agent_id", "%q is not an agent this build registers, and a deterministic run's decisions came from an in-process agent that has to exist to have produced them", agentID)
+		}
+		if k := v.domain.kinds(); !slices.Contains(k, agentKind) {
+			return fail(ErrRelabelled, "/agent_kind", "%q is not a kind the agent registry declares (%v), and the execution record says these decisions came from an in-process agent", agentKind, k)
+		}
+	} else {
+		if registered {
+			return fail(ErrRelabelled, "/agent_id", "%q is a registered in-process agent, and this record says its decisions came from a %q execution; this record relabels one run as another", agentID, source)
+		}
+		want := KindModel
+		if source == SourceRecorded {
+			want = KindRecorded
+		}
+		if agentKind != want {
+			return fail(ErrRelabelled, "/agent_kind", "is %q for a %q execution, which is recorded as %q", agentKind, source, want)
+		}
+	}
+	const p = "/agent_execution"
+	calls := ex["transport_calls"].(int64)
+	attempts := ex["attempts"].([]any)
+	decisions := root["decisions"].([]any)
+	if source == SourceModel {
+		if ex["model"] == nil {
+			return fail(ErrModelIdentity, p+"/model", "must name the model a model run's decisions came from")
+		}
+		if pv, _ := ex["protocol_version"].(string); !slices.Contains(Protocols, pv) {
+			return fail(ErrModelIdentity, p+"/protocol_version", "%s is not a model protocol this build speaks; it speaks %v", show(ex["protocol_version"]), Protocols)
+		}
+		if ex["max_output_tokens"] == nil {
+			return fail(ErrModelIdentity, p+"/max_output_tokens", "must state the output ceiling a model run was requested under; it is part of every request's identity")
+		}
+		if calls != int64(len(attempts)) {
+			return fail(ErrTapeMismatch, p+"/transport_calls", "records %d transport call(s) against %d attempt(s); a count that is not the number of attempts describes calls nobody made", calls, len(attempts))
+		}
+		if len(attempts) != len(decisions) {
+			return fail(ErrTapeMismatch, p+"/attempts", "records %d attempt(s) against %d recorded decision(s); a tape and an execution that describe different runs", len(attempts), len(decisions))
+		}
+	} else if ex["model"] != nil || ex["protocol_version"] != nil || ex["max_output_tokens"] != nil {
+		return fail(ErrModelIdentity, p, "names model %s, protocol %s and output ceiling %s for a %q execution; that attributes these decisions to a provider that was never called",
+			show(ex["model"]), show(ex["protocol_version"]), show(ex["max_output_tokens"]), source)
+	}
+	for i, a := range attempts {
+		if i >= len(kinds) {
+			break
+		}
+		q := idx(p+"/attempts", i)
+		at := a.(map[string]any)
+		d := decisions[i].(map[string]any)
+		if at["invocation_index"] != d["invocation_index"] || at["turn_index"] != d["turn_index"] {
+			return fail(ErrTapeMismatch, q, "was made on invocation %v turn %v and sits beside the decision recorded for invocation %v turn %v; one of the two was reordered, removed or added",
+				at["invocation_index"], at["turn_index"], d["invocation_index"], d["turn_index"])
+		}
+		if want := attemptOutcomeFor(kinds[i]); at["outcome"] != want {
+			return fail(ErrTapeMismatch, q+"/outcome", "ended %q beside a %q decision, which this build records as %q; an attempt that failed at the provider produced no decision at all", at["outcome"], kinds[i], want)
+		}
+	}
+	seen := make(map[string]bool, len(attempts))
+	for i, a := range attempts {
+		d := a.(map[string]any)["request_digest_sha256"].(string)
+		if seen[d] {
+			return fail(ErrTapeMismatch, idx(p+"/attempts", i)+"/request_digest_sha256", "repeats an earlier request identity; two identical requests are one call written down twice")
+		}
+		seen[d] = true
+	}
+	invocations := root["agent_invocations"].(int64)
+	for i, d := range decisions {
+		if inv := d.(map[string]any)["invocation_index"].(int64); inv > invocations {
+			return fail(ErrTapeMismatch, idx("/decisions", i)+"/invocation_index", "is %d and the episode records %d agent invocation(s); a decision cannot have been made on an invocation the episode never reached", inv, invocations)
+		}
+	}
+	return nil
+}
+
+func binding(x any) error {
+	const p = "/provider_execution"
+	body, err := object(x, p)
+	if err != nil {
+		return err
+	}
+	if err := exact(body, bindingFields, p); err != nil {
+		return err
+	}
+	if err := executionRunID(body["execution_run_id"], p+"/execution_run_id"); err != nil {
+		return err
+	}
+	if lv, ok := body["execution_ledger_version"].(int64); !ok || !slices.Contains(LedgerVersions, lv) {
+		return fail(ErrUnknownValue, p+"/execution_ledger_version", "%s is not an execution ledger contract this build reads (%v); a binding to a journal shape this build cannot read is a binding nothing can check", show(body["execution_ledger_version"]), LedgerVersions)
+	}
+	for _, name := range []string{"execution_ledger_digest_sha256", "settings_digest_sha256", "pricing_digest_sha256"} {
+		if err := digest(body[name], p+"/"+name); err != nil {
+			return err
+		}
+	}
+	if err := textVocabulary(body["provider"], Providers, p+"/provider", "a provider this build binds evidence for"); err != nil {
+		return err
+	}
+	if err := textVocabulary(body["api"], ProviderAPIs, p+"/api", "a provider API this build binds evidence for"); err != nil {
+		return err
+	}
+	if pair := [2]string{body["provider"].(string), body["api"].(string)}; !slices.Contains(ProviderPairs, pair) {
+		return fail(ErrUnknownValue, p+"/api", "provider %q cannot bind API %q; allowed pairs are %v", pair[0], pair[1], ProviderPairs)
+	}
+	if err := text(body["model"], p+"/model"); err != nil {
+		return err
+	}
+	if err := positive(body["provider_calls"], p+"/provider_calls", "calls"); err != nil {
+		return err
+	}
+	if err := positive(body["attempts"], p+"/attempts", "attempts"); err != nil {
+		return err
+	}
+	calls, attempts := body["provider_calls"].(int64), body["attempts"].(int64)
+	if attempts < calls {
+		return fail(ErrBindingIncoherent, p+"/attempts", "records %d attempt(s) against %d provider call(s); every call made at least one attempt", attempts, calls)
+	}
+	for _, name := range []string{"input_tokens", "output_tokens"} {
+		if _, err := counter(body[name], p+"/"+name); err != nil {
+			return err
+		}
+	}
+	for _, name := range []string{"measured_cost_usd", "forfeited_reservation_usd"} {
+		if err := amount(body[name], p+"/"+name); err != nil {
+			return err
+		}
+	}
+	list, err := array(body["decision_call_index"], p+"/decision_call_index")
+	if err != nil {
+		return err
+	}
+	for i, e := range list {
+		q := idx(p+"/decision_call_index", i)
+		n, err := counter(e, q)
+		if err != nil {
+			return err
+		}
+		if n >= calls {
+			return fail(ErrBindingIncoherent, q, "names call %d against %d recorded provider call(s); a decision cannot have come from a call this run never made", n, calls)
+		}
+	}
+	return nil
+}
+
+func bindingCoherence(root map[string]any) error {
+	const p = "/provider_execution"
+	b := root["provider_execution"]
+	ex := root["agent_execution"].(map[string]any)
+	source := ex["outcome_source"].(string)
+	if source != SourceModel {
+		if b != nil {
+			return fail(ErrBindingUnexpected, p, "is stated for a %q execution; neither an in-process agent nor a recorded playback reaches a provider, so a binding on one attributes a provider session to a run that made none", source)
+		}
+		return nil
+	}
+	if b == nil {
+		return fail(ErrBindingMissing, p, "is null on a record whose decisions came off a provider; a model artefact without a binding asserts a provider session with nothing durable behind it")
+	}
+	body := b.(map[string]any)
+	if ex["excluded"].(bool) {
+		return fail(ErrExcluded, p, "sits on a record whose execution is excluded")
+	}
+	if body["model"] != ex["model"] {
+		return fail(ErrBindingIncoherent, p+"/model", "names %s and the execution record names %s; one run asked one model", show(body["model"]), show(ex["model"]))
+	}
+	attempts := len(ex["attempts"].([]any))
+	decisions := len(root["decisions"].([]any))
+	if body["provider_calls"].(int64) != int64(attempts) {
+		return fail(ErrBindingIncoherent, p+"/provider_calls", "is %d against %d recorded attempt(s); this build appends exactly one attempt per provider call", body["provider_calls"], attempts)
+	}
+	if body["attempts"].(int64) != int64(attempts) {
+		return fail(ErrBindingIncoherent, p+"/attempts", "is %d against %d recorded attempt(s) in the execution record", body["attempts"], attempts)
+	}
+	index := body["decision_call_index"].([]any)
+	if len(index) != decisions {
+		return fail(ErrBindingIncoherent, p+"/decision_call_index", "names %d call(s) against %d recorded decision(s)", len(index), decisions)
+	}
+	for i, n := range index {
+		if n.(int64) != int64(i) {
+			return fail(ErrBindingIncoherent, idx(p+"/decision_call_index", i), "is %d; the mapping is exactly 0 to %d, and a repeated, reordered or gapped index pairs a decision with a call it did not come from", n, decisions-1)
+		}
+	}
+	if ex["protocol_version"] != ProtocolReproducible {
+		return fail(ErrBindingIncoherent, "/agent_execution/protocol_version", "is %s on a record carrying a provider execution binding; this build rebuilds %s only", show(ex["protocol_version"]), ProtocolReproducible)
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------- primitives
+
+func exact(body map[string]any, allowed []string, p string) error {
+	var unknown []string
+	for k := range body {
+		if !slices.Contains(allowed, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return fail(ErrUnknownField, key(p, unknown[0]), "unknown field(s) %q; this build refuses an artefact it cannot fully honour", unknown)
+	}
+	if len(body) == len(allowed) {
+		return nil
+	}
+	var missing []string
+	for _, k := range allowed {
+		if _, ok := body[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	slices.Sort(missing)
+	return fail(ErrMissingField, p, "missing required field(s) %q", missing)
+}
+
+func object(x any, p string) (map[string]any, error) {
+	m, ok := x.(map[string]any)
+	if !ok {
+		return nil, fail(ErrBadField, p, "must be a JSON object, got %s", jsonKind(x))
+	}
+	return m, nil
+}
+
+func array(x any, p string) ([]any, error) {
+	a, ok := x.([]any)
+	if !ok {
+		return nil, fail(ErrBadField, p, "must be a JSON array, got %s", jsonKind(x))
+	}
+	return a, nil
+}
+
+func text(x any, p string) error {
+	if s, ok := x.(string); !ok || s == "" {
+		return fail(ErrBadField, p, "must be a non-empty string, got %s", show(x))
+	}
+	return nil
+}
+
+func optionalText(x any, p string) error {
+	if x == nil {
+		return nil
+	}
+	return text(x, p)
+}
+
+func textList(x any, p string) error {
+	list, err := array(x, p)
+	if err != nil {
+		return err
+	}
+	for i, e := range list {
+		if err := text(e, idx(p, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func flag(x any, p string) error {
+	if _, ok := x.(bool); !ok {
+		return fail(ErrBadField, p, "must be true or false, got %s", show(x))
+	}
+	return nil
+}
+
+func counter(x any, p string) (int64, error) {
+	n, ok := x.(int64)
+	if !ok {
+		return 0, fail(ErrBadField, p, "must be an integer (a boolean is not a quantity), got %s", show(x))
+	}
+	if n < 0 {
+		return 0, fail(ErrBadField, p, "must not be negative, got %d", n)
+	}
+	return n, nil
+}
+
+func positive(x any, p, what string) error {
+	n, err := counter(x, p)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fail(ErrBadField, p, "must be a positive number of %s: a bound of zero is one nothing in this build could have run under", what)
+	}
+	return nil
+}
+
+func vocabulary(x any, set []string, p, what string) error {
+	s, _ := x.(string)
+	if _, isString := x.(string); !isString || !slices.Contains(set, s) {
+		return fail(ErrUnknownValue, p, "%s is not %s; known values are %v", show(x), what, set)
+	}
+	return nil
+}
+
+// textVocabulary is vocabulary after a text check, as upstream orders them.
+func textVocabulary(x any, set []string, p, what string) error {
+	if err := text(x, p); err != nil {
+		return err
+	}
+	return vocabulary(x, set, p, what)
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func digest(x any, p string) error {
+	if err := text(x, p); err != nil {
+		return err
+	}
+	if s := x.(string); len(s) != 64 || !isLowerHex(s) {
+		return fail(ErrBadField, p, "must be a 64-character lowercase hexadecimal SHA-256 digest")
+	}
+	return nil
+}
+
+func prefixedID(x any, p, prefix string) error {
+	s, ok := x.(string)
+	if !ok {
+		return fail(ErrBadField, p, "must be a string, got %s", jsonKind(x))
+	}
+	if !strings.HasPrefix(s, prefix) {
+		return fail(ErrBadField, p, "must start with %q", prefix)
+	}
+	if body := s[len(prefix):]; len(body) != 32 || !isLowerHex(body) {
+		return fail(ErrBadField, p, "must be %q followed by 32 lowercase hexadecimal characters", prefix)
+	}
+	return nil
+}
+
+func instanceID(x any, p string) error     { return prefixedID(x, p, "opinst_") }
+func executionRunID(x any, p string) error { return prefixedID(x, p, "exec_") }
+
+// instant parses the one instant form, YYYY-MM-DDTHH:MM:SSZ, strictly (no
+// leniency: every writer emits the zero-padded form) and returns Unix
+// seconds. Calendar-impossible instants (February 31st, second 60) are
+// refused.
+func instant(x any, p string) (int64, error) {
+	s, ok := x.(string)
+	if !ok {
+		return 0, fail(ErrBadField, p, "must be an instant string YYYY-MM-DDTHH:MM:SSZ, got %s", jsonKind(x))
+	}
+	t, ok := parseInstant(s)
+	if !ok {
+		return 0, fail(ErrBadField, p, "%q is not an instant of the form YYYY-MM-DDTHH:MM:SSZ", s)
+	}
+	return t, nil
+}
+
+func parseInstant(s string) (int64, bool) {
+	if len(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z' {
+		return 0, false
+	}
+	num := func(a, b int) (int, bool) {
+		n := 0
+		for i := a; i < b; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 7)
+	d, ok3 := num(8, 10)
+	h, ok4 := num(11, 13)
+	mi, ok5 := num(14, 16)
+	se, ok6 := num(17, 19)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59 {
+		return 0, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, se, 0, time.UTC)
+	if t.Day() != d || int(t.Month()) != mo {
+		return 0, false
+	}
+	return t.Unix(), true
+}
+
+// FormatInstant renders Unix seconds in the one instant form.
+func FormatInstant(sec int64) string {
+	return time.Unix(sec, 0).UTC().Format("2006-01-02T15:04:05Z")
+}
+
+// amount holds a USD amount to an exact, non-negative decimal string in its
+// one canonical rendering (no exponent, no trailing zeros, no sign).
+func amount(x any, p string) error {
+	s, ok := x.(string)
+	if !ok {
+		return fail(ErrBadAmount, p, "a USD amount is an exact decimal string, not a %s", jsonKind(x))
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || !decimalLiteral(s) {
+		return fail(ErrBadAmount, p, "%q is not a decimal amount", s)
+	}
+	if r.Sign() < 0 {
+		return fail(ErrBadAmount, p, "a USD amount is finite and non-negative")
+	}
+	if c := CanonicalAmount(r); c != s {
+		return fail(ErrBadAmount, p, "%q is not the canonical rendering of the amount it names, which is %q", s, c)
+	}
+	return nil
+}
+
+// decimalLiteral reports whether s is a plain decimal literal (digits, an
+// optional point, an optional leading minus): big.Rat also accepts
+// fractions and exponents, which an amount never is.
+func decimalLiteral(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	dot := false
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
+}
+
+// CanonicalAmount renders an exact amount in upstream's one form
+// (usd_text): positional, no exponent, trailing zeros and a trailing point
+// stripped, "0" for zero. r must be a finite decimal (its denominator
+// divides a power of ten), as every parsed decimal literal is.
+func CanonicalAmount(r *big.Rat) string {
+	scale := 0
+	ten := big.NewInt(10)
+	p := big.NewInt(1)
+	for new(big.Int).Mod(p, r.Denom()).Sign() != 0 && scale < 4096 {
+		scale++
+		p.Mul(p, ten)
+	}
+	return r.FloatString(scale)
+}
+
+// wrapAt is fail with a cause kept in the chain.
+func wrapAt(sentinel *refusal.Refusal, cause error, pointer, format string, args ...any) error {
+	shown := pointer
+	if shown == "" {
+		shown = "/"
+	}
+	return &refusal.Refusal{
+		Class:  sentinel.Class,
+		Detail: shown + ": " + fmt.Sprintf(format, args...) + ": " + cause.Error(),
+		Err:    &pointerErr{pointer: pointer, cause: cause},
+	}
+}
+
+func equalStrings(a []any, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func jsonKind(x any) string {
+	switch x.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case int64, int:
+		return "an integer"
+	case float64:
+		return "a float"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", x)
+}
+
+// show renders a scalar for a refusal detail, and a container by kind.
+func show(x any) string {
+	switch v := x.(type) {
+	case nil:
+		return "null"
+	case string:
+		if len(v) > 80 {
+			v = v[:80] + "…"
+		}
+		return fmt.Sprintf("%q", v)
+	case bool, int64, int, float64:
+		return fmt.Sprint(v)
+	}
+	return jsonKind(x)
+}
