@@ -337,3 +337,49 @@ func TestCompileSchemaRefusals(t *testing.T) {
 		})
 	}
 }
+
+func TestExportModelRun(t *testing.T) {
+	rec, err := Export(upstreamtest.Read(t, "artifact8-fake-openai-reference-v1.json"), Options{Validator: accept})
+	if err != nil {
+		t.Fatalf("Export(fake-openai) = %v", err)
+	}
+	v := rec.Value
+	for _, c := range []struct {
+		path []string
+		want any
+	}{
+		{[]string{"system", "model"}, "gpt-5.6-luna"},
+		{[]string{"system", "model_confidence"}, "unknown"},
+		{[]string{"environment", "deterministic"}, false},
+		{[]string{"objective", "strategy_source"}, "model-selected"},
+	} {
+		if got := get(t, v, c.path...); got != c.want {
+			t.Errorf("%s = %#v, want %#v", strings.Join(c.path, "."), got, c.want)
+		}
+	}
+	if sc := get(t, v, "system", "scaffold").([]any); len(sc) != 2 || sc[1] != "operatebench-model-v4" {
+		t.Errorf("scaffold = %v", sc)
+	}
+	if cc := v["contested_claims"].([]any); len(cc) != 2 {
+		t.Errorf("contested_claims = %v, want the provider-attribution claim too", cc)
+	}
+	if !strings.Contains(get(t, v, "system", "notes").(string), "attributes nothing") {
+		t.Error("system notes do not say an artefact alone attributes nothing")
+	}
+}
+
+func TestExportContract1(t *testing.T) {
+	rec, err := Export(upstreamtest.Read(t, "artifact1-reference-V1.json"), Options{Validator: accept})
+	if err != nil {
+		t.Fatalf("Export(contract 1) = %v", err)
+	}
+	if got := get(t, rec.Value, "episode", "tool_calls"); got != nil {
+		t.Errorf("tool_calls = %v, want null (no retrieval rows before contract 5)", got)
+	}
+	if got := get(t, rec.Value, "environment", "seed"); got != nil {
+		t.Errorf("seed = %v, want null (no instance id before contract 4)", got)
+	}
+	if _, ok := rec.Value["aliases"]; ok {
+		t.Error("aliases present without an instance id")
+	}
+}
