@@ -86,6 +86,10 @@ type Episode struct {
 	FinalStateDigest string // final_state_digest_sha256
 	DecisionsDigest  string // decisions_digest_sha256
 
+	// Contract is the pack's grading contract for this scenario, when the
+	// domain implements [Graded] (nil otherwise).
+	Contract *GradingContract
+
 	// ReplayOK is the determinism self-check: nil when not run, else whether
 	// the second execution reproduced the final-state and trajectory digests.
 	ReplayOK *bool
@@ -116,6 +120,9 @@ func Run(cfg Config) (*Episode, error) {
 	first.EngineVersion = cfg.EngineVersion
 	first.AgentID, first.AgentKind = cfg.AgentID, cfg.AgentKind
 	first.SelfCheck = cfg.SelfCheck
+	if g, ok := cfg.Domain.(Graded); ok {
+		first.Contract = g.GradingContract()
+	}
 	var second *Episode
 	switch cfg.SelfCheck {
 	case SelfCheckRerun:

@@ -75,13 +75,13 @@ func (r *runState) unresolvedEvidence(refs []string) (engine.Verdict, bool) {
 func (r *runState) requiredEvidence(actionType string, payload map[string]any, refs []string, code string) (engine.Verdict, bool) {
 	records := map[string]any{}
 	for _, sel := range evidenceContract[actionType].evidence {
-		records[sel.root] = r.s.root(sel.root)
-		switch sel.kind {
-		case "work_evidence":
-			records[sel.cycleRoot] = r.s.root(sel.cycleRoot)
-			records[sel.authorityRoot] = r.s.root(sel.authorityRoot)
-		case "quote_for_approval":
-			records[sel.targetRoot] = r.s.root(sel.targetRoot)
+		records[sel.Root] = r.s.root(sel.Root)
+		switch sel.Kind {
+		case engine.SelectWorkEvidenceForInvoice:
+			records[sel.CycleRoot] = r.s.root(sel.CycleRoot)
+			records[sel.AuthorityRoot] = r.s.root(sel.AuthorityRoot)
+		case engine.SelectQuoteForSelectedApproval:
+			records[sel.TargetRoot] = r.s.root(sel.TargetRoot)
 		}
 	}
 	required, problem := ResolveRequiredEvidence(actionType, payload, records)
@@ -107,27 +107,27 @@ func (r *runState) requiredEvidence(actionType string, payload map[string]any, r
 // every selector resolved. The evaluator reconstructs citations with it.
 func ResolveRequiredEvidence(outcomeKey string, payload, records map[string]any) (required []string, problem string) {
 	for _, sel := range evidenceContract[outcomeKey].evidence {
-		registry, ok1 := records[sel.root].(map[string]any)
-		selected, ok2 := payload[sel.payloadField].(string)
+		registry, ok1 := records[sel.Root].(map[string]any)
+		selected, ok2 := payload[sel.PayloadField].(string)
 		if !ok1 || !ok2 {
 			return nil, "the payload selector cannot be resolved"
 		}
 		rec, ok := registry[selected].(map[string]any)
 		if !ok {
-			return nil, fmt.Sprintf("no %s record %s", sel.root, engine.PyRepr(selected))
+			return nil, fmt.Sprintf("no %s record %s", sel.Root, engine.PyRepr(selected))
 		}
-		switch sel.kind {
-		case "registry":
+		switch sel.Kind {
+		case engine.SelectPayloadRegistryKey:
 			required = append(required, selected)
-		case "work_evidence":
+		case engine.SelectWorkEvidenceForInvoice:
 			cid, ok := rec["cycle_id"].(string)
-			cycles, _ := records[sel.cycleRoot].(map[string]any)
+			cycles, _ := records[sel.CycleRoot].(map[string]any)
 			cyc, okc := cycles[cid].(map[string]any)
 			if !ok || !okc {
 				return nil, "the invoice cycle is missing"
 			}
 			eid, oke := cyc["work_evidence_id"].(string)
-			auths, _ := records[sel.authorityRoot].(map[string]any)
+			auths, _ := records[sel.AuthorityRoot].(map[string]any)
 			auth, oka := auths[eid].(map[string]any)
 			if !oke || !oka {
 				return nil, "the authoritative work evidence is missing"
@@ -146,7 +146,7 @@ func ResolveRequiredEvidence(outcomeKey string, payload, records map[string]any)
 				return nil, "the quote evidence key cannot be encoded"
 			}
 			key := quoteKey(qid, qv)
-			targets, ok := records[sel.targetRoot].(map[string]any)
+			targets, ok := records[sel.TargetRoot].(map[string]any)
 			if _, has := targets[key]; !ok || !has {
 				return nil, "the selected approval quote is missing"
 			}

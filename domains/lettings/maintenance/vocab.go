@@ -120,57 +120,47 @@ var actionPayloadSchemas = map[string]payloadSchema{
 		"deadline_after_minutes": kInteger}, nil),
 }
 
-// Evidence selectors, as upstream's read contract declares them.
-type selector struct {
-	kind         string // "registry", "work_evidence", "quote_for_approval"
-	tool, root   string
-	payloadField string
-	// work_evidence
-	cycleTool, cycleRoot, authorityTool, authorityRoot string
-	// quote_for_approval
-	targetTool, targetRoot string
-}
-
-func (s selector) projection() (string, map[string]any) {
-	switch s.kind {
-	case "registry":
-		return s.payloadField, map[string]any{"from": s.tool + "." + s.root, "select": "key == payload." + s.payloadField}
-	case "work_evidence":
+func selectorProjection(s engine.EvidenceSelector) (string, map[string]any) {
+	switch s.Kind {
+	case engine.SelectPayloadRegistryKey:
+		return s.PayloadField, map[string]any{"from": s.Tool + "." + s.Root, "select": "key == payload." + s.PayloadField}
+	case engine.SelectWorkEvidenceForInvoice:
 		return "work_evidence_id", map[string]any{
-			"from": s.authorityTool + "." + s.authorityRoot,
+			"from": s.AuthorityTool + "." + s.AuthorityRoot,
 			"select": "key == cycle.work_evidence_id; kind == work_evidence; cycle_id == cycle.cycle_id where " +
-				fmt.Sprintf("invoice=%s.%s[payload.%s], cycle=%s.%s[invoice.cycle_id]", s.tool, s.root, s.payloadField, s.cycleTool, s.cycleRoot),
+				fmt.Sprintf("invoice=%s.%s[payload.%s], cycle=%s.%s[invoice.cycle_id]", s.Tool, s.Root, s.PayloadField, s.CycleTool, s.CycleRoot),
 		}
 	}
 	return "quote_record_key", map[string]any{
-		"from":   s.targetTool + "." + s.targetRoot,
-		"select": fmt.Sprintf("key == approval.quote_id + ':v' + approval.quote_version where approval=%s.%s[payload.%s]", s.tool, s.root, s.payloadField),
+		"from":   s.TargetTool + "." + s.TargetRoot,
+		"select": fmt.Sprintf("key == approval.quote_id + ':v' + approval.quote_version where approval=%s.%s[payload.%s]", s.Tool, s.Root, s.PayloadField),
 	}
 }
 
+// Evidence selectors, as upstream's read contract declares them.
 var (
-	selApprovalRegistry = selector{kind: "registry", tool: "list_checkpoints", root: "approvals", payloadField: "approval_checkpoint_id"}
-	selInvoiceRegistry  = selector{kind: "registry", tool: "list_billing", root: "invoices", payloadField: "invoice_id"}
-	selWorkEvidence     = selector{kind: "work_evidence", tool: "list_billing", root: "invoices", payloadField: "invoice_id",
-		cycleTool: "get_case_record", cycleRoot: "cycles", authorityTool: "list_authoritative_records", authorityRoot: "authoritative_records"}
-	selQuoteForApproval = selector{kind: "quote_for_approval", tool: "list_checkpoints", root: "approvals", payloadField: "approval_checkpoint_id",
-		targetTool: "list_quotes", targetRoot: "quotes"}
+	selApprovalRegistry = engine.EvidenceSelector{Kind: engine.SelectPayloadRegistryKey, Tool: "list_checkpoints", Root: "approvals", PayloadField: "approval_checkpoint_id"}
+	selInvoiceRegistry  = engine.EvidenceSelector{Kind: engine.SelectPayloadRegistryKey, Tool: "list_billing", Root: "invoices", PayloadField: "invoice_id"}
+	selWorkEvidence     = engine.EvidenceSelector{Kind: engine.SelectWorkEvidenceForInvoice, Tool: "list_billing", Root: "invoices", PayloadField: "invoice_id",
+		CycleTool: "get_case_record", CycleRoot: "cycles", AuthorityTool: "list_authoritative_records", AuthorityRoot: "authoritative_records"}
+	selQuoteForApproval = engine.EvidenceSelector{Kind: engine.SelectQuoteForSelectedApproval, Tool: "list_checkpoints", Root: "approvals", PayloadField: "approval_checkpoint_id",
+		TargetTool: "list_quotes", TargetRoot: "quotes"}
 )
 
 // obligationContract is one outcome's read and citation requirements.
 type obligationContract struct {
 	reads    []string // all required, sorted
-	evidence []selector
+	evidence []engine.EvidenceSelector
 }
 
 var evidenceContract = map[string]obligationContract{
 	"request_supplier_visit":       {reads: []string{"get_case_record"}},
 	"request_approval":             {reads: []string{"get_case_record", "list_checkpoints", "list_quotes"}},
 	"send_message":                 {reads: []string{"get_case_record", "list_communications"}},
-	"authorise_supplier_work":      {reads: []string{"get_case_record", "list_checkpoints", "list_quotes"}, evidence: []selector{selApprovalRegistry}},
-	"request_invoice_validation":   {reads: []string{"get_case_record", "list_authoritative_records", "list_billing"}, evidence: []selector{selWorkEvidence}},
-	"request_payment":              {reads: []string{"get_case_record", "list_authoritative_records", "list_billing"}, evidence: []selector{selInvoiceRegistry, selWorkEvidence}},
-	"request_exception_resolution": {reads: []string{"get_case_record", "list_checkpoints", "list_quotes"}, evidence: []selector{selApprovalRegistry, selQuoteForApproval}},
+	"authorise_supplier_work":      {reads: []string{"get_case_record", "list_checkpoints", "list_quotes"}, evidence: []engine.EvidenceSelector{selApprovalRegistry}},
+	"request_invoice_validation":   {reads: []string{"get_case_record", "list_authoritative_records", "list_billing"}, evidence: []engine.EvidenceSelector{selWorkEvidence}},
+	"request_payment":              {reads: []string{"get_case_record", "list_authoritative_records", "list_billing"}, evidence: []engine.EvidenceSelector{selInvoiceRegistry, selWorkEvidence}},
+	"request_exception_resolution": {reads: []string{"get_case_record", "list_checkpoints", "list_quotes"}, evidence: []engine.EvidenceSelector{selApprovalRegistry, selQuoteForApproval}},
 	engine.CompleteOutcomeKey:      {reads: []string{"get_case_record", "list_billing", "list_checkpoints", "list_obligations"}},
 }
 
@@ -199,7 +189,7 @@ func readsPart(key string) map[string]any {
 func evidencePart(key string) map[string]any {
 	req := map[string]any{}
 	for _, s := range evidenceContract[key].evidence {
-		k, v := s.projection()
+		k, v := selectorProjection(s)
 		req[k] = v
 	}
 	return map[string]any{"required": req}
