@@ -59,6 +59,11 @@ func newRootCmd(g *globals) *cobra.Command {
 		newDigestCmd(g),
 		newLedgerCmd(g),
 		newBundleCmd(g),
+		newKeygenCmd(g),
+		newSignCmd(g),
+		newVerifyCmd(g),
+		newCommitCmd(g),
+		newVerifyInclusionCmd(g),
 	)
 	markRunErrors(root)
 	return root

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/obaudit/obaudit/artefact/sigstore"
+	"github.com/obaudit/obaudit/checkpoint"
+	"github.com/obaudit/obaudit/commitment"
+	"github.com/obaudit/obaudit/internal/safefs"
+	"github.com/spf13/cobra"
+)
+
+// commitInputs expands the arguments: a single directory stands for its
+// *.sigstore.json files in name order; otherwise the files in the order
+// given.
+func commitInputs(args []string) ([]string, error) {
+	if len(args) == 1 {
+		if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() {
+			m, err := filepath.Glob(filepath.Join(args[0], "*.sigstore.json"))
+			if err != nil {
+				return nil, err
+			}
+			sort.Strings(m)
+			if len(m) == 0 {
+				return nil, usagef("%s holds no *.sigstore.json bundle", args[0])
+			}
+			return m, nil
+		}
+	}
+	return args, nil
+}
+
+// proofName is the proof file for a bundle: its base name without the
+// .sigstore.json (or .json) suffix, plus .tlog-proof.
+func proofName(bundlePath string) string {
+	b := filepath.Base(bundlePath)
+	for _, suf := range []string{".sigstore.json", ".json"} {
+		if s, ok := strings.CutSuffix(b, suf); ok {
+			b = s
+			break
+		}
+	}
+	return b + ".tlog-proof"
+}
+
+func newCommitCmd(g *globals) *cobra.Command {
+	var keyPath, bundleKeyPath, origin, output string
+	c := &cobra.Command{
+		Use:   "commit --key KEY --origin ORIGIN --output DIR (BUNDLE-DIR | BUNDLE...)",
+		Short: "Commit to a campaign: a signed checkpoint over many run commitments, and a proof per episode",
+		Long: `Builds an RFC 6962 Merkle tree over the episodes' run commitment bundles (a directory's
+*.sigstore.json files in name order, or the files given, in order), signs its checkpoint
+(C2SP tlog-checkpoint, as a C2SP signed note under the key name ORIGIN) with KEY, and
+writes DIR/checkpoint and, per episode, DIR/NAME.tlog-proof (C2SP tlog-proof@v1).
+
+Every bundle must first verify as a run commitment signed by --bundle-key (default: the
+public half of KEY); the checkpoint never covers what does not. Leaves are the
+bundles' exact bytes, framed "obaudit-campaign/v1 leaf"; the same bundle twice is
+refused. DIR is created if absent; no file in it is ever overwritten.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if keyPath == "" || output == "" || origin == "" {
+				return usagef("--key, --origin and --output are required")
+			}
+			if !checkpoint.ValidOrigin(origin) {
+				return usagef("--origin %q: a name without spaces or '+', not starting with DSSEv1 (e.g. example.com/campaign/2031-03)", origin)
+			}
+			keyPEM, err := readInput(cmd, keyPath)
+			if err != nil {
+				return err
+			}
+			key, err := sigstore.ParsePrivateKey(keyPEM)
+			if err != nil {
+				return err
+			}
+			bundlePub := &key.PublicKey
+			if bundleKeyPath != "" {
+				b, err := readInput(cmd, bundleKeyPath)
+				if err != nil {
+					return err
+				}
+				if bundlePub, err = sigstore.ParsePublicKey(b); err != nil {
+					return err
+				}
+			}
+			v, err := sigstore.NewKeyVerifier(bundlePub)
+			if err != nil {
+				return err
+			}
+			paths, err := commitInputs(args)
+			if err != nil {
+				return err
+			}
+			names := map[string]string{}
+			bundles := make([][]byte, len(paths))
+			for i, p := range paths {
+				n := proofName(p)
+				if prev, dup := names[n]; dup {
+					return usagef("%s and %s would both write %s", prev, p, n)
+				}
+				names[n] = p
+				b, err := readInput(cmd, p)
+				if err != nil {
+					return err
+				}
+				payload, err := v.VerifyStatement(cmd.Context(), b)
+				if err != nil {
+					return fmt.Errorf("%s: %w", p, err)
+				}
+				if _, err := commitment.Parse(payload); err != nil {
+					return fmt.Errorf("%s: %w", p, err)
+				}
+				bundles[i] = b
+			}
+			signer, err := checkpoint.NewNoteSigner(origin, key, rand.Reader)
+			if err != nil {
+				return err
+			}
+			camp, err := checkpoint.Commit(origin, bundles, signer)
+			if err != nil {
+				return err
+			}
+			if err := os.Mkdir(output, 0o755); err != nil && !os.IsExist(err) {
+				return err
+			}
+			cpPath := filepath.Join(output, "checkpoint")
+			if err := safefs.WriteFile(cpPath, camp.Signed, 0o644); err != nil {
+				return err
+			}
+			proofs := make([]any, len(paths))
+			for i, p := range paths {
+				pp := filepath.Join(output, proofName(p))
+				if err := safefs.WriteFile(pp, camp.Proofs[i], 0o644); err != nil {
+					return err
+				}
+				proofs[i] = map[string]any{"index": int64(i), "bundle": p, "proof": pp}
+			}
+			root := fmt.Sprintf("%x", camp.Checkpoint.Root)
+			if g.json {
+				return writeJSON(cmd, map[string]any{
+					"mediaType":  "application/vnd.obaudit.commit+json;version=1",
+					"origin":     origin,
+					"size":       int64(camp.Checkpoint.Size),
+					"root":       root,
+					"checkpoint": cpPath,
+					"proofs":     proofs,
+					"key_sha256": sigstore.KeyID(&key.PublicKey),
+				})
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "checkpoint: %s\n", cpPath)
+			fmt.Fprintf(w, "origin: %s\nsize: %d\nroot: %s\n", origin, camp.Checkpoint.Size, root)
+			fmt.Fprintf(w, "proofs: %d in %s\n", len(paths), output)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&keyPath, "key", "", "ECDSA P-256 private key (PEM) that signs the checkpoint")
+	f.StringVar(&bundleKeyPath, "bundle-key", "", "public key the episode bundles must verify with (default: KEY's)")
+	f.StringVar(&origin, "origin", "", "the campaign's name: the checkpoint origin and note key name")
+	f.StringVar(&output, "output", "", "directory for the checkpoint and the proofs")
+	return c
+}

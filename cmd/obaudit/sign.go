@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+
+	"github.com/obaudit/obaudit/artefact/sigstore"
+	"github.com/obaudit/obaudit/bundle"
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/commitment"
+	"github.com/obaudit/obaudit/internal/safefs"
+	"github.com/obaudit/obaudit/refusal"
+	"github.com/spf13/cobra"
+)
+
+// signValidate is the validate check obaudit sign runs (artefact
+// validation, which refuses to sign what does not validate). Nil until the
+// artefact reader is wired here; checks.validate is then recorded false.
+var signValidate commitment.Checker
+
+// signReplay is the replay check; nil until replay is wired here.
+var signReplay commitment.Checker
+
+// signBundle is the bundle audit sign runs when a ledger is given: the
+// artefact and the ledger must describe one run.
+var signBundle commitment.Checker = commitment.CheckerFunc(func(ctx context.Context, in commitment.Inputs) error {
+	tree, err := canon.Parse(in.Artefact)
+	if err != nil {
+		return err
+	}
+	m, ok := tree.(map[string]any)
+	if !ok {
+		return refusal.New(commitment.ErrArtefactInvalid, "artefact: not a JSON object")
+	}
+	_, err = bundle.AuditReader(m, bytes.NewReader(in.Ledger), in.LedgerName, bundle.Options{})
+	return err
+})
+
+func signOptions() commitment.Options {
+	return commitment.Options{
+		Validate:       signValidate,
+		Replay:         signReplay,
+		Bundle:         signBundle,
+		ObauditVersion: toolkitVersion,
+	}
+}
+
+func readCommitmentInputs(cmd *cobra.Command, args []string) (commitment.Inputs, error) {
+	in := commitment.Inputs{ArtefactName: args[0]}
+	var err error
+	if in.Artefact, err = readInput(cmd, args[0]); err != nil {
+		return in, err
+	}
+	if len(args) == 2 {
+		in.LedgerName = args[1]
+		if in.Ledger, err = readInput(cmd, args[1]); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+func checksTree(c commitment.Checks) map[string]any {
+	return map[string]any{"validate": c.Validate, "replay": c.Replay, "bundle": c.Bundle}
+}
+
+func newSignCmd(g *globals) *cobra.Command {
+	var keyPath, output string
+	var predicateOnly bool
+	c := &cobra.Command{
+		Use:   "sign ARTEFACT [LEDGER] --key KEY [--output B.sigstore.json]",
+		Short: "Sign a run commitment: an in-toto Statement over the artefact (and ledger) in a Sigstore bundle",
+		Long: `Builds the run commitment for an episode artefact and, when given, its execution
+ledger: an in-toto Statement v1 whose subjects are the two files (SHA-256 of their
+exact bytes) and whose predicate (type ` + commitment.PredicateType + `)
+carries the artefact contract, engine version, operation, scenario, agent, the
+trajectory, final-state, decisions and result-vector digests, reliable, the ledger's
+chain head and terminal kind, and which obaudit checks passed. It wraps the Statement
+in DSSE and a Sigstore bundle (v0.3) signed with KEY (ECDSA P-256 PEM, from obaudit
+keygen), offline.
+
+It refuses to sign what does not hold together: an artefact whose digests do not match
+its content, and with a ledger, a pair the bundle audit refuses. Validation and replay
+run when this build wires them; the predicate records which ran.
+
+--output defaults to ARTEFACT.sigstore.json and is never overwritten.
+--predicate-only prints the predicate (RFC 8785 JSON) and signs nothing, for
+  cosign attest-blob --predicate FILE --type ` + commitment.PredicateType + `.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !predicateOnly && keyPath == "" {
+				return usagef("--key KEY is required (or --predicate-only)")
+			}
+			in, err := readCommitmentInputs(cmd, args)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if predicateOnly {
+				st, err := commitment.New(ctx, in, signOptions())
+				if err != nil {
+					return err
+				}
+				b, err := canon.JCS(st.Predicate.Tree())
+				if err != nil {
+					return err
+				}
+				_, err = cmd.OutOrStdout().Write(append(b, '\n'))
+				return err
+			}
+			keyPEM, err := readInput(cmd, keyPath)
+			if err != nil {
+				return err
+			}
+			key, err := sigstore.ParsePrivateKey(keyPEM)
+			if err != nil {
+				return err
+			}
+			signer, err := sigstore.NewKeySigner(key, rand.Reader)
+			if err != nil {
+				return err
+			}
+			b, st, err := commitment.Sign(ctx, in, signOptions(), signer)
+			if err != nil {
+				return err
+			}
+			if output == "" {
+				output = args[0] + ".sigstore.json"
+			}
+			if err := safefs.WriteFile(output, b, 0o644); err != nil {
+				return err
+			}
+			if g.json {
+				subjects := make([]any, len(st.Subjects))
+				for i, s := range st.Subjects {
+					subjects[i] = map[string]any{"name": s.Name, "sha256": s.SHA256}
+				}
+				return writeJSON(cmd, map[string]any{
+					"mediaType":      "application/vnd.obaudit.sign+json;version=1",
+					"bundle":         output,
+					"predicate_type": commitment.PredicateType,
+					"subjects":       subjects,
+					"checks":         checksTree(st.Predicate.Checks),
+					"key_sha256":     sigstore.KeyID(signer.PublicKey()),
+				})
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "signed: %s\n", output)
+			for _, s := range st.Subjects {
+				fmt.Fprintf(w, "subject: %s sha256:%s\n", s.Name, s.SHA256)
+			}
+			ch := st.Predicate.Checks
+			fmt.Fprintf(w, "checks passed: validate=%t replay=%t bundle=%t\n", ch.Validate, ch.Replay, ch.Bundle)
+			fmt.Fprintf(w, "key sha256: %s\n", sigstore.KeyID(signer.PublicKey()))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&keyPath, "key", "", "ECDSA P-256 private key (PEM)")
+	c.Flags().StringVar(&output, "output", "", "bundle file to write (default ARTEFACT.sigstore.json)")
+	c.Flags().BoolVar(&predicateOnly, "predicate-only", false, "print the predicate and sign nothing")
+	return c
+}

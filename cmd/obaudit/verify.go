@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/obaudit/obaudit/artefact/sigstore"
+	"github.com/obaudit/obaudit/commitment"
+	"github.com/spf13/cobra"
+)
+
+// commitmentEstablishes and commitmentDoesNotEstablish are what a verified
+// commitment means; SECURITY.md ("Signed commitments") says the same.
+const (
+	commitmentEstablishes = "the holder of the signing key (or the certified identity) signed this exact " +
+		"statement: these files, byte for byte, with the facts the predicate states, which the files " +
+		"were re-read to confirm"
+	commitmentDoesNotEstablish = "that the run happened as recorded, that a provider answered, that the " +
+		"signer ran the checks it lists, or when it signed (a key-signed bundle carries no time)"
+)
+
+func newVerifyCmd(g *globals) *cobra.Command {
+	var bundlePath, keyPath, rootPath, identity, issuer string
+	c := &cobra.Command{
+		Use:   "verify --bundle B (--key PUB | --trusted-root ROOT --certificate-identity ID --certificate-oidc-issuer ISS) ARTEFACT [LEDGER]",
+		Short: "Verify a signed run commitment against the artefact (and ledger), offline",
+		Long: `Verifies a run commitment bundle (from obaudit sign, or cosign attest-blob with the
+obaudit predicate) offline and fail-closed, in this order: the signature, by the pinned
+public key (--key) or keyless (--trusted-root with --certificate-identity and
+--certificate-oidc-issuer: the certificate chain at the verified timestamps, a
+transparency-log entry and an observer timestamp, then the identity); the Statement and
+its predicate type and schema; that ARTEFACT (and LEDGER) are exactly the signed
+subjects, byte for byte; and that the predicate agrees with what the files say.
+
+Nothing is fetched from the network. Exit 0: verified. Exit 1: refused, by class.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if bundlePath == "" {
+				return usagef("--bundle B is required")
+			}
+			keyless := rootPath != "" || identity != "" || issuer != ""
+			switch {
+			case keyPath != "" && keyless:
+				return usagef("--key and keyless flags (--trusted-root, --certificate-identity, --certificate-oidc-issuer) are exclusive")
+			case keyPath == "" && !keyless:
+				return usagef("give --key PUB, or --trusted-root with --certificate-identity and --certificate-oidc-issuer")
+			case keyless && (rootPath == "" || identity == "" || issuer == ""):
+				return usagef("keyless verification needs all of --trusted-root, --certificate-identity and --certificate-oidc-issuer")
+			}
+			var v *sigstore.Verifier
+			signer := map[string]any{}
+			if keyPath != "" {
+				pemBytes, err := readInput(cmd, keyPath)
+				if err != nil {
+					return err
+				}
+				pub, err := sigstore.ParsePublicKey(pemBytes)
+				if err != nil {
+					return err
+				}
+				if v, err = sigstore.NewKeyVerifier(pub); err != nil {
+					return err
+				}
+				signer["key_sha256"] = sigstore.KeyID(pub)
+			} else {
+				rootJSON, err := readInput(cmd, rootPath)
+				if err != nil {
+					return err
+				}
+				if v, err = sigstore.NewKeylessVerifier(rootJSON, sigstore.Identity{Subject: identity, Issuer: issuer}); err != nil {
+					return err
+				}
+				signer["certificate_identity"] = identity
+				signer["certificate_oidc_issuer"] = issuer
+			}
+			b, err := readInput(cmd, bundlePath)
+			if err != nil {
+				return err
+			}
+			in, err := readCommitmentInputs(cmd, args)
+			if err != nil {
+				return err
+			}
+			st, err := commitment.Verify(cmd.Context(), b, in, v)
+			if err != nil {
+				return err
+			}
+			p := st.Predicate
+			if g.json {
+				subjects := make([]any, len(st.Subjects))
+				for i, s := range st.Subjects {
+					subjects[i] = map[string]any{"name": s.Name, "sha256": s.SHA256}
+				}
+				return writeJSON(cmd, map[string]any{
+					"mediaType":          "application/vnd.obaudit.verify+json;version=1",
+					"ok":                 true,
+					"statement_type":     st.Type,
+					"predicate_type":     commitment.PredicateType,
+					"subjects":           subjects,
+					"signer":             signer,
+					"predicate":          p.Tree(),
+					"establishes":        commitmentEstablishes,
+					"does_not_establish": commitmentDoesNotEstablish,
+				})
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "verified: %s\n", bundlePath)
+			for _, s := range st.Subjects {
+				fmt.Fprintf(w, "subject: %s sha256:%s\n", s.Name, s.SHA256)
+			}
+			if id, ok := signer["key_sha256"]; ok {
+				fmt.Fprintf(w, "signed by key sha256: %s\n", id)
+			} else {
+				fmt.Fprintf(w, "signed by: %s (issuer %s)\n", identity, issuer)
+			}
+			a := p.Artefact
+			fmt.Fprintf(w, "run: %s %s, scenario %s, agent %s, engine %s, contract %d\n",
+				a.OperationID, a.OperationVersion, a.ScenarioID, a.AgentID, a.EngineVersion, a.ArtifactVersion)
+			fmt.Fprintf(w, "reliable: %t, result vector sha256:%s\n", a.Reliable, a.EvaluationDigest)
+			if p.Ledger != nil {
+				fmt.Fprintf(w, "ledger: v%d, %d rows, chain head %s, terminal %s\n", p.Ledger.LedgerVersion, p.Ledger.Rows, p.Ledger.ChainHead, orNone(p.Ledger.TerminalKind))
+			}
+			fmt.Fprintf(w, "checks the signer reports: validate=%t replay=%t bundle=%t\n", p.Checks.Validate, p.Checks.Replay, p.Checks.Bundle)
+			fmt.Fprintf(w, "establishes: %s\n", commitmentEstablishes)
+			fmt.Fprintf(w, "not established: %s\n", commitmentDoesNotEstablish)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&bundlePath, "bundle", "", "the commitment bundle (Sigstore bundle JSON)")
+	f.StringVar(&keyPath, "key", "", "the signer's ECDSA P-256 public key (PEM)")
+	f.StringVar(&rootPath, "trusted-root", "", "Sigstore trusted root JSON, for keyless verification")
+	f.StringVar(&identity, "certificate-identity", "", "expected certificate subject (email or URI), exact")
+	f.StringVar(&issuer, "certificate-oidc-issuer", "", "expected OIDC issuer, exact")
+	return c
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
