@@ -64,6 +64,8 @@ func newRootCmd(g *globals) *cobra.Command {
 		newVerifyCmd(g),
 		newCommitCmd(g),
 		newVerifyInclusionCmd(g),
+		newExportCmd(g),
+		newReportCmd(g),
 	)
 	markRunErrors(root)
 	return root
