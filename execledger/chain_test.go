@@ -1,0 +1,66 @@
+package execledger_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/execledger/internal/vectors"
+	"github.com/obaudit/obaudit/internal/upstreamtest"
+	"github.com/obaudit/obaudit/refusal"
+)
+
+var chainClasses = map[string]bool{
+	"ledger/not-json": true, "ledger/duplicate-key": true, "ledger/version": true, "ledger/row-index": true,
+	"ledger/back-link": true, "ledger/row-digest": true, "ledger/after-terminal": true,
+}
+
+// chainMay are the further classes VerifyChain may raise for a journal's
+// shape (a row kind outside the vocabulary, a non-object row, rows out of
+// order).
+var chainMay = map[string]bool{"ledger/row-order": true, "ledger/vocabulary": true, "ledger/schema": true}
+
+// TestVerifyChainAgreesWithRead: on every vector, the chain-only pass
+// refuses exactly the chain refusals Read names, accepts what Read accepts
+// with the same tip and terminal, and accepts (being chain-only) journals
+// that Read refuses only for their content.
+func TestVerifyChainAgreesWithRead(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(vectorDir, "*", "*.ndjson"))
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		_, data, _ := vectors.Split(b)
+		a, rerr := execledger.Read(bytes.NewReader(data), execledger.Options{})
+		c, cerr := execledger.VerifyChain(bytes.NewReader(data))
+		rc, _ := refusal.ClassOf(rerr)
+		cc, _ := refusal.ClassOf(cerr)
+		switch {
+		case rerr == nil:
+			if cerr != nil || c.ChainTip != a.ChainTip || c.Rows != a.RowsVerified || c.TruncatedTail != a.TruncatedTail ||
+				(a.Complete() && c.TerminalKind != a.Status()) || (!a.Complete() && c.TerminalKind != "") {
+				t.Errorf("%s: Read ok (%s) but VerifyChain = %+v, %v", p, a.Status(), c, cerr)
+			}
+		case chainClasses[string(rc)]:
+			if string(cc) != string(rc) {
+				t.Errorf("%s: Read %s, VerifyChain %v", p, rc, cerr)
+			}
+		default:
+			if cerr != nil && !chainClasses[string(cc)] && !chainMay[string(cc)] {
+				t.Errorf("%s: VerifyChain refused with a non-chain class: %v", p, cerr)
+			}
+		}
+	}
+}
+
+func TestVerifyChainUpstream(t *testing.T) {
+	c, err := execledger.VerifyChain(bytes.NewReader(upstreamtest.Read(t, "artifact8-fake-openai-reference-v1.execution-ledger-v2.ndjson")))
+	if err != nil || c.Rows != 48 || c.TerminalKind != "scored" || c.Version != 2 ||
+		c.ChainTip != "73f0c6b77ff6e774ded0c325ee007fe62f62999627ffcd8ae915474809f41b2f" {
+		t.Fatalf("VerifyChain(upstream) = %+v, %v", c, err)
+	}
+	if strings.Contains(c.ChainTip, " ") {
+		t.Fatal("bad tip")
+	}
+}
