@@ -1,0 +1,105 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/obaudit/obaudit/engine"
+)
+
+var sprintf = fmt.Sprintf
+
+func pyQuote(s string) string { return engine.PyRepr(s) }
+
+func pyList(ss []string) string { return engine.PyList(ss) }
+
+// ScopeNote states what a passing gate does and does not establish.
+const ScopeNote = "construct evidence for one synthetic operation: the evaluator separates the shipped controls " +
+	"under one versioned oracle; not a model result, not a ranking, not independent validation"
+
+// Passed counts the passing checks.
+func (r *Report) Passed() int {
+	n := 0
+	for _, c := range r.Checks {
+		if c.OK {
+			n++
+		}
+	}
+	return n
+}
+
+func list(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// Tree is the report's JSON form (a canon tree; the CLI writes it as RFC
+// 8785 canonical JSON).
+func (r *Report) Tree() map[string]any {
+	checks := make([]any, len(r.Checks))
+	for i, c := range r.Checks {
+		var exp any
+		if c.ReferenceExpectationID != "" {
+			exp = c.ReferenceExpectationID
+		}
+		checks[i] = map[string]any{
+			"agent_id": c.AgentID, "scenario_id": c.ScenarioID, "kind": c.Kind, "ok": c.OK,
+			"reliable": c.Reliable, "status": c.Status,
+			"failed_dimensions": list(c.FailedDimensions), "passed_dimensions": list(c.PassedDimensions),
+			"finding_codes":    list(c.FindingCodes),
+			"expected_targets": list(c.ExpectedTargets), "expected_findings": list(c.ExpectedFindings),
+			"required_passing":         list(c.RequiredPassing),
+			"reference_expectation_id": exp,
+			"problems":                 list(c.Problems),
+		}
+	}
+	return map[string]any{
+		"mediaType":          MediaType,
+		"engine_version":     r.EngineVersion,
+		"operation_id":       r.OperationID,
+		"spec_digest_sha256": r.SpecDigest,
+		"oracle": map[string]any{
+			"oracle_id": r.Oracle.OracleID, "oracle_version": r.Oracle.OracleVersion,
+			"oracle_digest_sha256": r.Oracle.Digest, "source": r.OracleSource,
+		},
+		"ok":     r.OK,
+		"passed": int64(r.Passed()),
+		"checks": checks,
+		"scope":  ScopeNote,
+	}
+}
+
+// Text is the human-readable report.
+func (r *Report) Text() string {
+	var b strings.Builder
+	verdict := func(ok bool) string {
+		if ok {
+			return "OK"
+		}
+		return "FAILED"
+	}
+	fmt.Fprintf(&b, "%s: causal acceptance gate\n", r.OperationID)
+	fmt.Fprintf(&b, "  engine             %s\n", r.EngineVersion)
+	fmt.Fprintf(&b, "  spec               %s\n", r.SpecDigest)
+	fmt.Fprintf(&b, "  oracle             %s %s (%s)\n", r.Oracle.OracleID, r.Oracle.OracleVersion, r.Oracle.Digest)
+	for _, c := range r.Checks {
+		fmt.Fprintf(&b, "  %-20s %-3s %-9s reliable=%-5t %s\n", c.AgentID, c.ScenarioID, c.Kind, c.Reliable, verdict(c.OK))
+		if c.ReferenceExpectationID != "" {
+			fmt.Fprintf(&b, "      expectation %s\n", c.ReferenceExpectationID)
+		}
+		if len(c.FailedDimensions) > 0 {
+			fmt.Fprintf(&b, "      ended     %s\n", c.Status)
+			fmt.Fprintf(&b, "      failed    %s\n", pyList(c.FailedDimensions))
+			fmt.Fprintf(&b, "      findings  %s\n", pyList(c.FindingCodes))
+		}
+		for _, p := range c.Problems {
+			fmt.Fprintf(&b, "      ! %s\n", p)
+		}
+	}
+	fmt.Fprintf(&b, "causal acceptance: %s (%d/%d checks passed)\n", verdict(r.OK), r.Passed(), len(r.Checks))
+	fmt.Fprintf(&b, "scope: %s\n", ScopeNote)
+	return b.String()
+}
