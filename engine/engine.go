@@ -979,3 +979,28 @@ func PyReprValue(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// RecordTypes is the closed trajectory vocabulary, in upstream's order.
+var RecordTypes = []string{
+	"event_observed", "event_audit_only", "event_rejected", "event_after_terminal", "agent_invoked",
+	"agent_outcome", "outcome_rejected", "wait_declared", "wait_rejected", "wait_unresolved_at_horizon",
+	"action_proposed", "action_rejected", "effect_accepted", "side_effect", "side_effect_failed",
+	"checkpoint_opened", "checkpoint_resolved", "checkpoint_rejected", "obligation_created",
+	"obligation_discharged", "obligation_cancelled", "obligation_breached", "timer_scheduled",
+	"timer_cancelled", "terminal_proposed", "terminal_rejected", "provisional_close_entered",
+	"operation_reopened", "terminal_accepted", "episode_ended", "critical_violation",
+	"retrieval_served", "retrieval_refused", "derived_context_invalidated",
+}
+
+// NewTestContext returns a context over a fresh, unstarted episode of d
+// whose state is st, for pack tests that call reducers directly. Rows it
+// records and timers it arms go nowhere.
+func NewTestContext(d Domain, st State) *Context {
+	plan := d.Plan()
+	x := &execution{dom: d, static: d.Static(), plan: plan, state: st, seen: map[string]bool{}}
+	start, _ := ParseInstant(plan.StartsAt)
+	x.clock = clock{start: start, now: start, nowText: plan.StartsAt}
+	x.ledger.digestOnly = true
+	x.ctx = &Context{x}
+	return x.ctx
+}
