@@ -55,6 +55,7 @@ func newRootCmd(g *globals) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return err })
 	root.AddCommand(
 		newVersionCmd(g),
+		newRunCmd(g),
 		newCanonCmd(g),
 		newDigestCmd(g),
 		newLedgerCmd(g),
@@ -66,6 +67,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newVerifyInclusionCmd(g),
 		newExportCmd(g),
 		newReportCmd(g),
+		newValidateCmd(g),
 	)
 	markRunErrors(root)
 	return root
