@@ -1,0 +1,239 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance"
+	"github.com/obaudit/obaudit/refusal"
+	"github.com/spf13/cobra"
+)
+
+func newValidateCmd(g *globals) *cobra.Command {
+	var schema bool
+	c := &cobra.Command{
+		Use:   "validate FILE",
+		Short: "Check an episode artefact's coherence (contracts 1-8)",
+		Long: `Reads an episode artefact strictly and holds it to the contract it declares (1 to 8,
+each under its own historical field set, row shapes and result vector): every field's
+type, form and vocabulary; the domain's final-state validator; the evaluation's derived
+fields; from contract 2 the decision tape, the execution record and the provenance
+binding between identity, execution and tape; from contract 7 the provider execution
+binding and its coherence with the record; last, the final_state, trajectory and
+decisions digests, recomputed over upstream canonical JSON.
+
+--schema also holds a contract-8 document to the published JSON Schema
+(schemas/artefact/v8.json) with an independent engine.
+
+Validation establishes coherence, not attestation, and never opens a ledger: a binding
+read out of an artefact alone attributes nothing (see obaudit bundle).
+
+Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON pointer.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := readInput(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			opts := artefactOptions()
+			opts.JSONSchema = schema
+			doc, err := artefact.Read(b, opts)
+			if err != nil {
+				if g.json {
+					if werr := writeJSON(cmd, refusedReport(err)); werr != nil {
+						return werr
+					}
+				}
+				return err
+			}
+			r := validateReport(doc, schema)
+			if g.json {
+				return writeJSON(cmd, r)
+			}
+			a := doc.Artefact
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "artefact OK: contract %d, engine %s, scenario %s, agent %s (%s)\n",
+				doc.Version(), a.EngineVersion, a.ScenarioID, a.AgentID, a.AgentKind)
+			fmt.Fprintf(w, "file sha256:      %s\n", doc.FileSHA256)
+			fmt.Fprintf(w, "canonical form:   %v\n", doc.Canonical)
+			fmt.Fprintf(w, "final_state:      %s (recomputed)\n", a.FinalStateDigest)
+			fmt.Fprintf(w, "trajectory:       %s (recomputed)\n", a.TrajectoryDigest)
+			if doc.Version() >= 2 {
+				fmt.Fprintf(w, "decisions:        %s (recomputed)\n", a.DecisionsDigest)
+				fmt.Fprintf(w, "outcome source:   %s, %d decision(s), %d provider call(s)\n",
+					a.Execution.OutcomeSource, len(a.Decisions), a.Execution.TransportCalls)
+			}
+			if doc.Version() >= 7 {
+				if p := a.ProviderExecution; p == nil {
+					fmt.Fprintf(w, "provider binding: none (no provider reached)\n")
+				} else {
+					fmt.Fprintf(w, "provider binding: %s %s %s, ledger v%d %s (not opened)\n",
+						p.Provider, p.API, p.Model, p.ExecutionLedgerVersion, p.ExecutionLedgerDigest)
+				}
+			}
+			fmt.Fprintf(w, "reproducible contract: %v\n", artefact.Reproducible(doc.Version()))
+			fmt.Fprintf(w, "json schema:      %s\n", map[bool]string{true: "passed", false: "not run (--schema)"}[schema && doc.Version() == artefact.Version])
+			fmt.Fprintf(w, "established:      coherence only; no ledger was opened and nothing is attested\n")
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&schema, "schema", false, "also check a contract-8 artefact against the published JSON Schema")
+	return c
+}
+
+// validateReport is the --json report of a coherent artefact.
+func validateReport(doc *artefact.Document, schema bool) map[string]any {
+	a := doc.Artefact
+	digests := map[string]any{
+		"final_state_digest_sha256": a.FinalStateDigest,
+		"trajectory_digest_sha256":  a.TrajectoryDigest,
+	}
+	r := map[string]any{
+		"mediaType":             "application/vnd.obaudit.validate+json;version=1",
+		"ok":                    true,
+		"established":           "coherence",
+		"ledger_opened":         false,
+		"file_sha256":           doc.FileSHA256,
+		"canonical":             doc.Canonical,
+		"artifact_version":      doc.Version(),
+		"reproducible_contract": artefact.Reproducible(doc.Version()),
+		"engine_version":        a.EngineVersion,
+		"scenario_id":           a.ScenarioID,
+		"agent_id":              a.AgentID,
+		"agent_kind":            a.AgentKind,
+		"digests":               digests,
+		"json_schema":           schema && doc.Version() == artefact.Version,
+	}
+	if doc.Version() >= 2 {
+		digests["decisions_digest_sha256"] = a.DecisionsDigest
+		r["outcome_source"] = a.Execution.OutcomeSource
+		r["decisions"] = len(a.Decisions)
+		r["transport_calls"] = a.Execution.TransportCalls
+	}
+	if doc.Version() >= 4 {
+		r["operation_instance_id"] = a.OperationInstanceID
+	}
+	if doc.Version() >= 7 {
+		r["provider_execution"] = nil
+		if p := a.ProviderExecution; p != nil {
+			r["provider_execution"] = map[string]any{
+				"execution_run_id":               p.ExecutionRunID,
+				"execution_ledger_version":       p.ExecutionLedgerVersion,
+				"execution_ledger_digest_sha256": p.ExecutionLedgerDigest,
+				"provider":                       p.Provider,
+				"api":                            p.API,
+				"model":                          p.Model,
+				"provider_calls":                 p.ProviderCalls,
+				"attributed":                     false,
+			}
+		}
+	}
+	return r
+}
+
+// refusedReport is the --json report of a refused artefact (the refusal is
+// also printed to stderr and the exit code is 1).
+func refusedReport(err error) map[string]any {
+	class, _ := refusal.ClassOf(err)
+	r := map[string]any{
+		"mediaType": "application/vnd.obaudit.validate+json;version=1",
+		"ok":        false,
+		"refusal":   map[string]any{"class": string(class), "detail": refusal.Detail(err)},
+	}
+	if p, ok := artefact.Pointer(err); ok {
+		r["refusal"].(map[string]any)["pointer"] = p
+	}
+	return r
+}
+
+// artefactOptions registers every carried pack with the artefact reader:
+// its operation type, its registered agents and kinds, its terminal classes
+// and its canonical-state validator. It is the one wiring of packs into
+// artefact reading; validate, replay, bundle and export share it.
+func artefactOptions() artefact.Options {
+	var opts artefact.Options
+	for _, p := range domains.Packs() {
+		agents := make(map[string]string, len(p.Agents))
+		for _, a := range p.Agents {
+			agents[a.ID] = a.Kind
+		}
+		d := artefact.Domain{OperationType: p.OperationType, Agents: agents}
+		if p.OperationType == maintenance.OperationType {
+			d.TerminalClasses = slices.Clone(maintenance.ProducibleTerminals)
+			d.ValidateState = maintenanceStateShape
+		}
+		opts.Domains = append(opts.Domains, d)
+	}
+	return opts
+}
+
+// validateArtefactTree is the full artefact validation (every registered
+// pack) for callers that hold a parsed tree, such as the bundle audit's
+// first step.
+func validateArtefactTree(tree map[string]any) error {
+	_, err := artefact.Validate(tree, artefactOptions())
+	return err
+}
+
+// maintenanceStateShape holds a maintenance final_state to the canonical
+// state's root field set and root types: 22 roots, plus
+// issue_reporting_actor_id for engines 0.11.0-0.13.0.
+//
+// INTERIM: the maintenance pack does not yet export its canonical-state
+// validator (upstream's validate_canonical_state, which also holds every
+// cycle, quote, approval, exception, invoice, obligation, payment and
+// record to its exact fields and vocabularies). Until it does, this checks
+// the roots only; the content digest still binds every byte of the state.
+func maintenanceStateShape(state map[string]any, engineVersion string, contract int, recovery bool) error {
+	roots := map[string]string{
+		"phase": "text", "issue_id": "optional", "classification": "optional",
+		"customer_resolution": "text", "current_cycle_id": "optional",
+		"cycles": "object", "quotes": "object", "approvals": "object", "exceptions": "object",
+		"invoices": "object", "obligations": "object", "payment": "object",
+		"assertions": "list", "authoritative_records": "object", "communications": "list",
+		"ownership_transferred_to": "optional", "transfer_notice_sent": "flag",
+		"provisional_close": "object", "reopen_count": "count", "terminal": "optional-object",
+		"replay_final": "flag", "hidden": "object",
+	}
+	if slices.Contains([]string{"0.11.0", "0.12.0", "0.13.0"}, engineVersion) {
+		roots["issue_reporting_actor_id"] = "optional"
+	}
+	for k := range state {
+		if _, ok := roots[k]; !ok {
+			return fmt.Errorf("unknown root %q", k)
+		}
+	}
+	for k, kind := range roots {
+		v, ok := state[k]
+		if !ok {
+			return fmt.Errorf("missing root %q", k)
+		}
+		var good bool
+		switch kind {
+		case "text":
+			s, isStr := v.(string)
+			good = isStr && s != ""
+		case "optional":
+			s, isStr := v.(string)
+			good = v == nil || (isStr && s != "")
+		case "object":
+			_, good = v.(map[string]any)
+		case "optional-object":
+			_, isObj := v.(map[string]any)
+			good = v == nil || isObj
+		case "list":
+			_, good = v.([]any)
+		case "flag":
+			_, good = v.(bool)
+		case "count":
+			n, isInt := v.(int64)
+			good = isInt && n >= 0
+		}
+		if !good {
+			return fmt.Errorf("root %q is not a %s", k, kind)
+		}
+	}
+	return nil
+}
