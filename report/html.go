@@ -152,7 +152,7 @@ func (r *Report) HTML() []byte {
 const footnote = "Rendered by obaudit from the artefact alone, after it validated. Content digests identify the content; they are not tamper-evidence. The page loads nothing: no scripts, fonts, images or network requests."
 
 func identity(e *episodeview.Episode) [][2]string {
-	source := e.Execution.OutcomeSource
+	source := "outcome source " + e.Execution.OutcomeSource
 	if e.Execution.Model != "" {
 		source += ", model " + e.Execution.Model
 	}
@@ -232,7 +232,7 @@ func (l *lane) pack() {
 	sort.SliceStable(order, func(a, b int) bool { return l.items[order[a]].x0 < l.items[order[b]].x0 })
 	gap := 3.0
 	if l.touch {
-		gap = -0.5
+		gap = -minWidth
 	}
 	var ends []float64
 	for _, i := range order {
