@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/obaudit/obaudit/engine"
 )
@@ -20,6 +21,7 @@ type grader struct {
 	scratch      []byte           // reused encoding buffer
 	instants     map[string]int64 // parsed instants
 	projections  map[string]*projection
+	versions     map[unsafe.Pointer]string // recomputed record versions by body
 }
 
 func newGrader(c *engine.GradingContract, r Run, notification bool) *grader {

@@ -1,7 +1,9 @@
 package evaluator
 
 import (
+	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
@@ -533,20 +535,41 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 				pos, pyQuote(tool), strings.Join(problems, "; "))))
 		return findings
 	}
-	b, err := canon.Append(g.scratch[:0], rm, canon.UpstreamForm)
-	g.scratch = b
+	recomputed, err := g.recordVersion(rm)
 	if err != nil {
 		findings = append(findings, finding("RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
 			sprintf("row %d carries a records body canonical JSON cannot carry, so no version can be computed over it — %v", pos, err)))
 		return findings
 	}
-	recomputed := canon.SHA256Hex(b)[:g.c.RecordVersionLength]
 	if !pyEq(row["record_version"], recomputed) {
 		findings = append(findings, finding("RETRIEVAL_RECORD_VERSION_MISMATCH",
 			sprintf("row %d states version %s for the %s read and the records it carries digest to %s; the version is recomputed from the row's own body through the helper the broker answered through, so a version the row was handed is a value to check rather than a value to believe",
 				pos, pyRepr(row["record_version"]), pyQuote(tool), pyQuote(recomputed))))
 	}
 	return findings
+}
+
+// recordVersion recomputes the version of a served records body: the first
+// RecordVersionLength hex characters of the SHA-256 of its upstream
+// canonical JSON. A body object served in several rows (a runtime may hand
+// out one read-only tree while the record has not moved) is digested once
+// per evaluation; every distinct body is digested.
+func (g *grader) recordVersion(rm map[string]any) (string, error) {
+	key := reflect.ValueOf(rm).UnsafePointer()
+	if v, ok := g.versions[key]; ok {
+		return v, nil
+	}
+	b, err := canon.Append(g.scratch[:0], rm, canon.UpstreamForm)
+	g.scratch = b
+	if err != nil {
+		return "", err
+	}
+	v := canon.SHA256Hex(b)[:g.c.RecordVersionLength]
+	if g.versions == nil {
+		g.versions = map[unsafe.Pointer]string{}
+	}
+	g.versions[key] = v
+	return v, nil
 }
 
 // projection is a tool's root set, precomputed once per evaluation.

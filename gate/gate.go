@@ -203,9 +203,26 @@ func Run(o Options) (*Report, error) {
 	}
 	rep := &Report{EngineVersion: version, OperationID: o.Spec.OperationID, SpecDigest: specDigest,
 		Oracle: o.Oracle.Identity(), OracleSource: o.Oracle.Source(), Checks: make([]Check, len(jobs))}
+	// One operation and one grading contract per scenario, shared by its
+	// checks (both are immutable).
+	scenes := map[string]*scene{}
+	for _, j := range jobs {
+		if scenes[j.scenario] != nil {
+			continue
+		}
+		op, err := maintenance.NewOperation(o.Spec, j.scenario)
+		if err != nil {
+			return nil, err
+		}
+		contract, err := grading.Contract(o.Spec, j.scenario)
+		if err != nil {
+			return nil, err
+		}
+		scenes[j.scenario] = &scene{op: op, contract: contract}
+	}
 	errs := make([]error, len(jobs))
 	do := func(i int) {
-		rep.Checks[i], errs[i] = runCheck(o, version, instance, evaluate, jobs[i])
+		rep.Checks[i], errs[i] = runCheck(o, version, instance, evaluate, jobs[i], scenes[jobs[i].scenario])
 	}
 	if o.Sequential || len(jobs) < 2 {
 		for i := range jobs {
@@ -257,24 +274,21 @@ func scheduleOrder(jobs []job) []int {
 	return append(first, rest...)
 }
 
-func runCheck(o Options, version, instance string, evaluate EvaluateFunc, j job) (Check, error) {
+type scene struct {
+	op       *maintenance.Operation
+	contract *engine.GradingContract
+}
+
+func runCheck(o Options, version, instance string, evaluate EvaluateFunc, j job, sc *scene) (Check, error) {
 	c := Check{AgentID: j.entry.ID, ScenarioID: j.scenario, Kind: j.entry.Kind}
-	op, err := maintenance.NewOperation(o.Spec, j.scenario)
-	if err != nil {
-		return c, err
-	}
 	ep, err := engine.Run(engine.Config{
-		Domain: op, NewAgent: j.entry.New, AgentID: j.entry.ID, AgentKind: j.entry.Kind,
+		Domain: sc.op, NewAgent: j.entry.New, AgentID: j.entry.ID, AgentKind: j.entry.Kind,
 		OperationInstanceID: instance, EngineVersion: version, SelfCheck: engine.SelfCheckRerun,
 	})
 	if err != nil {
 		return c, err
 	}
-	contract, err := grading.Contract(o.Spec, j.scenario)
-	if err != nil {
-		return c, err
-	}
-	ev, err := evaluate(version, contract, RunOf(ep))
+	ev, err := evaluate(version, sc.contract, RunOf(ep))
 	if err != nil {
 		return c, err
 	}
