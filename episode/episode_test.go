@@ -1,0 +1,76 @@
+package episode_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+
+	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/episode"
+	"github.com/obaudit/obaudit/internal/upstreamtest"
+	"github.com/obaudit/obaudit/schemas"
+)
+
+const pinnedInstance = "opinst_0123456789abcdef0123456789abcdef"
+
+// testOptions registers the maintenance pack with the artefact reader the
+// way cmd/obaudit does, with a root-shape state check.
+func testOptions() artefact.Options {
+	var opts artefact.Options
+	for _, p := range domains.Packs() {
+		agents := map[string]string{}
+		for _, a := range p.Agents {
+			agents[a.ID] = a.Kind
+		}
+		opts.Domains = append(opts.Domains, artefact.Domain{
+			OperationType:   p.OperationType,
+			TerminalClasses: []string{"completed_successfully", "transferred_to_human_ownership"},
+			Agents:          agents,
+			ValidateState:   func(map[string]any, string, int, bool) error { return nil },
+		})
+	}
+	return opts
+}
+
+func operation(t testing.TB, scenario string) engine.Domain {
+	t.Helper()
+	d, err := domains.Default().Operation(nil, "", scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func runConfig(t testing.TB, scenario, agentID, engineVersion string) episode.Config {
+	t.Helper()
+	p := domains.Default()
+	a, ok := p.Agent(agentID)
+	if !ok {
+		t.Fatalf("no agent %q", agentID)
+	}
+	return episode.Config{
+		Domain: operation(t, scenario), NewAgent: a.New, AgentID: a.ID, AgentKind: a.Kind,
+		OperationInstanceID: pinnedInstance, EngineVersion: engineVersion,
+	}
+}
+
+// The V1 reference run under engine 0.9.0 with the pinned instance id
+// writes upstream's artefact byte for byte.
+func TestRunReproducesUpstreamArtefact(t *testing.T) {
+	want := upstreamtest.Read(t, "artifact8-deterministic-reference-v1.json")
+	res, err := episode.Run(runConfig(t, "V1", "reference", schemas.EngineUpstream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := artefact.Encode(res.Artefact, testOptions())
+	if err != nil {
+		t.Fatalf("Encode = %v", err)
+	}
+	sum := sha256.Sum256(got)
+	if h := hex.EncodeToString(sum[:]); h != "45f2f3bec377230a0fc464c5ea1b64798a053beeb588c3ec4bdb477eaf7cfab5" || !bytes.Equal(got, want) {
+		t.Fatalf("artefact sha256 %s (%d bytes), want upstream's 45f2f3be… (%d bytes)", h, len(got), len(want))
+	}
+}
