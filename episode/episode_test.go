@@ -74,3 +74,68 @@ func TestRunReproducesUpstreamArtefact(t *testing.T) {
 		t.Fatalf("artefact sha256 %s (%d bytes), want upstream's 45f2f3be… (%d bytes)", h, len(got), len(want))
 	}
 }
+
+func registry(id string) (episode.Registered, bool) {
+	a, ok := domains.Default().Agent(id)
+	return episode.Registered{Kind: a.Kind, New: a.New}, ok
+}
+
+func readFixture(t testing.TB, name string) *artefact.Document {
+	t.Helper()
+	doc, err := artefact.Read(upstreamtest.Read(t, name), testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// Replay reproduces both upstream contract-8 artefacts under engine 0.9.0:
+// the deterministic one by rerun (nothing carried), the model one by tape
+// playback with the execution record and binding carried forward, and no
+// provider call either way.
+func TestReplayUpstreamArtefacts(t *testing.T) {
+	for _, tc := range []struct {
+		name, reproduction string
+		carried            []string
+	}{
+		{"artifact8-deterministic-reference-v1.json", artefact.ReproductionRerun, nil},
+		{"artifact8-fake-openai-reference-v1.json", artefact.ReproductionPlayback,
+			[]string{"agent_execution", "agent_id", "agent_kind", "decisions", "decisions_digest_sha256", "provider_execution"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := readFixture(t, tc.name)
+			ft := &episode.ForbiddenTransport{}
+			r, err := episode.Replay(doc, episode.ReplayConfig{Domain: operation(t, "V1"), Agents: registry, Transport: ft})
+			if err != nil {
+				t.Fatalf("Replay = %v", err)
+			}
+			if !r.OK() || r.FirstDivergence != nil || len(r.Differences) != 0 {
+				t.Fatalf("Replay not ok: %v (first %+v)", r.Differences, r.FirstDivergence)
+			}
+			if r.Reproduction != tc.reproduction {
+				t.Errorf("Reproduction = %q, want %q", r.Reproduction, tc.reproduction)
+			}
+			if !slicesEqual(r.CarriedForward, tc.carried) || r.TotalComparison() != (len(tc.carried) == 0) {
+				t.Errorf("CarriedForward = %v, want %v", r.CarriedForward, tc.carried)
+			}
+			if r.ProviderCalls != 0 || ft.Calls() != 0 {
+				t.Errorf("provider calls = %d/%d, want 0", r.ProviderCalls, ft.Calls())
+			}
+			if r.ReplayedTrajectoryDigest != "16dd2845143fea411282753df6832cc51eccdad76f4d37feb77bc98ca1469439" {
+				t.Errorf("replayed trajectory digest %s", r.ReplayedTrajectoryDigest)
+			}
+		})
+	}
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,175 @@
+package episode
+
+import (
+	"slices"
+	"sync/atomic"
+
+	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/refusal"
+	"github.com/obaudit/obaudit/schemas"
+)
+
+// Transport is the seam through which a model-backed agent would send a
+// request to a provider. Nothing on a replay path may use one; a replay
+// hands its agents a [ForbiddenTransport] and reports how often it was
+// called (always zero, or the replay is refused).
+type Transport interface {
+	Send(body []byte) ([]byte, error)
+}
+
+// ForbiddenTransport refuses every call and counts them.
+type ForbiddenTransport struct{ calls atomic.Int64 }
+
+// Send counts the call and refuses it with [ErrProviderCallForbidden].
+func (f *ForbiddenTransport) Send([]byte) ([]byte, error) {
+	n := f.calls.Add(1)
+	return nil, refusal.New(ErrProviderCallForbidden, "provider call %d was attempted on a path that must not make one; recorded outcomes are replayed, never re-requested", n)
+}
+
+// Calls is how many calls were attempted.
+func (f *ForbiddenTransport) Calls() int64 { return f.calls.Load() }
+
+// Registered is one in-process agent a deterministic artefact can name.
+type Registered struct {
+	Kind string
+	New  func() engine.Agent
+}
+
+// ReplayConfig is what a replay needs besides the artefact.
+type ReplayConfig struct {
+	// Domain is the operation spec the replay runs against, bound to the
+	// artefact's scenario. Its spec digest must be the artefact's.
+	Domain engine.Domain
+	// Agents looks up a registered in-process agent by id (deterministic
+	// artefacts are reproduced by rerunning it).
+	Agents func(id string) (Registered, bool)
+	// Transport is handed to model playback; nil means a fresh
+	// ForbiddenTransport. A replay whose transport was called is refused.
+	Transport *ForbiddenTransport
+}
+
+// modelPlayback replays a model record's decisions from its tape. It holds
+// the forbidden transport where a live model agent holds its provider
+// client; the tape answers every turn, so the transport is never asked.
+type modelPlayback struct {
+	*engine.Playback
+	transport Transport
+}
+
+// Replay re-executes the episode a validated contract-8 artefact records,
+// under the engine version it names, and compares the artefact that
+// reproduction would have written with the recorded one, section by
+// section, on canonical bytes.
+//
+// A deterministic record is reproduced by rerunning its registered agent
+// under the recorded operation instance id (nothing is carried). A recorded
+// or model record is reproduced by playing its own decision tape back
+// against the live episode: every decision must be asked for at the
+// recorded invocation and turn and be offered an observation with the
+// recorded digest. For a model record the execution record and the provider
+// execution binding are copied from the record (the ledger is never
+// opened), and the request digests are not rebuilt: this build has no model
+// request builder, so they are listed as unverified. The environment (clock,
+// events, reducers, ledger, evaluator) is re-executed in every mode, and no
+// provider or network is reached.
+func Replay(doc *artefact.Document, cfg ReplayConfig) (*artefact.ReplayReport, error) {
+	if err := artefact.NotReproducible(doc.Version()); err != nil {
+		return nil, err
+	}
+	rec := doc.Artefact
+	if !slices.Contains(schemas.Engines(), rec.EngineVersion) {
+		return nil, refusal.New(ErrEngineMismatch, "this artefact records engine version %q, and this build runs %v; replay requires the original engine contract, not execution under a different runtime", rec.EngineVersion, schemas.Engines())
+	}
+	if cfg.Domain == nil {
+		return nil, refusal.New(ErrSpecMismatch, "no operation spec to replay against")
+	}
+	meta := cfg.Domain.Plan().Meta
+	if meta.SpecDigest != rec.Operation.SpecDigest {
+		return nil, refusal.New(ErrSpecMismatch, "this artefact was produced from spec digest %s, and the operation supplied has digest %s; a replay against a different operation would compare two different runs", rec.Operation.SpecDigest, meta.SpecDigest)
+	}
+	if meta.ScenarioID != rec.ScenarioID {
+		return nil, refusal.New(ErrSpecMismatch, "the operation supplied is bound to scenario %q, and this artefact records scenario %q", meta.ScenarioID, rec.ScenarioID)
+	}
+	transport := cfg.Transport
+	if transport == nil {
+		transport = &ForbiddenTransport{}
+	}
+	run := engine.Config{
+		Domain: cfg.Domain, AgentID: rec.AgentID, OperationInstanceID: rec.OperationInstanceID,
+		EngineVersion: rec.EngineVersion,
+	}
+	source := rec.Execution.OutcomeSource
+	var reproduction string
+	var carried, unverified []string
+	var players []*modelPlayback
+	switch source {
+	case artefact.SourceDeterministic:
+		reg, ok := lookup(cfg.Agents, rec.AgentID)
+		if !ok {
+			return nil, refusal.New(ErrUnknownAgent, "agent %q is not registered in this build, so the run it produced cannot be rerun", rec.AgentID)
+		}
+		run.NewAgent, run.AgentKind, run.SelfCheck = reg.New, reg.Kind, engine.SelfCheckRerun
+		reproduction = artefact.ReproductionRerun
+	default:
+		tape := doc.Tree["decisions"].([]any)
+		run.NewAgent = func() engine.Agent {
+			pb := &modelPlayback{Playback: engine.NewPlayback(tape), transport: transport}
+			players = append(players, pb)
+			return pb
+		}
+		run.AgentKind = artefact.KindRecorded
+		if source == artefact.SourceModel {
+			run.AgentKind = artefact.KindModel
+		}
+		run.SelfCheck = engine.SelfCheckPlayback
+		reproduction = artefact.ReproductionPlayback
+		carried = []string{"agent_id", "agent_kind", "decisions", "decisions_digest_sha256"}
+	}
+	ep, err := engine.Run(run)
+	if err != nil {
+		return nil, err
+	}
+	for _, pb := range players {
+		// The engine checks exhaustion for its own Playback type only.
+		if err := pb.CheckExhausted(); err != nil {
+			return nil, err
+		}
+	}
+	ev, err := grade(ep)
+	if err != nil {
+		return nil, err
+	}
+	ex, binding := DeterministicExecution(), (*artefact.Binding)(nil)
+	switch source {
+	case artefact.SourceRecorded:
+		ex = &artefact.Execution{OutcomeSource: artefact.SourceRecorded, Attempts: []artefact.Attempt{}}
+	case artefact.SourceModel:
+		ex, binding = rec.Execution, rec.ProviderExecution
+		carried = append(carried, "agent_execution", "provider_execution")
+		unverified = append(unverified, "agent_execution.attempts[].request_digest_sha256: not rebuilt (this build has no model request builder for "+artefact.ProtocolReproducible+")")
+	}
+	rebuilt, err := Build(ep, ev, ex, binding)
+	if err != nil {
+		return nil, err
+	}
+	if transport.Calls() != 0 {
+		return nil, refusal.New(ErrProviderCallForbidden, "%d provider call(s) were attempted during replay", transport.Calls())
+	}
+	replayed := rebuilt.Tree()
+	if err := artefact.CheckRetrievalProvenance(doc.Tree, replayed); err != nil {
+		return nil, err
+	}
+	r := artefact.Compare(doc.Tree, replayed, doc.Version(), carried)
+	r.Reproduction = reproduction
+	r.Unverified = unverified
+	r.ProviderCalls = transport.Calls()
+	return r, nil
+}
+
+func lookup(f func(string) (Registered, bool), id string) (Registered, bool) {
+	if f == nil {
+		return Registered{}, false
+	}
+	return f(id)
+}
