@@ -56,6 +56,7 @@ func newRootCmd(g *globals) *cobra.Command {
 	root.AddCommand(
 		newVersionCmd(g),
 		newRunCmd(g),
+		newCheckCmd(g),
 		newCanonCmd(g),
 		newDigestCmd(g),
 		newLedgerCmd(g),
