@@ -1,6 +1,10 @@
 package execledger
 
-import "github.com/obaudit/obaudit/refusal"
+import (
+	"errors"
+
+	"github.com/obaudit/obaudit/refusal"
+)
 
 // ErrNoBinding is returned by [Writer.Binding] and [Audit.Binding] when the
 // journal cannot back an artefact's provider_execution binding: it is not
@@ -81,6 +85,9 @@ func (w *Writer) Binding() (Binding, error) {
 // Binding returns the provider_execution binding a scored journal backs;
 // otherwise [ErrNoBinding].
 func (a *Audit) Binding() (Binding, error) {
+	if a.discarded {
+		return Binding{}, errors.New("execledger: Audit.Binding needs the decision call index, which a read with DiscardCalls does not keep")
+	}
 	if !a.Scored() {
 		return Binding{}, refusal.New(ErrNoBinding, "the journal is %s; only a scored run has an artefact", a.Status())
 	}

@@ -1,13 +1,17 @@
 package execledger
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/limits"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -27,6 +31,33 @@ type ChainResult struct {
 	Bytes int64
 }
 
+const (
+	chainChunk   = 4 << 20 // bytes per work unit (≥ MaxLedgerLineBytes)
+	chainBuffers = 6       // chunks in flight: bounds memory at ≈ 24 MiB
+)
+
+// lineFacts is what a worker learns about one line without judging it.
+type lineFacts struct {
+	start, end int  // the line within its chunk (newline excluded)
+	fast       bool // canonical form: the fields below are set
+	version    int64
+	index      int64
+	kind       []byte // unquoted
+	stated     []byte // unquoted
+	previous   []byte // unquoted
+	computed   [64]byte
+}
+
+type chunk struct {
+	seq   int
+	buf   []byte // pooled backing buffer
+	data  []byte // complete lines, each ending in '\n' except possibly the last when final
+	final bool   // data's last line has no newline (end of input)
+	lines []lineFacts
+	err   error // a read error after data
+	done  chan struct{}
+}
+
 // VerifyChain checks only the hash chain and the journal's shape, as it
 // streams: every row is one JSON object whose ledger_version is 2 or 3 and
 // constant, whose row_index is its position, whose back-link is the previous
@@ -36,123 +67,241 @@ type ChainResult struct {
 // scanner, the amounts or the totals: a chain that verifies is a journal
 // nobody edited after it was digested, not a journal this build would have
 // written. [Read] is the full verification; VerifyChain is the fast
-// integrity pass (rows already in canonical form are digested without being
-// parsed).
+// integrity pass. Rows already in canonical form are digested without being
+// parsed, on every core (the chain links are then checked in order); memory
+// stays bounded whatever the journal's size.
 func VerifyChain(r io.Reader) (*ChainResult, error) {
-	rd := &reader{br: newBufReader(r)}
-	res := &ChainResult{}
-	prev := GenesisDigest
-	var buf []byte
-	header := false
-	for i := 0; ; i++ {
-		line, nl, err := rd.next()
-		if err == io.EOF {
-			break
+	pool := make(chan []byte, chainBuffers)
+	for range chainBuffers {
+		pool <- make([]byte, chainChunk)
+	}
+	ordered := make(chan *chunk, chainBuffers)
+	work := make(chan *chunk, chainBuffers)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var scratch []byte
+			for c := range work {
+				scratch = c.scan(scratch)
+				close(c.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		defer close(ordered)
+		var carry []byte
+		for seq := 0; ; seq++ {
+			var buf []byte
+			select {
+			case buf = <-pool:
+			case <-stop:
+				return
+			}
+			n := copy(buf, carry)
+			m, err := io.ReadFull(r, buf[n:])
+			n += m
+			c := &chunk{seq: seq, buf: buf, done: make(chan struct{})}
+			eof := err == io.EOF || err == io.ErrUnexpectedEOF
+			if err != nil && !eof {
+				c.err = err
+			}
+			data := buf[:n]
+			if !eof && c.err == nil {
+				cut := bytes.LastIndexByte(data, '\n')
+				if cut < 0 {
+					c.err = limits.Exceeded("MaxLedgerLineBytes", limits.MaxLedgerLineBytes, int64(n))
+					data = data[:0]
+				} else {
+					carry = append(carry[:0], data[cut+1:]...)
+					data = data[:cut+1]
+				}
+			} else {
+				carry = carry[:0]
+				c.final = len(data) > 0 && data[len(data)-1] != '\n'
+			}
+			c.data = data
+			select {
+			case ordered <- c:
+			case <-stop:
+				return
+			}
+			select {
+			case work <- c:
+			case <-stop:
+				close(c.done)
+				return
+			}
+			if eof || c.err != nil {
+				return
+			}
 		}
-		if err != nil {
-			return nil, err
-		}
-		if res.TerminalKind != "" {
-			return nil, refusal.New(ErrAfterTerminal, "row %d: follows the terminal row", i)
-		}
-		var (
-			kind, stated, previous, computed string
-			version, index                   int64 = -1, -1
-		)
-		var env envelope
-		var ok bool
-		buf, env, ok = scanCanonical(buf[:0], line)
-		if ok && env.version != nil && env.index != nil {
-			kind, stated, previous = unquote(env.kind), unquote(env.digest), unquote(env.previous)
-			version, _ = strconv.ParseInt(string(env.version), 10, 64)
-			index, _ = strconv.ParseInt(string(env.index), 10, 64)
-			s := sha256.Sum256(buf)
-			computed = hex.EncodeToString(s[:])
+	}()
+	res, err := sequence(ordered, pool)
+	close(stop)
+	for c := range ordered { // drain so the producer exits
+		<-c.done
+	}
+	wg.Wait()
+	return res, err
+}
+
+// scan splits a chunk into lines and digests every canonical one.
+func (c *chunk) scan(scratch []byte) []byte {
+	data := c.data
+	for start := 0; start < len(data); {
+		end := bytes.IndexByte(data[start:], '\n')
+		if end < 0 {
+			end = len(data)
 		} else {
-			v, err := canon.Parse(line)
-			if err != nil {
-				if errors.Is(err, canon.ErrDuplicateKey) {
-					return nil, refusal.New(ErrDuplicateKey, "row %d: duplicate object key", i)
+			end += start
+		}
+		lf := lineFacts{start: start, end: end}
+		line := data[start:end]
+		if len(line) <= limits.MaxLedgerLineBytes {
+			var env envelope
+			var ok bool
+			scratch, env, ok = scanCanonical(scratch[:0], line)
+			if ok && env.version != nil && env.index != nil && env.kind != nil && env.previous != nil {
+				v, err1 := strconv.ParseInt(string(env.version), 10, 64)
+				ix, err2 := strconv.ParseInt(string(env.index), 10, 64)
+				if err1 == nil && err2 == nil {
+					lf.fast, lf.version, lf.index = true, v, ix
+					lf.kind, lf.stated, lf.previous = unquote(env.kind), unquote(env.digest), unquote(env.previous)
+					s := sha256.Sum256(scratch)
+					hex.Encode(lf.computed[:], s[:])
 				}
-				if !nl && recoverablePrefix(line) {
-					res.TruncatedTail = true
-					break
+			}
+		}
+		c.lines = append(c.lines, lf)
+		start = end + 1
+	}
+	return scratch
+}
+
+func unquote(b []byte) []byte {
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		return b[1 : len(b)-1]
+	}
+	return nil
+}
+
+// sequence judges the lines in order.
+func sequence(ordered chan *chunk, pool chan []byte) (*ChainResult, error) {
+	res := &ChainResult{}
+	prev := []byte(GenesisDigest)
+	header := false
+	i := 0
+	for c := range ordered {
+		<-c.done
+		for k, lf := range c.lines {
+			line := c.data[lf.start:lf.end]
+			nl := !(c.final && k == len(c.lines)-1)
+			if len(line) > limits.MaxLedgerLineBytes {
+				return nil, limits.Exceeded("MaxLedgerLineBytes", limits.MaxLedgerLineBytes, int64(len(line)))
+			}
+			if res.TerminalKind != "" {
+				return nil, refusal.New(ErrAfterTerminal, "row %d: follows the terminal row", i)
+			}
+			var kind, stated, previous, computed []byte
+			version, index := lf.version, lf.index
+			if lf.fast {
+				kind, stated, previous, computed = lf.kind, lf.stated, lf.previous, lf.computed[:]
+			} else {
+				v, err := canon.Parse(line)
+				if err != nil {
+					if errors.Is(err, canon.ErrDuplicateKey) {
+						return nil, refusal.New(ErrDuplicateKey, "row %d: duplicate object key", i)
+					}
+					if !nl && recoverablePrefix(line) {
+						res.TruncatedTail = true
+						break
+					}
+					return nil, refusal.New(ErrNotJSON, "row %d: not one UTF-8 JSON object", i)
 				}
-				return nil, refusal.New(ErrNotJSON, "row %d: not one UTF-8 JSON object", i)
+				m, isObj := v.(map[string]any)
+				if !isObj {
+					return nil, refusal.New(ErrSchema, "row %d: a ledger row is a JSON object", i)
+				}
+				version, index = -1, -1
+				if n, isInt := m["ledger_version"].(int64); isInt {
+					version = n
+				}
+				if n, isInt := m["row_index"].(int64); isInt {
+					index = n
+				}
+				s, _ := m["row_kind"].(string)
+				kind = []byte(s)
+				s, _ = m["row_digest_sha256"].(string)
+				stated = []byte(s)
+				s, _ = m["previous_row_digest_sha256"].(string)
+				previous = []byte(s)
+				d, err := RowDigest(m)
+				if err != nil {
+					return nil, refusal.Wrap(ErrSchema, err, "row %d: cannot be canonically encoded", i)
+				}
+				computed = []byte(d)
 			}
-			m, isObj := v.(map[string]any)
-			if !isObj {
-				return nil, refusal.New(ErrSchema, "row %d: a ledger row is a JSON object", i)
+			if vocabs[int(version)] == nil || (i > 0 && int(version) != res.Version) {
+				return nil, refusal.New(ErrVersion, "row %d: ledger_version is not this journal's version (2 or 3)", i)
 			}
-			if n, isInt := m["ledger_version"].(int64); isInt {
-				version = n
+			res.Version = int(version)
+			if index != int64(i) {
+				return nil, refusal.New(ErrRowIndex, "row %d: row_index is not its position", i)
 			}
-			if n, isInt := m["row_index"].(int64); isInt {
-				index = n
+			if !bytes.Equal(previous, prev) {
+				return nil, refusal.New(ErrBackLink, "row %d: does not back-link to the row before it", i)
 			}
-			kind, _ = m["row_kind"].(string)
-			stated, _ = m["row_digest_sha256"].(string)
-			previous, _ = m["previous_row_digest_sha256"].(string)
-			if computed, err = RowDigest(m); err != nil {
-				return nil, refusal.Wrap(ErrSchema, err, "row %d: cannot be canonically encoded", i)
+			if !bytes.Equal(computed, stated) {
+				return nil, refusal.New(ErrRowDigest, "row %d: does not hash to the digest it states", i)
 			}
-		}
-		if vocabs[int(version)] == nil || (i > 0 && int(version) != res.Version) {
-			return nil, refusal.New(ErrVersion, "row %d: ledger_version is not this journal's version (2 or 3)", i)
-		}
-		res.Version = int(version)
-		if index != int64(i) {
-			return nil, refusal.New(ErrRowIndex, "row %d: row_index is not its position", i)
-		}
-		if previous != prev {
-			return nil, refusal.New(ErrBackLink, "row %d: does not back-link to the row before it", i)
-		}
-		if computed != stated {
-			return nil, refusal.New(ErrRowDigest, "row %d: does not hash to the digest it states", i)
-		}
-		switch kind {
-		case RowHeader:
-			if i != 0 {
-				return nil, refusal.New(ErrRowOrder, "row %d: a journal has one header, first", i)
-			}
-			header = true
-		case RowCall:
-			if !header {
-				return nil, refusal.New(ErrRowOrder, "row %d: a call row precedes the header", i)
-			}
-		case RowTerminal:
-			if !header {
-				return nil, refusal.New(ErrRowOrder, "row %d: a terminal row precedes the header", i)
-			}
-			v, _ := canon.Parse(line)
-			t, _ := v.(map[string]any)["terminal"].(map[string]any)
-			k, _ := t["kind"].(string)
-			switch k {
-			case TerminalScored, TerminalExcluded, TerminalAborted:
-				res.TerminalKind = k
+			switch string(kind) {
+			case RowHeader:
+				if i != 0 {
+					return nil, refusal.New(ErrRowOrder, "row %d: a journal has one header, first", i)
+				}
+				header = true
+			case RowCall:
+				if !header {
+					return nil, refusal.New(ErrRowOrder, "row %d: a call row precedes the header", i)
+				}
+			case RowTerminal:
+				if !header {
+					return nil, refusal.New(ErrRowOrder, "row %d: a terminal row precedes the header", i)
+				}
+				v, _ := canon.Parse(line)
+				t, _ := v.(map[string]any)["terminal"].(map[string]any)
+				switch k, _ := t["kind"].(string); k {
+				case TerminalScored, TerminalExcluded, TerminalAborted:
+					res.TerminalKind = k
+				default:
+					return nil, refusal.New(ErrVocabulary, "row %d: terminal.kind is not a value this build writes", i)
+				}
 			default:
-				return nil, refusal.New(ErrVocabulary, "row %d: terminal.kind is not a value this build writes", i)
+				return nil, refusal.New(ErrVocabulary, "row %d: row_kind is not a value this build writes", i)
 			}
-		default:
-			return nil, refusal.New(ErrVocabulary, "row %d: row_kind is not a value this build writes", i)
+			prev = append(prev[:0], stated...)
+			res.Rows++
+			res.Bytes += int64(len(line))
+			if nl {
+				res.Bytes++
+			}
+			i++
 		}
-		prev = stated
-		res.Rows++
-		res.Bytes += int64(len(line))
-		if nl {
-			res.Bytes++
+		if c.err != nil {
+			return nil, c.err
+		}
+		pool <- c.buf
+		if res.TruncatedTail {
+			break
 		}
 	}
 	if res.Rows == 0 {
 		return nil, refusal.New(ErrRowOrder, "no verified header row, so there is no run to report")
 	}
-	res.ChainTip = prev
+	res.ChainTip = string(prev)
 	return res, nil
-}
-
-func unquote(b []byte) string {
-	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
-		return string(b[1 : len(b)-1])
-	}
-	return ""
 }

@@ -2,6 +2,7 @@ package execledger
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 
@@ -29,8 +30,24 @@ func compactCanonical(dst, line []byte) ([]byte, bool) {
 
 // stringEnd finds the closing quote of a string whose body starts at i. It
 // refuses (-1) a backslash or a control byte: strings with escapes take the
-// slow path.
+// slow path. Eight bytes at a time (SWAR) while no special byte is seen.
 func stringEnd(line []byte, i int) int {
+	const (
+		lo  = 0x0101010101010101
+		hi  = 0x8080808080808080
+		quo = 0x2222222222222222 // '"'
+		bsl = 0x5c5c5c5c5c5c5c5c // '\\'
+	)
+	for ; i+8 <= len(line); i += 8 {
+		x := binary.LittleEndian.Uint64(line[i:])
+		q := x ^ quo
+		b := x ^ bsl
+		// has-zero-byte(q) | has-zero-byte(b) | has-less-than(x, 0x20)
+		m := ((q - lo) &^ q) | ((b - lo) &^ b) | ((x - 0x2020202020202020) &^ x)
+		if m&hi != 0 {
+			break
+		}
+	}
 	for ; i < len(line); i++ {
 		c := line[i]
 		if c == '"' {
@@ -48,7 +65,8 @@ func scanCanonical(dst, line []byte) ([]byte, envelope, bool) {
 	if len(line) < 2 || line[0] != '{' || !utf8.Valid(line) {
 		return dst, env, false
 	}
-	const maxDepth = canon.MaxDepth
+	// Ledger rows nest a few levels; deeper input takes the slow path.
+	const maxDepth = 16
 	var stack [maxDepth + 1]byte // '{' or '['
 	var lastKey [maxDepth + 1][]byte
 	depth := 0

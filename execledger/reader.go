@@ -34,7 +34,7 @@ type Audit struct {
 	// Calls are the verified call rows (nil with Options.DiscardCalls).
 	Calls []Call
 	// DecisionCallIndex lists the call_index of every call carrying a
-	// decision, in row order (always kept: one int per call).
+	// decision, in row order (nil with Options.DiscardCalls).
 	DecisionCallIndex []int64
 	// Terminal is the verified terminal row, or nil for a prefix.
 	Terminal *Terminal
@@ -51,6 +51,8 @@ type Audit struct {
 	// LedgerBytes is the number of bytes in the verified rows (the torn tail
 	// excluded).
 	LedgerBytes int64
+
+	discarded bool
 }
 
 // Status is the terminal kind, or "incomplete" for a verified prefix.
@@ -142,6 +144,7 @@ func Read(r io.Reader, opts Options) (*Audit, error) {
 		return nil, refusal.New(ErrRowOrder, "no verified header row, so there is no run to report")
 	}
 	a.ChainTip = rd.prev
+	a.discarded = opts.DiscardCalls
 	a.Totals = rd.t.totals()
 	if opts.RequireComplete && a.Terminal == nil {
 		return nil, &IncompleteError{Refusal: refusal.New(ErrIncomplete, "the journal has no terminal row: a verified prefix of %d rows is incomplete, never a scored run", a.RowsVerified), Audit: a}
@@ -291,7 +294,7 @@ func (rd *reader) row(i int, line []byte, v any) error {
 			return err
 		}
 		rd.t.addCall(call)
-		if call.Decision != nil {
+		if call.Decision != nil && !rd.opts.DiscardCalls {
 			rd.a.DecisionCallIndex = append(rd.a.DecisionCallIndex, call.CallIndex)
 		}
 		if rd.opts.OnCall != nil {

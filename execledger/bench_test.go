@@ -1,0 +1,225 @@
+package execledger_test
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/obaudit/obaudit/execledger"
+	lt "github.com/obaudit/obaudit/execledger/ledgertest"
+)
+
+// synthetic returns a scored journal of n answered calls (about 1.9 KB a
+// row), written by the real writer.
+func synthetic(tb testing.TB, n int64) []byte {
+	h := lt.Header()
+	h.Controls.MaxProviderCalls = n
+	h.Controls.ExpectedProviderCalls = n
+	calls := make([]execledger.Call, n)
+	for i := range calls {
+		calls[i] = lt.Answered(int64(i), 1, int64(i))
+	}
+	b, err := lt.Build(h, calls, "scored", nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+var benchJournal []byte
+
+func journal(b *testing.B) []byte {
+	if benchJournal == nil {
+		benchJournal = synthetic(b, 16384) // ≈ 31 MiB
+	}
+	return benchJournal
+}
+
+// BenchmarkVerifyChain: the chain-only streaming pass. Baseline:
+// BenchmarkSHA256 over the same bytes.
+func BenchmarkVerifyChain(b *testing.B) {
+	j := journal(b)
+	b.SetBytes(int64(len(j)))
+	b.ResetTimer()
+	for range b.N {
+		if _, err := execledger.VerifyChain(bytes.NewReader(j)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRead: the full verification (chain, schema, scanner, amounts).
+func BenchmarkRead(b *testing.B) {
+	j := journal(b)
+	b.SetBytes(int64(len(j)))
+	b.ResetTimer()
+	for range b.N {
+		if _, err := execledger.Read(bytes.NewReader(j), execledger.Options{DiscardCalls: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSHA256 is the baseline: crypto/sha256 over the journal's bytes.
+func BenchmarkSHA256(b *testing.B) {
+	j := journal(b)
+	b.SetBytes(int64(len(j)))
+	b.ResetTimer()
+	for range b.N {
+		sha256.Sum256(j)
+	}
+}
+
+// BenchmarkAppend measures, in the same run and interleaved row by row,
+// appending call rows through the Writer (validate, digest, write, fsync)
+// against raw write+fsync of the very same line bytes to a sibling file.
+// It reports both per-row costs and append_vs_raw, the append rate as a
+// fraction of the raw rate (the target is ≥ 0.9).
+func BenchmarkAppend(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "evidence")
+	os.Mkdir(dir, 0o700)
+	const rows = 512
+	h := lt.Header()
+	h.Controls.MaxProviderCalls = 1 << 40
+	h.Controls.ExpectedProviderCalls = 1
+	var appendNS, rawNS time.Duration
+	total := 0
+	for it := 0; it < b.N; it++ {
+		w, err := execledger.Create(filepath.Join(dir, fmt.Sprintf("w%d.ndjson", it)), h, execledger.WriterOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("r%d.ndjson", it)), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines := bytes.SplitAfter(synthetic(b, rows), []byte("\n"))[1 : rows+1]
+		for i := 0; i < rows; i++ {
+			t0 := time.Now()
+			if err := w.RecordCall(lt.Answered(int64(i), 1, int64(i))); err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			if _, err := raw.Write(lines[i]); err != nil {
+				b.Fatal(err)
+			}
+			if err := raw.Sync(); err != nil {
+				b.Fatal(err)
+			}
+			t2 := time.Now()
+			appendNS += t1.Sub(t0)
+			rawNS += t2.Sub(t1)
+			total++
+		}
+		w.Close()
+		raw.Close()
+	}
+	b.ReportMetric(float64(appendNS.Nanoseconds())/float64(total), "append-ns/row")
+	b.ReportMetric(float64(rawNS.Nanoseconds())/float64(total), "raw-ns/row")
+	b.ReportMetric(float64(rawNS)/float64(appendNS), "append_vs_raw")
+	b.ReportMetric(0, "ns/op")
+}
+
+// TestVerify1GiB (opt-in: OBAUDIT_LEDGER_1GIB=1) writes a 1 GiB synthetic
+// journal and verifies it in a child process, reporting the child's peak
+// resident memory (getrusage ru_maxrss); it fails above 64 MiB.
+func TestVerify1GiB(t *testing.T) {
+	if p := os.Getenv("OBAUDIT_VERIFY_CHILD"); p != "" {
+		f, _ := os.Open(p)
+		defer f.Close()
+		mode := os.Getenv("OBAUDIT_VERIFY_MODE")
+		t0 := time.Now()
+		var rows int
+		if mode == "chain" {
+			c, err := execledger.VerifyChain(f)
+			if err != nil || c.TerminalKind != "scored" {
+				t.Fatalf("VerifyChain = %+v, %v", c, err)
+			}
+			rows = c.Rows
+		} else {
+			a, err := execledger.Read(f, execledger.Options{DiscardCalls: true, RequireComplete: true})
+			if err != nil || !a.Scored() {
+				t.Fatalf("Read = %v", err)
+			}
+			rows = a.RowsVerified
+		}
+		fmt.Printf("rows %d seconds %.2f\n", rows, time.Since(t0).Seconds())
+		return
+	}
+	if os.Getenv("OBAUDIT_LEDGER_1GIB") != "1" {
+		t.Skip("set OBAUDIT_LEDGER_1GIB=1 to write and verify a 1 GiB journal")
+	}
+	dir := filepath.Join(t.TempDir(), "evidence")
+	os.Mkdir(dir, 0o700)
+	p := filepath.Join(dir, "big.ndjson")
+	size := writeBig(t, p, 1<<30)
+	for _, mode := range []string{"chain", "full"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestVerify1GiB$", "-test.v")
+		cmd.Env = append(os.Environ(), "OBAUDIT_VERIFY_CHILD="+p, "OBAUDIT_VERIFY_MODE="+mode)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, out)
+		}
+		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+		var rows int
+		var secs float64
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			if _, err := fmt.Sscanf(sc.Text(), "rows %d seconds %f", &rows, &secs); err == nil {
+				break
+			}
+		}
+		t.Logf("%s verification of %d bytes (%d rows): %.2f s (%.0f MB/s), peak RSS %d KiB", mode, size, rows, secs, float64(size)/secs/1e6, rss)
+		if rss > 64<<10 {
+			t.Errorf("%s: peak RSS %d KiB is above 64 MiB", mode, rss)
+		}
+	}
+}
+
+// writeBig writes a scored journal of at least n bytes with the real
+// writer over an un-synced file.
+func writeBig(t *testing.T, p string, n int64) int64 {
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw := &bufFile{w: bufio.NewWriterSize(f, 1<<20)}
+	h := lt.Header()
+	h.Controls.MaxProviderCalls = 1 << 40
+	w, err := execledger.NewWriter(bw, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); bw.n < n; i++ {
+		if err := w.RecordCall(lt.Answered(i, 1, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finalize("scored", "2031-03-03T09:05:00Z", nil); err != nil {
+		t.Fatal(err)
+	}
+	bw.w.Flush()
+	f.Close()
+	return bw.n
+}
+
+type bufFile struct {
+	w *bufio.Writer
+	n int64
+}
+
+func (b *bufFile) WriteAll(p []byte) error { b.n += int64(len(p)); _, err := b.w.Write(p); return err }
+func (b *bufFile) Sync() error             { return nil }
+func (b *bufFile) Truncate(int64) error    { return fmt.Errorf("not supported") }
+func (b *bufFile) Size() int64             { return b.n }
+func (b *bufFile) Close() error            { return b.w.Flush() }
+
+var _ = strconv.Itoa
