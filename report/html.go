@@ -298,11 +298,16 @@ func svg(e *episodeview.Episode, tl *Timeline) string {
 		inv.items = append(inv.items, invocationItem(p, m))
 	}
 	lanes = append(lanes, inv)
-	props := &lane{label: "proposals", hover: "actions and completions the agent proposed: accepted (green) or refused (red, with the refusal code)"}
+	props := &lane{label: "proposals", empty: "the agent proposed nothing", hover: "actions and completions the agent proposed: accepted (green) or refused (red, with the refusal code)"}
 	for _, g := range groupProposals(tl.Proposals) {
 		props.items = append(props.items, proposalItem(p, g))
 	}
 	lanes = append(lanes, props)
+	msgs := &lane{label: "messages dispatched", empty: "no message was dispatched", hover: "each dispatch of an accepted send: delivered, or failed with the committed decision preserved"}
+	for _, m := range tl.Messages {
+		msgs.items = append(msgs.items, messageItem(p, m))
+	}
+	lanes = append(lanes, msgs)
 	waits := &lane{label: "WAITs (declared → woken)", touch: true, empty: "the agent never waited", hover: "each WAIT from its declaration to the wake that ended it; a tick marks a fallback deadline"}
 	for _, w := range tl.Waits {
 		waits.items = append(waits.items, waitItem(p, w))
@@ -433,7 +438,11 @@ func axis(b *strings.Builder, p plot, tl *Timeline, bottom float64) {
 		if step < 1440 {
 			label = t.Format("01-02 15:04")
 		}
-		fmt.Fprintf(b, "<text x=\"%s\" y=\"%s\" text-anchor=\"middle\" fill=\"#57606a\">%s</text>\n", f(x), f(axisH-22), esc(label))
+		anchor := "middle"
+		if x+textW(label)/2 > svgW-2 {
+			anchor = "end"
+		}
+		fmt.Fprintf(b, "<text x=\"%s\" y=\"%s\" text-anchor=\"%s\" fill=\"#57606a\">%s</text>\n", f(x), f(axisH-22), anchor, esc(label))
 	}
 	fmt.Fprintf(b, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#57606a\"/>\n", f(plotX0), f(axisH-2), f(plotX1), f(axisH-2))
 	fmt.Fprintf(b, "<text x=\"6\" y=\"%s\" fill=\"#57606a\">%s</text>\n", f(axisH-22), esc(fmt.Sprintf("%d (UTC)", tl.Start.Year())))
@@ -479,10 +488,16 @@ func placeLabel(xl, xr float64, s string) placed {
 		return placed{xl, xr, xr, "start"}
 	}
 	w := textW(s)
-	if xr+3+w <= svgW-4 || xl-3-w < plotX0 {
+	switch {
+	case xr+3+w <= svgW-4:
 		return placed{xl, xr + 3 + w, xr + 3, "start"}
+	case xl-3-w >= plotX0:
+		return placed{xl - 3 - w, xr, xl - 3, "end"}
+	case xr-xl >= w+8:
+		// A long bar with no room either side carries its label inside.
+		return placed{xl, xr, xr - 4, "inside"}
 	}
-	return placed{xl - 3 - w, xr, xl - 3, "end"}
+	return placed{xl, xr + 3 + w, xr + 3, "start"}
 }
 
 // text writes the label centred vertically on y.
@@ -491,8 +506,12 @@ func (p placed) text(b *strings.Builder, y float64, fill string, bold bool, s st
 		return
 	}
 	fmt.Fprintf(b, "<text x=\"%s\" y=\"%s\"", f(p.lx), f(y+3.5))
-	if p.anchor != "start" {
-		fmt.Fprintf(b, " text-anchor=\"%s\"", p.anchor)
+	switch p.anchor {
+	case "end":
+		b.WriteString(" text-anchor=\"end\"")
+	case "inside":
+		b.WriteString(" text-anchor=\"end\"")
+		fill = "#fff"
 	}
 	if fill != "" {
 		fmt.Fprintf(b, " fill=\"%s\"", fill)
@@ -634,6 +653,33 @@ func proposalItem(p plot, g proposalGroup) item {
 		col := cAgent
 		if !g.Accepted {
 			col = cRejected
+		}
+		pl.text(b, y, col, false, label)
+		b.WriteString("</g>\n")
+	}}
+}
+
+func messageItem(p plot, m MessageMark) item {
+	x := p.x(m.At)
+	label := strings.TrimPrefix(m.Fixture, "msg_") + " → " + m.Recipient
+	if !m.Delivered {
+		label += " ✗ FAILED"
+	}
+	hover := fmt.Sprintf("%s to %s at %s: ", m.Fixture, m.Recipient, m.AtText)
+	if m.Delivered {
+		hover += "delivered"
+	} else {
+		hover += "dispatch failed; the committed decision is preserved"
+	}
+	pl := placeLabel(x-markerR, x+markerR, label)
+	return item{x0: pl.x0, x1: pl.x1, draw: func(b *strings.Builder, y float64) {
+		fmt.Fprintf(b, "<g><title>%s</title>", esc(hover))
+		col := cAccepted
+		if m.Delivered {
+			fmt.Fprintf(b, "<rect x=\"%s\" y=\"%s\" width=\"9\" height=\"7\" fill=\"#fff\" stroke=\"%s\" stroke-width=\"1.5\"/>", f(x-4.5), f(y-3.5), col)
+		} else {
+			col = cRejected
+			cross(b, x, y, col)
 		}
 		pl.text(b, y, col, false, label)
 		b.WriteString("</g>\n")

@@ -73,6 +73,9 @@ func TestTimelineV1(t *testing.T) {
 	if !tl.Terminal.Business || tl.Terminal.Status != "completed_successfully" || tl.Terminal.AtText != "2031-03-12T15:30:00Z" {
 		t.Errorf("terminal = %+v", tl.Terminal)
 	}
+	if len(tl.Messages) != 3 || !tl.Messages[0].Delivered || tl.Messages[0].Fixture != "msg_completion_notice" {
+		t.Errorf("messages = %+v", tl.Messages)
+	}
 	if len(tl.Findings) != 0 {
 		t.Errorf("findings = %v", tl.Findings)
 	}

@@ -16,6 +16,7 @@ type Timeline struct {
 	Events      []EventMark
 	Invocations []InvocationMark
 	Proposals   []ProposalMark
+	Messages    []MessageMark
 	Waits       []WaitSpan
 	Obligations []ObligationSpan
 	Checkpoints []CheckpointSpan
@@ -59,6 +60,15 @@ type ProposalMark struct {
 	Code       string // the refusal code, when refused
 	At         time.Time
 	AtText     string
+}
+
+// MessageMark is one message dispatch after an accepted send: delivered, or
+// failed with the committed decision preserved.
+type MessageMark struct {
+	Fixture, Recipient string
+	Delivered          bool
+	At                 time.Time
+	AtText             string
 }
 
 // WaitSpan is one WAIT from its declaration to the wake that ended it.
@@ -200,6 +210,9 @@ func Derive(e *episodeview.Episode) *Timeline {
 				}
 			}
 			tl.Proposals = append(tl.Proposals, p)
+		case "side_effect", "side_effect_failed":
+			tl.Messages = append(tl.Messages, MessageMark{Fixture: r.Str("message_fixture_id"), Recipient: r.Str("recipient_actor_id"),
+				Delivered: r.Type == "side_effect" && r.Str("status") == "DELIVERED", At: r.At.T, AtText: r.At.Text})
 		case "wait_declared":
 			if _, ok := r.F["wake_on"]; !ok {
 				continue // a fallback firing, not a declaration
