@@ -971,6 +971,7 @@ func PyReprValue(v any) string {
 		for k := range x {
 			keys = append(keys, k)
 		}
+		slices.Sort(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = PyRepr(k) + ": " + PyReprValue(x[k])
