@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/artefact/schema"
 )
 
 // leaves lists every JSON pointer-like path (as a step list) in a tree.
@@ -86,7 +87,7 @@ func TestNamedChecksCoverSchema(t *testing.T) {
 				what = "replace"
 			}
 			reseal(t, d)
-			if artefact.SchemaCheck(d) == nil {
+			if schema.Check(d) == nil {
 				continue
 			}
 			refusedBySchema++

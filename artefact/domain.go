@@ -46,14 +46,15 @@ func (d *Domain) kinds() []string {
 type Options struct {
 	// Domains are the operation types this reader can validate.
 	Domains []Domain
-	// JSONSchema also holds a contract-8 document to the published JSON
-	// Schema (schemas/artefact/v8.json) with santhosh-tekuri/jsonschema/v5,
-	// after the named checks have passed. The named checks already enforce
-	// every constraint the schema states (the test suite checks both
-	// directions), so this is an independent second engine, not extra
-	// coverage; it costs about three times everything else Read does. A
-	// violation is [ErrSchema]. The zero value skips it.
-	JSONSchema bool
+	// JSONSchema, if set, also holds a contract-8 document to the published
+	// JSON Schema after the named checks have passed: cmd/obaudit passes
+	// artefact/schema.Check (santhosh-tekuri/jsonschema/v5 over
+	// schemas/artefact/v8.json) for `validate --schema`. The named checks
+	// already enforce every constraint the schema states (the test suite
+	// checks both directions), so this is an independent second engine, not
+	// extra coverage; it costs about three times everything else Read does.
+	// Its refusal is returned as is ([ErrSchema]). Nil skips it.
+	JSONSchema func(tree any) error
 }
 
 func (o *Options) domain(operationType string) *Domain {

@@ -100,7 +100,8 @@ var (
 	ErrDigestMismatch = refusal.Sentinel("artefact/digest-mismatch")
 	// ErrSchema is returned when a contract-8 document that passed every
 	// named check still violates the published JSON Schema (defence in
-	// depth; the detail carries the schema's instance pointer).
+	// depth, opted into with Options.JSONSchema; package artefact/schema
+	// raises it).
 	ErrSchema = refusal.Sentinel("artefact/schema")
 	// ErrNotReproducible is returned by replay for a contract this build
 	// reads but does not reproduce (1..7).
@@ -143,6 +144,14 @@ func fail(sentinel *refusal.Refusal, pointer string, format string, args ...any)
 		Detail: shown + ": " + fmt.Sprintf(format, args...),
 		Err:    &pointerErr{pointer: pointer},
 	}
+}
+
+// RefusalAt returns a refusal of class sentinel about the value at the JSON
+// pointer, in this package's form (the detail starts with the pointer, and
+// [Pointer] recovers it). It is for packages that check artefacts beside
+// this one, such as artefact/schema.
+func RefusalAt(sentinel *refusal.Refusal, pointer, format string, args ...any) error {
+	return fail(sentinel, pointer, format, args...)
 }
 
 // key extends a JSON pointer by an object key (escaped per RFC 6901).

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/artefact/schema"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/refusal"
@@ -641,7 +642,7 @@ func TestMutations(t *testing.T) {
 // refused by the schema alone, and the untouched fixtures pass it.
 func TestSchemaRefusesShapeMutations(t *testing.T) {
 	for _, name := range []string{fixtureDet, fixtureModel} {
-		if err := artefact.SchemaCheck(tree(t, name)); err != nil {
+		if err := schema.Check(tree(t, name)); err != nil {
 			t.Fatalf("SchemaCheck(%s) = %v, want nil", name, err)
 		}
 	}
@@ -654,7 +655,7 @@ func TestSchemaRefusesShapeMutations(t *testing.T) {
 		t.Run(mu.name, func(t *testing.T) {
 			d := tree(t, mu.fixture)
 			mu.edit(t, d)
-			if err := artefact.SchemaCheck(d); !isClass(err, artefact.ErrSchema) {
+			if err := schema.Check(d); !isClass(err, artefact.ErrSchema) {
 				t.Fatalf("SchemaCheck = %v, want %s", err, artefact.ErrSchema.Class)
 			}
 		})

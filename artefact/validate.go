@@ -47,8 +47,8 @@ func validate(tree any, opts Options) (*Artefact, []byte, error) {
 		return nil, nil, err
 	}
 	root := tree.(map[string]any)
-	if v.version == Version && opts.JSONSchema {
-		if err := schemaCheck(root); err != nil {
+	if v.version == Version && opts.JSONSchema != nil {
+		if err := opts.JSONSchema(root); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/obaudit/obaudit/artefact"
+	artefactschema "github.com/obaudit/obaudit/artefact/schema"
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/refusal"
@@ -13,8 +14,9 @@ import (
 
 func newValidateCmd(g *globals) *cobra.Command {
 	var schema bool
+	var agentRun *agentRunFlags // --agent-run mode: validate_agentrun.go
 	c := &cobra.Command{
-		Use:   "validate FILE",
+		Use:   "validate FILE | validate --agent-run FILE",
 		Short: "Check an episode artefact's coherence (contracts 1-8)",
 		Long: `Reads an episode artefact strictly and holds it to the contract it declares (1 to 8,
 each under its own historical field set, row shapes and result vector): every field's
@@ -31,14 +33,19 @@ Validation establishes coherence, not attestation, and never opens a ledger: a b
 read out of an artefact alone attributes nothing (see obaudit bundle).
 
 Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON pointer.`,
-		Args: cobra.ExactArgs(1),
+		Args: agentRunArgs(&agentRun, cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if agentRun.file != "" {
+				return validateAgentRun(cmd, g, agentRun)
+			}
 			b, err := readInput(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			opts := artefactOptions()
-			opts.JSONSchema = schema
+			if schema {
+				opts.JSONSchema = artefactschema.Check
+			}
 			doc, err := artefact.Read(b, opts)
 			if err != nil {
 				if g.json {
@@ -80,6 +87,7 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 		},
 	}
 	c.Flags().BoolVar(&schema, "schema", false, "also check a contract-8 artefact against the published JSON Schema")
+	agentRun = addAgentRunFlags(c)
 	return c
 }
 

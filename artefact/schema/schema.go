@@ -1,12 +1,29 @@
-package artefact
+// Package schema holds contract-8 episode artefacts to the published JSON
+// Schema (schemas/artefact/v8.json), compiled once from the embedded bytes
+// with github.com/santhosh-tekuri/jsonschema/v5 and remote loading disabled.
+//
+// It is a second, independent engine beside package artefact's named
+// checks, which already enforce every constraint the schema states (the
+// artefact test suite checks both directions). It lives in its own package
+// so that the reading and replay paths do not link the schema library (and
+// the address parsers it brings); `obaudit validate --schema` passes
+// [Check] to artefact.Options.JSONSchema.
+//
+// # Refusals
+//
+// A violation is artefact.ErrSchema, with the JSON pointer of the first
+// leaf the schema reports (artefact.Pointer).
+package schema
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 
+	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/schemas"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -14,7 +31,7 @@ import (
 // errRemoteLoad is what the compiler's loader returns for every URL: the
 // schema is compiled from embedded bytes only, and nothing is ever fetched
 // (not https, not file).
-var errRemoteLoad = errors.New("artefact: schema loading from URLs is disabled")
+var errRemoteLoad = errors.New("artefact/schema: schema loading from URLs is disabled")
 
 // compiledSchema is the contract-8 schema compiled once: the document
 // schema, plus each trajectory row type's own subschema ($defs/row_<type>)
@@ -48,7 +65,7 @@ var compiled = sync.OnceValues(func() (*compiledSchema, error) {
 	if out.row, err = c.Compile(schemas.ArtefactV8ID + "#/$defs/row"); err != nil {
 		return nil, err
 	}
-	for rt := range rowShapes8 {
+	for _, rt := range artefact.RecordTypes(artefact.Version) {
 		if out.rows[rt], err = c.Compile(schemas.ArtefactV8ID + "#/$defs/row_" + rt); err != nil {
 			return nil, err
 		}
@@ -56,10 +73,10 @@ var compiled = sync.OnceValues(func() (*compiledSchema, error) {
 	return out, nil
 })
 
-// Schema returns the compiled JSON Schema for contract 8, compiled once
+// Compiled returns the compiled JSON Schema for contract 8, compiled once
 // from the bytes embedded in package schemas with remote loading disabled.
-// It is safe for concurrent use. Validate on it takes a [canon.Parse] tree.
-func Schema() (*jsonschema.Schema, error) {
+// It is safe for concurrent use. Validate on it takes a canon.Parse tree.
+func Compiled() (*jsonschema.Schema, error) {
 	c, err := compiled()
 	if err != nil {
 		return nil, err
@@ -67,18 +84,14 @@ func Schema() (*jsonschema.Schema, error) {
 	return c.root, nil
 }
 
-// SchemaCheck validates a contract-8 tree against the published JSON
-// Schema alone, without the named checks. A violation is an [ErrSchema]
-// refusal whose [Pointer] is the instance location of the first leaf the
-// schema reports. Use [Validate] to read an artefact; this exists so that
-// other tools (and the test suite) can hold a document to the schema by
-// itself.
-func SchemaCheck(tree any) error { return schemaCheck(tree) }
-
-func schemaCheck(tree any) error {
+// Check validates a contract-8 tree (as canon.Parse returns it) against
+// the published JSON Schema alone, without the named checks. A violation is
+// an artefact.ErrSchema refusal whose artefact.Pointer is the instance
+// location of the first leaf the schema reports.
+func Check(tree any) error {
 	c, err := compiled()
 	if err != nil {
-		return fmt.Errorf("artefact: compile embedded schema: %w", err)
+		return fmt.Errorf("artefact/schema: compile embedded schema: %w", err)
 	}
 	root, ok := tree.(map[string]any)
 	rows, isList := root["trajectory"].([]any)
@@ -102,7 +115,7 @@ func schemaCheck(tree any) error {
 				s = c.rows[rt]
 			}
 		}
-		if err := schemaError(s.Validate(r), idx("/trajectory", i)); err != nil {
+		if err := schemaError(s.Validate(r), "/trajectory/"+strconv.Itoa(i)); err != nil {
 			return err
 		}
 	}
@@ -121,5 +134,5 @@ func schemaError(err error, prefix string) error {
 	for len(leaf.Causes) > 0 {
 		leaf = leaf.Causes[0]
 	}
-	return fail(ErrSchema, prefix+leaf.InstanceLocation, "violates %s: %s", leaf.KeywordLocation, leaf.Message)
+	return artefact.RefusalAt(artefact.ErrSchema, prefix+leaf.InstanceLocation, "violates %s: %s", leaf.KeywordLocation, leaf.Message)
 }
