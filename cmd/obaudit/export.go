@@ -131,33 +131,10 @@ func schemaSources(s *agentrun.Schema) []any {
 }
 
 // validateArtefactBytes is how export and report establish an artefact's
-// coherence before they map or render it: strict JSON, then the artefact
-// reader's full validation with the registered operation types.
-//
-// INTERIM: until cmd/obaudit wires the maintenance pack's canonical-state
-// validator into artefact.Options (the artefact command's wiring), the
-// domain registered here accepts any final_state object. Everything else
-// (fields, row shapes, digests, evaluation coherence, execution record,
-// binding) is checked. Replace artefactDomainsForExport with the shared
-// wiring when it lands.
+// coherence before they map or render it: the artefact reader's full
+// validation with every carried pack (artefactOptions, the one wiring of
+// packs into artefact reading).
 func validateArtefactBytes(raw []byte) error {
-	v, err := canon.Parse(raw)
-	if err != nil {
-		return err
-	}
-	_, err = artefact.Validate(v, artefact.Options{Domains: artefactDomainsForExport()})
+	_, err := artefact.Read(raw, artefactOptions())
 	return err
-}
-
-func artefactDomainsForExport() []artefact.Domain {
-	agents := map[string]string{"reference": "reference"}
-	for _, n := range []string{"complete_early", "always_act", "always_wait", "always_escalate", "ignore_new_events", "trust_actor_claim", "stale_after_wake", "duplicate_after_wake"} {
-		agents[n] = "negative"
-	}
-	return []artefact.Domain{{
-		OperationType:   "lettings.maintenance.synthetic",
-		TerminalClasses: []string{"completed_successfully", "transferred_to_human_ownership"},
-		Agents:          agents,
-		ValidateState:   func(map[string]any, string, int, bool) error { return nil },
-	}}
 }

@@ -8,15 +8,26 @@ import (
 )
 
 // The --agent-run mode of `obaudit validate`. It lives in its own file so
-// that the validate command (artefact validation) needs only a minimal
-// hook: register the flags with addAgentRunFlags and, when
-// agentRunFlags.file is set, return validateAgentRun instead of validating
-// an artefact.
+// that the validate command (artefact validation, validate.go) needs only a
+// minimal hook: it registers the flags with addAgentRunFlags, takes its
+// argument rule through agentRunArgs, and when agentRunFlags.file is set
+// returns validateAgentRun instead of validating an artefact.
 
 // agentRunFlags are the validate command's --agent-run options.
 type agentRunFlags struct {
 	file      string
 	schemaDir string
+}
+
+// agentRunArgs is the validate command's argument rule: no positional
+// argument with --agent-run, otherwise the artefact command's own rule.
+func agentRunArgs(f **agentRunFlags, otherwise cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if *f != nil && (*f).file != "" {
+			return cobra.NoArgs(cmd, args)
+		}
+		return otherwise(cmd, args)
+	}
 }
 
 // addAgentRunFlags registers --agent-run and --schema-dir on c.
