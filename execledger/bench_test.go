@@ -223,3 +223,20 @@ func (b *bufFile) Size() int64             { return b.n }
 func (b *bufFile) Close() error            { return b.w.Flush() }
 
 var _ = strconv.Itoa
+
+// BenchmarkRecordCall is the writer's CPU cost per call row (in memory, no
+// I/O): validation, arithmetic, scan, digest and rendering.
+func BenchmarkRecordCall(b *testing.B) {
+	h := lt.Header()
+	h.Controls.MaxProviderCalls = 1 << 40
+	w, err := execledger.NewWriter(&lt.MemFile{}, h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := range b.N {
+		if err := w.RecordCall(lt.Answered(int64(i), 1, int64(i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

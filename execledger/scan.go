@@ -74,18 +74,21 @@ func forbidden(s string) string {
 	if utf8.RuneCountInString(s) > MaxTextCharacters {
 		return "text longer than 256 characters"
 	}
-	// Fold into a buffer of runes (ASCII-lowered), keeping word flags.
-	var stack [MaxTextCharacters + 1]rune
-	f := stack[:0]
 	ascii := true
-	for _, r := range s {
-		if r >= utf8.RuneSelf {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
 			ascii = false
+			break
 		}
-		f = append(f, fold(r))
 	}
 	if ascii && !asciiCandidate(s) {
 		return ""
+	}
+	// Fold into a buffer of runes (lowered), for the word-boundary rules.
+	var stack [64]rune
+	f := stack[:0]
+	for _, r := range s {
+		f = append(f, fold(r))
 	}
 	if containsFold(f, "authoriz") {
 		return "an Authorization header"
@@ -108,13 +111,19 @@ func forbidden(s string) string {
 // asciiCandidate is a cheap filter: an ASCII string can only break a rule if
 // it holds one of these letters sequences somewhere (case-insensitively).
 func asciiCandidate(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		a, b := s[i]|0x20, s[i+1]|0x20
+	for i := 0; i+2 < len(s); i++ {
+		a := s[i] | 0x20
+		if a != 'a' && a != 'b' && a != 's' && a != 'p' {
+			continue
+		}
+		b, c := s[i+1]|0x20, s[i+2]|0x20
 		switch {
-		case a == 'a' && (b == 'u' || b == 'p'),
-			a == 'b' && b == 'e',
-			a == 's' && (b == 'e' || b == 'k'),
-			a == 'p' && b == 'a':
+		case a == 'a' && b == 'u' && c == 't',
+			a == 'a' && b == 'p' && c == 'i',
+			a == 'b' && b == 'e' && c == 'a',
+			a == 's' && b == 'e' && c == 'c',
+			a == 's' && b == 'k' && s[i+2] == '-',
+			a == 'p' && b == 'a' && c == 's':
 			return true
 		}
 	}

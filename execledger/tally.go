@@ -19,6 +19,9 @@ type tally struct {
 	anyFault                  bool // an attempt faulted or was unclassified
 	allDecided                bool
 	anyEarly                  bool
+	// memo of the last derived amounts (calls repeat bounds and counts)
+	memoBound, memoIn, memoOut int64
+	memoReserve, memoMeasured  string
 }
 
 func newTally(h *parsedHeader) *tally {
@@ -43,7 +46,10 @@ func (t *tally) admitCall(c *Call) error {
 	if t.calls > 0 && (c.InvocationIndex < t.prevInv || (c.InvocationIndex == t.prevInv && c.TurnIndex <= t.prevTurn)) {
 		return refusal.New(ErrInadmissible, "%s: (invocation_index, turn_index) does not strictly advance; a repeated or re-ordered turn", where)
 	}
-	want := t.h.rates.Reservation(c.InputTokenUpperBound, ct.MaxOutputTokens).String()
+	if t.memoReserve == "" || t.memoBound != c.InputTokenUpperBound {
+		t.memoBound, t.memoReserve = c.InputTokenUpperBound, t.h.rates.Reservation(c.InputTokenUpperBound, ct.MaxOutputTokens).String()
+	}
+	want := t.memoReserve
 	for _, a := range c.Attempts {
 		aw := where + " attempt " + itoa(int(a.AttemptIndex))
 		if a.CostReservationUSD != nil && *a.CostReservationUSD != want {
@@ -53,7 +59,11 @@ func (t *tally) admitCall(c *Call) error {
 			if a.InputTokens == nil || a.OutputTokens == nil {
 				return refusal.New(ErrArithmetic, "%s: a measured cost with no reported counts", aw)
 			}
-			if *a.CostMeasuredUSD != t.h.rates.Measured(*a.InputTokens, *a.OutputTokens).String() {
+			if t.memoMeasured == "" || t.memoIn != *a.InputTokens || t.memoOut != *a.OutputTokens {
+				t.memoIn, t.memoOut = *a.InputTokens, *a.OutputTokens
+				t.memoMeasured = t.h.rates.Measured(t.memoIn, t.memoOut).String()
+			}
+			if *a.CostMeasuredUSD != t.memoMeasured {
 				return refusal.New(ErrArithmetic, "%s: the measured cost is not the reported counts at the pinned rates", aw)
 			}
 		}

@@ -1,6 +1,8 @@
 package execledger
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -65,7 +67,7 @@ type Writer struct {
 	closed    bool
 	terminal  *Terminal
 	decisions []int64
-	buf       []byte
+	buf, pbuf []byte
 }
 
 // Create creates the journal at path exclusively (never appending to a file
@@ -174,10 +176,12 @@ func (w *Writer) RecordCall(c Call) error {
 	if c.CallIndex != w.t.calls {
 		return refusal.New(ErrWriterState, "call_index %d where %d calls are recorded", c.CallIndex, w.t.calls)
 	}
-	v, err := roundTrip(c.Map())
-	if err != nil {
+	if err := normalizeSeconds(&c); err != nil {
 		return err
 	}
+	// c.Map() holds exactly the value kinds the reader's parse yields, so
+	// the reader's own validation runs on it directly.
+	v := c.Map()
 	call, err := decodeCall(v, Version)
 	if err != nil {
 		return err
@@ -185,7 +189,7 @@ func (w *Writer) RecordCall(c Call) error {
 	if err := w.t.admitCall(call); err != nil {
 		return err
 	}
-	if err := w.append(RowCall, v.(map[string]any)); err != nil {
+	if err := w.append(RowCall, v); err != nil {
 		return err
 	}
 	w.t.addCall(call)
@@ -227,26 +231,16 @@ func (w *Writer) Finalize(kind, endedAt string, code *string) error {
 // append writes one row whole: envelope, scan, digest, line; on any write or
 // fsync error it truncates back to the row's start and poisons the writer.
 func (w *Writer) append(kind string, payload map[string]any) error {
-	row := map[string]any{
-		"ledger_version":             int64(Version),
-		"row_index":                  int64(w.rows),
-		"row_kind":                   kind,
-		"previous_row_digest_sha256": w.prev,
-		kind:                         payload,
-	}
-	if err := Scan(row, "row "+itoa(w.rows)); err != nil {
+	if err := Scan(payload, "row "+itoa(w.rows)+"."+kind); err != nil {
 		return err
 	}
-	d, err := canon.UpstreamDigest(row)
+	var err error
+	w.pbuf, err = canon.Append(w.pbuf[:0], payload, canon.UpstreamForm)
 	if err != nil {
 		return refusal.Wrap(ErrSchema, err, "row %d could not be canonically encoded", w.rows)
 	}
-	row["row_digest_sha256"] = d
-	w.buf, err = canon.Append(w.buf[:0], row, canon.UpstreamSpacedForm)
-	if err != nil {
-		return refusal.Wrap(ErrSchema, err, "row %d could not be canonically encoded", w.rows)
-	}
-	w.buf = append(w.buf, '\n')
+	var d string
+	d, w.buf = renderRow(w.buf[:0], kind, w.pbuf, w.rows, w.prev)
 	startAt := w.f.Size()
 	err = w.f.WriteAll(w.buf)
 	if err == nil {
@@ -315,4 +309,129 @@ func NewExecutionRunID(rand io.Reader) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("exec_%x", b[:]), nil
+}
+
+// normalizeSeconds accepts nil, int64, int or float64 durations and refuses
+// anything else, so that Call.Map yields only parse-shaped values.
+func normalizeSeconds(c *Call) error {
+	norm := func(v any) (any, bool) {
+		switch x := v.(type) {
+		case nil, int64, float64:
+			return v, true
+		case int:
+			return int64(x), true
+		}
+		return nil, false
+	}
+	var ok bool
+	if c.TurnLatencySeconds, ok = norm(c.TurnLatencySeconds); !ok {
+		return refusal.New(ErrSchema, "call %d.turn_latency_seconds: expected a number of seconds or null", c.CallIndex)
+	}
+	atts := make([]Attempt, len(c.Attempts))
+	copy(atts, c.Attempts)
+	for i := range atts {
+		if atts[i].LatencySeconds, ok = norm(atts[i].LatencySeconds); !ok {
+			return refusal.New(ErrSchema, "call %d attempt %d.latency_seconds: expected a number of seconds or null", c.CallIndex, i+1)
+		}
+	}
+	c.Attempts = atts
+	return nil
+}
+
+// renderRow appends to dst the spaced line (with newline) of the row whose
+// payload's compact canonical bytes are payload, and returns its digest: the
+// SHA-256 of the compact canonical row without row_digest_sha256. The
+// envelope's keys and values are known, so the row is assembled rather than
+// re-encoded; the reader's fast path checks the same bytes.
+func renderRow(dst []byte, kind string, payload []byte, index int, prev string) (string, []byte) {
+	type member struct{ key, compact string }
+	env := []member{
+		{"ledger_version", itoa(Version)},
+		{"previous_row_digest_sha256", `"` + prev + `"`},
+		{"row_index", itoa(index)},
+		{"row_kind", `"` + kind + `"`},
+	}
+	var compact []byte
+	compact = append(compact, '{')
+	first := true
+	put := func(k string, v []byte) {
+		if !first {
+			compact = append(compact, ',')
+		}
+		first = false
+		compact = append(compact, '"')
+		compact = append(compact, k...)
+		compact = append(compact, '"', ':')
+		compact = append(compact, v...)
+	}
+	if kind < "ledger_version" {
+		put(kind, payload)
+	}
+	for _, m := range env {
+		put(m.key, []byte(m.compact))
+	}
+	if kind > "row_kind" {
+		put(kind, payload)
+	}
+	compact = append(compact, '}')
+	s := sha256.Sum256(compact)
+	d := hex.EncodeToString(s[:])
+
+	// The spaced line: the same members plus the digest, ", " and ": ".
+	dst = append(dst, '{')
+	first = true
+	sput := func(k string, v []byte, spaceOut bool) {
+		if !first {
+			dst = append(dst, ',', ' ')
+		}
+		first = false
+		dst = append(dst, '"')
+		dst = append(dst, k...)
+		dst = append(dst, '"', ':', ' ')
+		if spaceOut {
+			dst = appendSpaced(dst, v)
+		} else {
+			dst = append(dst, v...)
+		}
+	}
+	if kind < "ledger_version" {
+		sput(kind, payload, true)
+	}
+	sput("ledger_version", []byte(env[0].compact), false)
+	sput("previous_row_digest_sha256", []byte(env[1].compact), false)
+	sput("row_digest_sha256", []byte(`"`+d+`"`), false)
+	sput("row_index", []byte(env[2].compact), false)
+	sput("row_kind", []byte(env[3].compact), false)
+	if kind > "row_kind" {
+		sput(kind, payload, true)
+	}
+	dst = append(dst, '}', '\n')
+	return d, dst
+}
+
+// appendSpaced turns compact canonical JSON into the spaced form: ", " and
+// ": " between tokens, strings untouched.
+func appendSpaced(dst, compact []byte) []byte {
+	for i := 0; i < len(compact); {
+		c := compact[i]
+		if c == '"' {
+			// copy the whole string, escapes included
+			j := i + 1
+			for j < len(compact) && compact[j] != '"' {
+				if compact[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			dst = append(dst, compact[i:j+1]...)
+			i = j + 1
+			continue
+		}
+		dst = append(dst, c)
+		if c == ',' || c == ':' {
+			dst = append(dst, ' ')
+		}
+		i++
+	}
+	return dst
 }
