@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"fmt"
 
+	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/bundle"
 	"github.com/obaudit/obaudit/canon"
@@ -15,10 +16,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// signValidate is the validate check obaudit sign runs (artefact
-// validation, which refuses to sign what does not validate). Nil until the
-// artefact reader is wired here; checks.validate is then recorded false.
-var signValidate commitment.Checker
+// signValidate is the validate check obaudit sign runs first: the
+// artefact reader's full validation, as obaudit validate runs it (the
+// registered packs' domains). sign refuses to sign what does not validate.
+var signValidate commitment.Checker = commitment.CheckerFunc(func(ctx context.Context, in commitment.Inputs) error {
+	_, err := artefact.Read(in.Artefact, artefactOptions())
+	return err
+})
 
 // signReplay is the replay check; nil until replay is wired here.
 var signReplay commitment.Checker
@@ -81,9 +85,9 @@ chain head and terminal kind, and which obaudit checks passed. It wraps the Stat
 in DSSE and a Sigstore bundle (v0.3) signed with KEY (ECDSA P-256 PEM, from obaudit
 keygen), offline.
 
-It refuses to sign what does not hold together: an artefact whose digests do not match
-its content, and with a ledger, a pair the bundle audit refuses. Validation and replay
-run when this build wires them; the predicate records which ran.
+It refuses to sign what does not hold together: an artefact that does not validate (as
+obaudit validate), and with a ledger, a pair the bundle audit refuses (as obaudit
+bundle). Replay runs when this build wires it; the predicate records which checks ran.
 
 --output defaults to ARTEFACT.sigstore.json and is never overwritten.
 --predicate-only prints the predicate (RFC 8785 JSON) and signs nothing, for
