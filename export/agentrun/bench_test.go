@@ -1,0 +1,35 @@
+package agentrun
+
+import (
+	"testing"
+
+	"github.com/obaudit/obaudit/internal/upstreamtest"
+)
+
+// BenchmarkExportV1 maps the 220 KB V1 reference artefact to an Agent Run
+// record and checks it against the compiled schema (artefact validation is
+// injected and not measured here).
+func BenchmarkExportV1(b *testing.B) {
+	raw := upstreamtest.Read(b, v1Fixture)
+	s, err := CompileSchema(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Export(raw, Options{Validator: accept, Schema: s}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompileSchema compiles the seed and its stand-ins offline.
+func BenchmarkCompileSchema(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := CompileSchema(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
