@@ -69,6 +69,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newExportCmd(g),
 		newReportCmd(g),
 		newValidateCmd(g),
+		newReplayCmd(g),
 	)
 	markRunErrors(root)
 	return root

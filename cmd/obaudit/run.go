@@ -16,7 +16,7 @@ import (
 const runMediaType = "application/vnd.obaudit.run+json;version=1"
 
 func newRunCmd(g *globals) *cobra.Command {
-	var scenario, agentID, specFile, instanceID, engineVersion string
+	var scenario, agentID, specFile, instanceID, engineVersion, output string
 	c := &cobra.Command{
 		Use:   "run --scenario V1|V2|V3 [--agent reference] [--spec FILE] [--operation-instance-id ID]",
 		Short: "Run one episode of the embedded deterministic engine and report its digests",
@@ -65,6 +65,11 @@ digests. The operation instance id is minted at random unless given; pin it
 			})
 			if err != nil {
 				return err
+			}
+			if output != "" {
+				if err := writeRunArtefact(cmd, output, ep); err != nil {
+					return err
+				}
 			}
 			replay := "diverged"
 			if ep.ReplayOK != nil && *ep.ReplayOK {
@@ -127,6 +132,7 @@ digests. The operation instance id is minted at random unless given; pin it
 	c.Flags().StringVar(&agentID, "agent", "reference", "registered agent id")
 	c.Flags().StringVar(&specFile, "spec", "", "operation spec YAML (default: the embedded lettings_maintenance_synthetic_v1 0.6.0)")
 	c.Flags().StringVar(&instanceID, "operation-instance-id", "", "opinst_ + 32 lower-case hex (default: random)")
+	c.Flags().StringVar(&output, "output", "", "write the episode artefact (contract 8) to this new file")
 	c.Flags().StringVar(&engineVersion, "engine", schemas.EngineObaudit, "engine version recorded for the run (the runtime is the same for both)")
 	return c
 }

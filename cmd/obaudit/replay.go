@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/episode"
+	"github.com/obaudit/obaudit/refusal"
+	"github.com/spf13/cobra"
+)
+
+func newReplayCmd(g *globals) *cobra.Command {
+	var specFile string
+	c := &cobra.Command{
+		Use:   "replay FILE [--spec FILE]",
+		Short: "Re-execute an episode artefact and compare the result section by section",
+		Long: `Validates the artefact (see obaudit validate), then re-executes its episode under the
+engine version it names, against the operation spec (the embedded default unless --spec
+names one; its digest must be the artefact's), and compares the artefact that reproduction
+would have written with the recorded one, section by section (identity, metadata, events,
+trajectory, final_state, evaluation, decisions, execution, provider_execution), on canonical
+bytes. The report names the first divergence and lists what was carried forward unverified.
+
+A deterministic record is reproduced by rerunning its registered agent (nothing carried).
+A model or recorded record is reproduced by playing its own decision tape back: each
+decision must be asked for at its recorded invocation and turn and be offered an observation
+with its recorded digest. A model record's execution record and provider binding are
+carried forward (the ledger is never opened) and its request digests are not rebuilt.
+
+Replay makes no provider call and opens no network connection. Contracts 1 to 7 are read
+but not reproduced.
+
+Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := readInput(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			doc, err := artefact.Read(b, artefactOptions())
+			if err != nil {
+				return err
+			}
+			if err := artefact.NotReproducible(doc.Version()); err != nil {
+				return err
+			}
+			var pack *domains.Pack
+			for _, p := range domains.Packs() {
+				if p.OperationType == doc.Artefact.Operation.OperationType {
+					pack = p
+				}
+			}
+			if pack == nil {
+				return refusal.New(artefact.ErrUnknownOperationType, "no carried pack executes operation type %q", doc.Artefact.Operation.OperationType)
+			}
+			var spec []byte
+			source := ""
+			if specFile != "" {
+				if spec, err = readInput(cmd, specFile); err != nil {
+					return err
+				}
+				source = specFile
+			}
+			dom, err := pack.Operation(spec, source, doc.Artefact.ScenarioID)
+			if err != nil {
+				return err
+			}
+			r, err := episode.Replay(doc, episode.ReplayConfig{Domain: dom, Agents: func(id string) (episode.Registered, bool) {
+				a, ok := pack.Agent(id)
+				return episode.Registered{Kind: a.Kind, New: func() engine.Agent { return a.New() }}, ok
+			}})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				t := r.Tree()
+				t["mediaType"] = "application/vnd.obaudit.replay+json;version=1"
+				t["established"] = "reproduction"
+				t["ledger_opened"] = false
+				if err := writeJSON(cmd, t); err != nil {
+					return err
+				}
+			} else {
+				printReplay(cmd, r)
+			}
+			if !r.OK() {
+				d := r.FirstDivergence
+				return answerNo("the replay differs from the record: first at %s %s (recorded %s, replayed %s)", d.Section, d.Pointer, d.Recorded, d.Replayed)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&specFile, "spec", "", "operation spec YAML to replay against (default: the embedded spec of the artefact's pack)")
+	return c
+}
+
+func printReplay(cmd *cobra.Command, r *artefact.ReplayReport) {
+	w := cmd.OutOrStdout()
+	if r.OK() {
+		fmt.Fprintf(w, "replay OK: contract %d, scenario %s, agent %s, engine %s\n", r.ArtifactVersion, r.ScenarioID, r.AgentID, r.EngineVersion)
+	} else {
+		fmt.Fprintf(w, "replay DIFFERS: contract %d, scenario %s, agent %s, engine %s\n", r.ArtifactVersion, r.ScenarioID, r.AgentID, r.EngineVersion)
+	}
+	fmt.Fprintf(w, "reproduced by      %s\n", r.Reproduction)
+	fmt.Fprintf(w, "provider calls     %d\n", r.ProviderCalls)
+	var secs []string
+	for _, s := range r.Sections {
+		v := "ok"
+		if !s.Matches {
+			v = "DIFFERS"
+		}
+		secs = append(secs, s.Name+" "+v)
+	}
+	fmt.Fprintf(w, "sections           %s\n", strings.Join(secs, ", "))
+	fmt.Fprintf(w, "final state        recorded %s, replayed %s\n", r.RecordedFinalStateDigest, r.ReplayedFinalStateDigest)
+	fmt.Fprintf(w, "trajectory         recorded %s, replayed %s\n", r.RecordedTrajectoryDigest, r.ReplayedTrajectoryDigest)
+	if d := r.FirstDivergence; d != nil {
+		fmt.Fprintf(w, "first divergence   %s %s: recorded %s, replayed %s\n", d.Section, d.Pointer, d.Recorded, d.Replayed)
+		for _, line := range r.Differences {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
+	if !r.TotalComparison() {
+		fmt.Fprintf(w, "carried forward    %s (not total: these fields came from the record and were not re-derived)\n", strings.Join(r.CarriedForward, ", "))
+	}
+	for _, u := range r.Unverified {
+		fmt.Fprintf(w, "unverified         %s\n", u)
+	}
+	fmt.Fprintf(w, "established        reproduction under the recorded engine; no ledger was opened and nothing is attested\n")
+}
+
+// writeRunArtefact grades an episode `obaudit run` executed, builds its
+// contract-8 artefact, validates it as a reader would, and writes it to
+// path exactly once without following links (mode 0600). The file's
+// SHA-256 goes to stderr so stdout stays the run report.
+func writeRunArtefact(cmd *cobra.Command, path string, ep *engine.Episode) error {
+	a, err := episode.FromEpisode(ep)
+	if err != nil {
+		return err
+	}
+	b, err := artefact.Write(path, a, artefactOptions())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "artefact written: %s (sha256 %s)\n", path, canon.SHA256Hex(b))
+	return nil
+}
