@@ -19,14 +19,14 @@ func BenchmarkGate(b *testing.B) {
 		}{{"parallel", false}, {"sequential", true}} {
 			b.Run(v+"/"+mode.name, func(b *testing.B) {
 				b.ReportAllocs()
-				for b.Loop() {
+				reportCPU(b, func() {
 					r, err := gate.Run(gate.Options{Spec: spec, Oracle: m, EngineVersion: v, Sequential: mode.sequential})
 					if err != nil || !r.OK {
 						b.Fatalf("gate: %v ok=%v", err, r != nil && r.OK)
 					}
 					_ = r.Text()
 					_ = r.Tree()
-				}
+				})
 			})
 		}
 	}
