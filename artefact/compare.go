@@ -102,15 +102,27 @@ func (r *ReplayReport) Section(name string) (SectionVerdict, bool) {
 	return SectionVerdict{}, false
 }
 
-// Compare holds a rebuilt artefact (replayed) against the recorded one,
-// both JSON trees of contract version, field by field on upstream canonical
-// bytes. carried names the fields the rebuild copied from the record.
+// Compare holds a rebuilt artefact (replayed, a JSON tree of the recorded
+// document's contract) against the recorded document, field by field on
+// upstream canonical bytes: the recorded bytes are the ones Read computed,
+// the rebuilt tree is encoded once. carried names the fields the rebuild
+// copied from the record.
 //
 // The first divergence is the earliest trajectory row that differs when the
 // trajectories differ (the trajectory is the append-only record of what
 // happened, so its first differing row is where the two runs parted);
 // otherwise the first differing field in section order.
-func Compare(recorded, replayed map[string]any, version int, carried []string) *ReplayReport {
+func Compare(rec *Document, replayed map[string]any, carried []string) (*ReplayReport, error) {
+	for _, name := range Fields(rec.Version()) {
+		if _, ok := replayed[name]; !ok {
+			return nil, fmt.Errorf("artefact: the rebuilt document lacks %q", name)
+		}
+	}
+	enc, spans, err := encodeRoot(replayed)
+	if err != nil {
+		return nil, err
+	}
+	recorded, version := rec.Tree, rec.Version()
 	r := &ReplayReport{ArtifactVersion: version, CarriedForward: slices.Sorted(slices.Values(carried))}
 	r.ScenarioID, _ = recorded["scenario_id"].(string)
 	r.AgentID, _ = recorded["agent_id"].(string)
@@ -124,7 +136,10 @@ func Compare(recorded, replayed map[string]any, version int, carried []string) *
 		v := SectionVerdict{Name: sec.Name, Matches: true}
 		for _, name := range sec.Fields {
 			a, b := recorded[name], replayed[name]
-			fv := FieldVerdict{Name: name, Matches: sameCanonical(a, b), Carried: slices.Contains(carried, name)}
+			ra, ok := rec.field(name)
+			sp := spans[name]
+			same := ok && bytes.Equal(ra, enc[sp[0]:sp[1]])
+			fv := FieldVerdict{Name: name, Matches: same, Carried: slices.Contains(carried, name)}
 			if !fv.Matches {
 				v.Matches = false
 				p, ra, rb := firstDifference(a, b, "/"+name)
@@ -140,7 +155,7 @@ func Compare(recorded, replayed map[string]any, version int, carried []string) *
 		r.Sections = append(r.Sections, v)
 	}
 	r.FirstDivergence = first
-	return r
+	return r, nil
 }
 
 func sameCanonical(a, b any) bool {

@@ -35,31 +35,33 @@ import (
 // Validation establishes coherence, never attestation: a party who can run
 // the build can mint a fully coherent record. It never opens a ledger.
 func Validate(tree any, opts Options) (*Artefact, error) {
-	a, _, err := validate(tree, opts)
+	a, _, _, err := validate(tree, opts)
 	return a, err
 }
 
 // validate is Validate that also returns the document's upstream canonical
-// encoding (computed once, for the digests).
-func validate(tree any, opts Options) (*Artefact, []byte, error) {
+// encoding (computed once, for the digests) and each top-level value's span
+// in it.
+func validate(tree any, opts Options) (*Artefact, []byte, map[string][2]int, error) {
 	v := validator{opts: &opts}
 	if err := v.document(tree); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	root := tree.(map[string]any)
 	if v.version == Version && opts.JSONSchema != nil {
 		if err := opts.JSONSchema(root); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return decode(root), v.encoding, nil
+	return decode(root), v.encoding, v.spans, nil
 }
 
 type validator struct {
 	opts     *Options
 	version  int
 	domain   *Domain
-	encoding []byte // the document's canonical encoding, from the digest step
+	encoding []byte            // the document's canonical encoding, from the digest step
+	spans    map[string][2]int // where each top-level value lies in encoding
 }
 
 func (v *validator) document(tree any) error {
@@ -191,7 +193,7 @@ func (v *validator) document(tree any) error {
 	if err != nil {
 		return refusal.Wrap(ErrBadField, err, "/: not representable as canonical JSON")
 	}
-	v.encoding = enc
+	v.encoding, v.spans = enc, spans
 	for _, name := range digested {
 		sp := spans[name]
 		sum := sha256.Sum256(enc[sp[0]:sp[1]])
@@ -212,7 +214,7 @@ func (v *validator) document(tree any) error {
 // ASCII, so they need no escaping and sort the same in every form.
 func encodeRoot(root map[string]any) ([]byte, map[string][2]int, error) {
 	keys := sortedKeys(root)
-	spans := make(map[string][2]int, 3)
+	spans := make(map[string][2]int, len(keys))
 	buf := make([]byte, 0, 256<<10)
 	buf = append(buf, '{')
 	var err error
@@ -227,10 +229,7 @@ func encodeRoot(root map[string]any) ([]byte, map[string][2]int, error) {
 		if buf, err = canon.Append(buf, root[k], canon.UpstreamForm); err != nil {
 			return nil, nil, err
 		}
-		switch k {
-		case "final_state", "trajectory", "decisions":
-			spans[k] = [2]int{start, len(buf)}
-		}
+		spans[k] = [2]int{start, len(buf)}
 	}
 	return append(buf, '}'), spans, nil
 }

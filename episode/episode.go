@@ -189,8 +189,14 @@ func Build(ep *engine.Episode, ev *evaluator.Evaluation, ex *artefact.Execution,
 	if a.Decisions == nil {
 		a.Decisions = []artefact.Decision{}
 	}
-	if err := a.Seal(); err != nil {
-		return nil, err
+	// The engine hashed what it produced as it produced it; an episode
+	// without its digests is sealed here. Either way Encode recomputes all
+	// three before a byte is written, and replay compares every field.
+	a.TrajectoryDigest, a.FinalStateDigest, a.DecisionsDigest = ep.TrajectoryDigest, ep.FinalStateDigest, ep.DecisionsDigest
+	if a.TrajectoryDigest == "" || a.FinalStateDigest == "" || a.DecisionsDigest == "" {
+		if err := a.Seal(); err != nil {
+			return nil, err
+		}
 	}
 	return a, nil
 }
