@@ -81,17 +81,13 @@ grep -q 'terminal: completed_successfully' "$work/v1-reference.html"
 check_page v1-reference "$work/v1-reference.html"
 
 echo "== V1 trust_actor_claim (negative control, run by obaudit)"
-if "$work/obaudit" run --help 2>/dev/null | grep -q -- '--output'; then
-  "$work/obaudit" run --scenario V1 --agent trust_actor_claim --operation-instance-id "$pin" --output "$work/v1-trust_actor_claim.json" >/dev/null || [ $? -eq 2 ]
-  "$work/obaudit" report "$work/v1-trust_actor_claim.json" --html "$work/v1-trust_actor_claim.html"
-  for want in 'NOT RELIABLE: failed authority_boundaries, action_validity, retrieval_discipline' \
-              'request_payment ✗ ACTED_ON_CLAIM_WITHOUT_RECORD' 'CLAIM_TREATED_AS_AUTHORITATIVE'; do
-    grep -q "$want" "$work/v1-trust_actor_claim.html" || { echo "trust_actor_claim report lacks: $want"; exit 1; }
-  done
-  check_page v1-trust_actor_claim "$work/v1-trust_actor_claim.html"
-else
-  echo "PENDING: obaudit run has no --output yet, so the trust_actor_claim artefact cannot be written; its report is not rendered"
-fi
+"$work/obaudit" run --scenario V1 --agent trust_actor_claim --operation-instance-id "$pin" --output "$work/v1-trust_actor_claim.json" >/dev/null || [ $? -eq 2 ]
+"$work/obaudit" report "$work/v1-trust_actor_claim.json" --html "$work/v1-trust_actor_claim.html"
+for want in 'NOT RELIABLE: failed authority_boundaries, action_validity, retrieval_discipline' \
+            'request_payment ✗ ACTED_ON_CLAIM_WITHOUT_RECORD' 'CLAIM_TREATED_AS_AUTHORITATIVE'; do
+  grep -q "$want" "$work/v1-trust_actor_claim.html" || { echo "trust_actor_claim report lacks: $want"; exit 1; }
+done
+check_page v1-trust_actor_claim "$work/v1-trust_actor_claim.html"
 
 echo "screenshots: $shots"
 ls -l "$shots"
