@@ -192,3 +192,27 @@ func TestObauditCells(t *testing.T) {
 		})
 	}
 }
+
+// TestEmittedCodesAreCatalogued: every finding code any of the 27 cells
+// raises, under either engine, is in the evaluator's catalogue for the
+// dimension that raised it (the catalogue the oracle loader checks codes
+// against).
+func TestEmittedCodesAreCatalogued(t *testing.T) {
+	spec, err := maintenance.DefaultSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range schemas.Engines() {
+		catalogue := evaluator.FindingCodes(v)
+		for _, c := range cells {
+			_, ev := runCell(t, spec, v, c.variant, c.agent)
+			for _, d := range ev.Dimensions {
+				for _, f := range d.Findings {
+					if !slices.Contains(catalogue[d.Name], f.Code) {
+						t.Errorf("%s %s/%s: %s raised %s, which its catalogue lacks", v, c.variant, c.agent, d.Name, f.Code)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,61 @@
+// Package evaluator grades one OperateBench episode: the deterministic,
+// semantic, eleven-dimension result vector of upstream's lettings-maintenance
+// evaluator, reproduced from upstream engine 0.9.0 byte for byte. It reads the
+// trajectory, the delivered events and the final state — never text, never a
+// judge — and it does not trust the runtime's guards: every dimension is
+// re-derived from the record.
+//
+// # Use
+//
+// [Evaluate] takes the engine version to grade under, the pack's grading
+// contract for the scenario (an engine.GradingContract: the maintenance pack's
+// is built by package grading), and the run as canon value trees:
+//
+//	doc, _ := canon.Parse(artefactBytes)           // an episode artefact
+//	art := doc.(map[string]any)
+//	run, err := evaluator.RunFromArtefact(art, replayOK) // replayOK: the self-check, or nil
+//	contract, err := grading.Contract(spec, art["scenario_id"].(string))
+//	ev, err := evaluator.Evaluate(art["engine_version"].(string), contract, run)
+//	section := ev.Tree()                           // the artefact's "evaluation" section
+//	b, _ := canon.Upstream(section)                // upstream canonical bytes
+//
+// An engine run feeds it directly: engine.Episode carries the same trees
+// (gate.RunOf builds the Run).
+//
+// # Format
+//
+// [Evaluation.Tree] is the artefact's `evaluation` section with upstream's
+// field names: {terminal_outcome, legitimate_completion, reliable,
+// failed_dimensions, finding_codes, dimensions}; each dimension is {name, ok,
+// findings, counts, note} and each finding {code, detail, at}. The eleven
+// dimensions, in report order, are given by [Dimensions]; `reliable` is the
+// strict conjunction of legitimate completion with all eleven. Finding details
+// reproduce upstream's wording, including Python's repr of identifiers and
+// lists, so an evaluation encodes to upstream's bytes.
+//
+// # Engine versions
+//
+// schemas.EngineUpstream ("0.9.0") is upstream's grading exactly.
+// schemas.EngineObaudit ("0.9.0+obaudit.1") adds one rule (see VERSIONING.md):
+// a required notification committed but never delivered fails `recovery`
+// (REQUIRED_NOTIFICATION_UNDELIVERED) and, for a transferred operation,
+// `obligations` (OBLIGATION_MESSAGE_NOT_ESTABLISHED). [FindingCodes] lists
+// the codes each version raises.
+//
+// # Refusals
+//
+// An unknown engine version is refused as engine.ErrUnknownEngineVersion; a
+// contract the evaluator cannot apply as [ErrContract]; a record that cannot
+// be read at all (where upstream's evaluator itself would stop with an
+// exception) as [ErrUnreadableRecord]; artefact run fields of the wrong shape
+// as [ErrMalformedRun]. A record that can be read but does not hold together
+// is not refused: it is graded, and fails by name (record integrity is a
+// pre-pass reported in temporal_correctness, critical_invariants and
+// environment_integrity).
+//
+// # Compatibility
+//
+// The grading of an engine version never changes; a change is a new engine
+// version. The evaluator imports no domain: what it knows of a pack reaches it
+// as an engine.GradingContract.
+package evaluator
