@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"runtime"
-	"strconv"
 	"sync"
 
 	"github.com/obaudit/obaudit/canon"
@@ -166,9 +165,9 @@ func (c *chunk) scan(scratch []byte) []byte {
 			var ok bool
 			scratch, env, ok = scanCanonical(scratch[:0], line)
 			if ok && env.version != nil && env.index != nil && env.kind != nil && env.previous != nil {
-				v, err1 := strconv.ParseInt(string(env.version), 10, 64)
-				ix, err2 := strconv.ParseInt(string(env.index), 10, 64)
-				if err1 == nil && err2 == nil {
+				v, ok1 := smallInt(env.version)
+				ix, ok2 := smallInt(env.index)
+				if ok1 && ok2 {
 					lf.fast, lf.version, lf.index = true, v, ix
 					lf.kind, lf.stated, lf.previous = unquote(env.kind), unquote(env.digest), unquote(env.previous)
 					s := sha256.Sum256(scratch)
@@ -304,4 +303,19 @@ func sequence(ordered chan *chunk, pool chan []byte) (*ChainResult, error) {
 	}
 	res.ChainTip = string(prev)
 	return res, nil
+}
+
+// smallInt reads a canonical non-negative decimal integer without allocating.
+func smallInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }

@@ -74,7 +74,7 @@ func scanCanonical(dst, line []byte) ([]byte, envelope, bool) {
 	start := len(dst)
 	topEmitted := false
 	skipping := false // inside the skipped top-level member
-	var member string
+	var member []byte
 	var valueStart int
 	emit := func(b ...byte) {
 		if !skipping {
@@ -174,9 +174,9 @@ func scanCanonical(dst, line []byte) ([]byte, envelope, bool) {
 			return dst[:start], env, false
 		}
 	afterValue:
-		if depth == 1 && member != "" {
+		if depth == 1 && member != nil {
 			v := line[valueStart:i]
-			switch member {
+			switch string(member) {
 			case "ledger_version":
 				env.version = v
 			case "row_index":
@@ -188,7 +188,7 @@ func scanCanonical(dst, line []byte) ([]byte, envelope, bool) {
 			case "row_kind":
 				env.kind = v
 			}
-			member = ""
+			member = nil
 			skipping = false
 		}
 		if depth == 0 {
@@ -234,8 +234,8 @@ func scanCanonical(dst, line []byte) ([]byte, envelope, bool) {
 				return dst[:start], env, false
 			}
 			if depth == 1 {
-				member = string(k)
-				if member == "row_digest_sha256" {
+				member = k
+				if string(member) == "row_digest_sha256" {
 					skipping = true
 				} else {
 					if topEmitted {
