@@ -31,8 +31,8 @@ type ChainResult struct {
 }
 
 const (
-	chainChunk   = 4 << 20 // bytes per work unit (≥ MaxLedgerLineBytes)
-	chainBuffers = 6       // chunks in flight: bounds memory at ≈ 24 MiB
+	chainChunk   = 2 << 20 // bytes per work unit (> MaxLedgerLineBytes)
+	chainBuffers = 4       // chunks in flight: bounds buffer memory at 8 MiB
 )
 
 // lineFacts is what a worker learns about one line without judging it.

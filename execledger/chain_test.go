@@ -1,7 +1,10 @@
 package execledger_test
 
 import (
+	"errors"
+
 	"bytes"
+	"github.com/obaudit/obaudit/internal/limits"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,5 +65,20 @@ func TestVerifyChainUpstream(t *testing.T) {
 	}
 	if strings.Contains(c.ChainTip, " ") {
 		t.Fatal("bad tip")
+	}
+}
+
+// TestLineBound: a row longer than limits.MaxLedgerLineBytes is refused as
+// limits/exceeded by both passes, before it is parsed.
+func TestLineBound(t *testing.T) {
+	long := append([]byte(`{"x": "`), bytes.Repeat([]byte("a"), limits.MaxLedgerLineBytes+10)...)
+	long = append(long, []byte("\"}\n")...)
+	for _, data := range [][]byte{long, append(bytes.Repeat(long, 3), '\n')} {
+		if _, err := execledger.Read(bytes.NewReader(data), execledger.Options{}); !errors.Is(err, limits.ErrExceeded) {
+			t.Errorf("Read = %v, want limits/exceeded", err)
+		}
+		if _, err := execledger.VerifyChain(bytes.NewReader(data)); !errors.Is(err, limits.ErrExceeded) {
+			t.Errorf("VerifyChain = %v, want limits/exceeded", err)
+		}
 	}
 }
