@@ -35,11 +35,11 @@ func BenchmarkRead(b *testing.B) {
 			}
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
-			for b.Loop() {
+			reportCPU(b, func() {
 				if _, err := artefact.Read(data, opts); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }

@@ -20,7 +20,7 @@ func BenchmarkReplay(b *testing.B) {
 			opts := testOptions()
 			dom := operation(b, "V1")
 			b.ReportAllocs()
-			for b.Loop() {
+			reportCPU(b, func() {
 				doc, err := artefact.Read(data, opts)
 				if err != nil {
 					b.Fatal(err)
@@ -29,7 +29,7 @@ func BenchmarkReplay(b *testing.B) {
 				if err != nil || !r.OK() {
 					b.Fatalf("replay: %v", err)
 				}
-			}
+			})
 		})
 	}
 }
@@ -41,7 +41,7 @@ func BenchmarkRunAndWrite(b *testing.B) {
 	cfg := runConfig(b, "V1", "reference", schemas.EngineUpstream)
 	opts := testOptions()
 	b.ReportAllocs()
-	for b.Loop() {
+	reportCPU(b, func() {
 		res, err := episode.Run(cfg)
 		if err != nil {
 			b.Fatal(err)
@@ -49,5 +49,5 @@ func BenchmarkRunAndWrite(b *testing.B) {
 		if _, err := artefact.Encode(res.Artefact, opts); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }
