@@ -10,8 +10,9 @@ import (
 )
 
 // Checker is one obaudit check run before signing. It returns nil when the
-// inputs pass, a refusal when they do not, and any other error for a
-// failure to run.
+// inputs pass, a refusal when they do not (an [ErrCheckFailed] refusal is
+// passed through as it is, for a check whose "no" has no class of its
+// own), and any other error for a failure to run.
 type Checker interface {
 	Check(ctx context.Context, in Inputs) error
 }
@@ -45,6 +46,9 @@ func runCheck(ctx context.Context, name string, c Checker, in Inputs) (bool, err
 	err := c.Check(ctx, in)
 	if err == nil {
 		return true, nil
+	}
+	if errors.Is(err, ErrCheckFailed) {
+		return false, err
 	}
 	if _, ok := refusal.ClassOf(err); ok {
 		return false, refusal.Wrap(ErrCheckFailed, err, "%s", name)

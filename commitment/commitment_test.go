@@ -335,6 +335,13 @@ func TestChecks(t *testing.T) {
 	if !errors.Is(err, ErrLedgerInvalid) {
 		t.Fatalf("the check's own refusal is not kept: %v", err)
 	}
+	// A check whose "no" has no class of its own says ErrCheckFailed itself,
+	// and is passed through unwrapped.
+	own := refusal.New(ErrCheckFailed, "replay differs")
+	_, err = New(ctx, m, Options{Replay: CheckerFunc(func(context.Context, Inputs) error { return own }), ObauditVersion: "x"})
+	if err != error(own) {
+		t.Fatalf("an ErrCheckFailed refusal was rewrapped: %v", err)
+	}
 	_, err = New(ctx, m, Options{Replay: CheckerFunc(func(context.Context, Inputs) error { return errCheckIO }), ObauditVersion: "x"})
 	if _, classed := refusal.ClassOf(err); classed || !errors.Is(err, errCheckIO) {
 		t.Fatalf("a check's failure to run = %v, want the plain failure", err)

@@ -11,6 +11,9 @@ import (
 	"github.com/obaudit/obaudit/bundle"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/commitment"
+	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/internal/safefs"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/spf13/cobra"
@@ -24,8 +27,43 @@ var signValidate commitment.Checker = commitment.CheckerFunc(func(ctx context.Co
 	return err
 })
 
-// signReplay is the replay check; nil until replay is wired here.
-var signReplay commitment.Checker
+// signReplay is the replay check sign runs unless --replay=false: the
+// episode is re-executed as obaudit replay does (embedded spec of the
+// artefact's pack) and must reproduce the record in every section.
+var signReplay commitment.Checker = commitment.CheckerFunc(func(ctx context.Context, in commitment.Inputs) error {
+	doc, err := artefact.Read(in.Artefact, artefactOptions())
+	if err != nil {
+		return err
+	}
+	if err := artefact.NotReproducible(doc.Version()); err != nil {
+		return err
+	}
+	var pack *domains.Pack
+	for _, p := range domains.Packs() {
+		if p.OperationType == doc.Artefact.Operation.OperationType {
+			pack = p
+		}
+	}
+	if pack == nil {
+		return refusal.New(artefact.ErrUnknownOperationType, "no carried pack executes operation type %q", doc.Artefact.Operation.OperationType)
+	}
+	dom, err := pack.Operation(nil, "", doc.Artefact.ScenarioID)
+	if err != nil {
+		return err
+	}
+	r, err := episode.Replay(doc, episode.ReplayConfig{Domain: dom, Agents: func(id string) (episode.Registered, bool) {
+		a, ok := pack.Agent(id)
+		return episode.Registered{Kind: a.Kind, New: func() engine.Agent { return a.New() }}, ok
+	}})
+	if err != nil {
+		return err
+	}
+	if !r.OK() {
+		d := r.FirstDivergence
+		return refusal.New(commitment.ErrCheckFailed, "replay: the replay differs from the record: first at %s %s", d.Section, d.Pointer)
+	}
+	return nil
+})
 
 // signBundle is the bundle audit sign runs when a ledger is given: the
 // artefact and the ledger must describe one run.
@@ -42,13 +80,16 @@ var signBundle commitment.Checker = commitment.CheckerFunc(func(ctx context.Cont
 	return err
 })
 
-func signOptions() commitment.Options {
-	return commitment.Options{
+func signOptions(replay bool) commitment.Options {
+	o := commitment.Options{
 		Validate:       signValidate,
-		Replay:         signReplay,
 		Bundle:         signBundle,
 		ObauditVersion: toolkitVersion,
 	}
+	if replay {
+		o.Replay = signReplay
+	}
+	return o
 }
 
 func readCommitmentInputs(cmd *cobra.Command, args []string) (commitment.Inputs, error) {
@@ -72,7 +113,7 @@ func checksTree(c commitment.Checks) map[string]any {
 
 func newSignCmd(g *globals) *cobra.Command {
 	var keyPath, output string
-	var predicateOnly bool
+	var predicateOnly, replay bool
 	c := &cobra.Command{
 		Use:   "sign ARTEFACT [LEDGER] --key KEY [--output B.sigstore.json]",
 		Short: "Sign a run commitment: an in-toto Statement over the artefact (and ledger) in a Sigstore bundle",
@@ -86,8 +127,10 @@ in DSSE and a Sigstore bundle (v0.3) signed with KEY (ECDSA P-256 PEM, from obau
 keygen), offline.
 
 It refuses to sign what does not hold together: an artefact that does not validate (as
-obaudit validate), and with a ledger, a pair the bundle audit refuses (as obaudit
-bundle). Replay runs when this build wires it; the predicate records which checks ran.
+obaudit validate), one that does not replay to the same record (as obaudit replay;
+--replay=false skips this, and contracts 1-7, which cannot be replayed, need it), and
+with a ledger, a pair the bundle audit refuses (as obaudit bundle). The predicate
+records which checks ran.
 
 --output defaults to ARTEFACT.sigstore.json and is never overwritten.
 --predicate-only prints the predicate (RFC 8785 JSON) and signs nothing, for
@@ -103,7 +146,7 @@ bundle). Replay runs when this build wires it; the predicate records which check
 			}
 			ctx := cmd.Context()
 			if predicateOnly {
-				st, err := commitment.New(ctx, in, signOptions())
+				st, err := commitment.New(ctx, in, signOptions(replay))
 				if err != nil {
 					return err
 				}
@@ -126,7 +169,7 @@ bundle). Replay runs when this build wires it; the predicate records which check
 			if err != nil {
 				return err
 			}
-			b, st, err := commitment.Sign(ctx, in, signOptions(), signer)
+			b, st, err := commitment.Sign(ctx, in, signOptions(replay), signer)
 			if err != nil {
 				return err
 			}
@@ -163,6 +206,7 @@ bundle). Replay runs when this build wires it; the predicate records which check
 	}
 	c.Flags().StringVar(&keyPath, "key", "", "ECDSA P-256 private key (PEM)")
 	c.Flags().StringVar(&output, "output", "", "bundle file to write (default ARTEFACT.sigstore.json)")
+	c.Flags().BoolVar(&replay, "replay", true, "re-execute the episode and refuse to sign unless it reproduces (contract 8)")
 	c.Flags().BoolVar(&predicateOnly, "predicate-only", false, "print the predicate and sign nothing")
 	return c
 }
