@@ -4,10 +4,18 @@ import (
 	"fmt"
 
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
 	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/schemas"
 	"github.com/spf13/cobra"
+)
+
+// Test-only seams (house style S8): nil in the shipped binary, set by
+// check_test.go to show the gate's teeth through the command.
+var (
+	testOnlyCheckLookup   func(id string) (agents.Entry, error)
+	testOnlyCheckEvaluate gate.EvaluateFunc
 )
 
 func newCheckCmd(g *globals) *cobra.Command {
@@ -43,7 +51,8 @@ Exit status: 0 the gate passes, 2 it says no, 1 an input was refused.`,
 			if err != nil {
 				return err
 			}
-			r, err := gate.Run(gate.Options{Spec: spec, Oracle: m, EngineVersion: engineVersion})
+			r, err := gate.Run(gate.Options{Spec: spec, Oracle: m, EngineVersion: engineVersion,
+				Lookup: testOnlyCheckLookup, Evaluate: testOnlyCheckEvaluate})
 			if err != nil {
 				return err
 			}
