@@ -46,7 +46,6 @@ Exit 0: the bundle agrees. Exit 1: refused, by class.`,
 	}
 }
 
-// bundleValidateArtefact is the bundle's step 1 (full artefact validation
-// with the registered domains). Nil until the artefact reader is wired here;
-// the audit then checks the fields it reads.
-var bundleValidateArtefact func(map[string]any) error
+// bundleValidateArtefact is the bundle's step 1: full artefact validation
+// with every carried pack (validate.go's wiring).
+var bundleValidateArtefact = validateArtefactTree
