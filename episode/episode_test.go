@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/episode"
@@ -139,3 +140,46 @@ func slicesEqual(a, b []string) bool {
 	}
 	return true
 }
+
+// Without --engine a run names obaudit's own engine, and its artefact
+// differs from the upstream-engine one only where that version's grading
+// differs: the engine_version everywhere, and the evaluation only for V2
+// (the later notification rule fails the undelivered transfer notice).
+func TestEnginesDifferOnlyInGrading(t *testing.T) {
+	for _, tc := range []struct {
+		scenario string
+		differ   []string
+	}{
+		{"V1", []string{"engine_version"}},
+		{"V2", []string{"engine_version", "evaluation"}},
+		{"V3", []string{"engine_version"}},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			up, err := episode.Run(runConfig(t, tc.scenario, "reference", schemas.EngineUpstream))
+			if err != nil {
+				t.Fatal(err)
+			}
+			own, err := episode.Run(runConfig(t, tc.scenario, "reference", schemas.EngineObaudit))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := up.Artefact.Tree(), own.Artefact.Tree()
+			var differ []string
+			for _, k := range artefact.Fields(8) {
+				x, _ := canonBytes(a[k])
+				y, _ := canonBytes(b[k])
+				if !bytes.Equal(x, y) {
+					differ = append(differ, k)
+				}
+			}
+			if !slicesEqual(differ, tc.differ) {
+				t.Fatalf("fields that differ between engines = %v, want %v", differ, tc.differ)
+			}
+			if own.Artefact.EngineVersion != schemas.EngineObaudit {
+				t.Fatalf("engine_version = %q", own.Artefact.EngineVersion)
+			}
+		})
+	}
+}
+
+func canonBytes(v any) ([]byte, error) { return canon.Upstream(v) }
