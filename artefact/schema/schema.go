@@ -47,13 +47,21 @@ type compiledSchema struct {
 	rows map[string]*jsonschema.Schema
 }
 
-var compiled = sync.OnceValues(func() (*compiledSchema, error) {
+// newCompiler returns a draft 2020-12 compiler that loads nothing: every
+// URL (https, file, anything) is refused, so only resources added from
+// embedded bytes can be compiled.
+func newCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
 	c.LoadURL = func(url string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%w: %s", errRemoteLoad, url)
 	}
+	return c
+}
+
+var compiled = sync.OnceValues(func() (*compiledSchema, error) {
+	c := newCompiler()
 	if err := c.AddResource(schemas.ArtefactV8ID, bytes.NewReader(schemas.ArtefactV8())); err != nil {
 		return nil, err
 	}
