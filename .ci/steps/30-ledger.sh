@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Execution ledger and bundle audit: the crash test (200 SIGKILLed writer
+# children; every surviving file reads as a verified prefix), short fuzz runs
+# of the ledger reader, the fast digest path and the bundle audit inputs, and
+# CLI round trips with their exit codes against the upstream fixtures.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+echo "-- crash test"
+go test ./execledger -run '^TestCrash$' -count=1 -v | grep -E '^(---|ok|FAIL|\s+crash_test)'
+
+echo "-- fuzz (short)"
+go test ./execledger -run '^$' -fuzz '^FuzzRead$' -fuzztime 10s -fuzzminimizetime 2s
+go test ./execledger -run '^$' -fuzz '^FuzzCompactCanonical$' -fuzztime 10s -fuzzminimizetime 2s
+go test ./bundle -run '^$' -fuzz '^FuzzAudit$' -fuzztime 10s -fuzzminimizetime 2s
+
+echo "-- CLI round trips"
+bin=$(mktemp -d)/obaudit
+go build -o "$bin" ./cmd/obaudit
+up=../shared/upstream
+"$bin" ledger verify "$up/artifact8-fake-openai-reference-v1.execution-ledger-v2.ndjson" >/dev/null
+"$bin" bundle "$up/artifact8-fake-openai-reference-v1.json" "$up/artifact8-fake-openai-reference-v1.execution-ledger-v2.ndjson" >/dev/null
+prefix=$(mktemp)
+sed '1,3d' execledger/testdata/vectors/ledger/v3/ok-never-finalised.ndjson > "$prefix"
+set +e
+"$bin" ledger verify "$prefix" >/dev/null 2>&1; code=$?
+set -e
+[ "$code" -eq 2 ] || { echo "ledger verify of a prefix exited $code, want 2"; exit 1; }
+echo "ledger step passed"
