@@ -2,8 +2,8 @@ package bundle_test
 
 import (
 	"bytes"
-	"flag"
 	"errors"
+	"flag"
 	"os"
 	"testing"
 
