@@ -12,6 +12,7 @@ import (
 	"github.com/obaudit/obaudit/checkpoint"
 	"github.com/obaudit/obaudit/commitment"
 	"github.com/obaudit/obaudit/internal/safefs"
+	"github.com/obaudit/obaudit/refusal"
 	"github.com/spf13/cobra"
 )
 
@@ -110,10 +111,10 @@ refused. DIR is created if absent; no file in it is ever overwritten.`,
 				}
 				payload, err := v.VerifyStatement(cmd.Context(), b)
 				if err != nil {
-					return fmt.Errorf("%s: %w", p, err)
+					return inFile(p, err)
 				}
 				if _, err := commitment.Parse(payload); err != nil {
-					return fmt.Errorf("%s: %w", p, err)
+					return inFile(p, err)
 				}
 				bundles[i] = b
 			}
@@ -165,4 +166,12 @@ refused. DIR is created if absent; no file in it is ever overwritten.`,
 	f.StringVar(&origin, "origin", "", "the campaign's name: the checkpoint origin and note key name")
 	f.StringVar(&output, "output", "", "directory for the checkpoint and the proofs")
 	return c
+}
+
+// inFile names the bundle a refusal is about, keeping its class.
+func inFile(path string, err error) error {
+	if c, ok := refusal.ClassOf(err); ok {
+		return &refusal.Refusal{Class: c, Detail: path + ": " + refusal.Detail(err), Err: err}
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
