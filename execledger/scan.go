@@ -111,6 +111,18 @@ func forbidden(s string) string {
 // asciiCandidate is a cheap filter: an ASCII string can only break a rule if
 // it holds one of these letters sequences somewhere (case-insensitively).
 func asciiCandidate(s string) bool {
+	// Every pattern needs one of t, i, r, k or w ("authoriz", "bearer",
+	// "api", "secret", "passw", "sk-"); hex digests hold none of them.
+	hit := false
+	for i := 0; i < len(s); i++ {
+		if needed[s[i]] {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return false
+	}
 	for i := 0; i+2 < len(s); i++ {
 		a := s[i] | 0x20
 		if a != 'a' && a != 'b' && a != 's' && a != 'p' {
@@ -368,3 +380,10 @@ func parseInstant(s string) (int64, bool) {
 
 // FormatInstant renders t in [InstantLayout].
 func FormatInstant(t time.Time) string { return t.UTC().Format(InstantLayout) }
+
+var needed = func() (t [256]bool) {
+	for _, c := range "tTiIrRkKwW" {
+		t[c] = true
+	}
+	return t
+}()
