@@ -1,10 +1,11 @@
 package artefact
 
 import (
-	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/refusal"
@@ -103,10 +104,14 @@ func (r *ReplayReport) Section(name string) (SectionVerdict, bool) {
 }
 
 // Compare holds a rebuilt artefact (replayed, a JSON tree of the recorded
-// document's contract) against the recorded document, field by field on
-// upstream canonical bytes: the recorded bytes are the ones Read computed,
-// the rebuilt tree is encoded once. carried names the fields the rebuild
-// copied from the record.
+// document's contract) against the recorded document, field by field, on
+// upstream canonical bytes. carried names the fields the rebuild copied
+// from the record.
+//
+// Equality of canonical bytes is decided by [SameCanonical], an exact
+// structural walk that holds exactly when the two canonical encodings are
+// equal (same kinds, same float bits, same key sets, same order), without
+// encoding either side; a test holds the two definitions together.
 //
 // The first divergence is the earliest trajectory row that differs when the
 // trajectories differ (the trajectory is the append-only record of what
@@ -117,10 +122,6 @@ func Compare(rec *Document, replayed map[string]any, carried []string) (*ReplayR
 		if _, ok := replayed[name]; !ok {
 			return nil, fmt.Errorf("artefact: the rebuilt document lacks %q", name)
 		}
-	}
-	enc, spans, err := encodeRoot(replayed)
-	if err != nil {
-		return nil, err
 	}
 	recorded, version := rec.Tree, rec.Version()
 	r := &ReplayReport{ArtifactVersion: version, CarriedForward: slices.Sorted(slices.Values(carried))}
@@ -136,10 +137,7 @@ func Compare(rec *Document, replayed map[string]any, carried []string) (*ReplayR
 		v := SectionVerdict{Name: sec.Name, Matches: true}
 		for _, name := range sec.Fields {
 			a, b := recorded[name], replayed[name]
-			ra, ok := rec.field(name)
-			sp := spans[name]
-			same := ok && bytes.Equal(ra, enc[sp[0]:sp[1]])
-			fv := FieldVerdict{Name: name, Matches: same, Carried: slices.Contains(carried, name)}
+			fv := FieldVerdict{Name: name, Matches: SameCanonical(a, b), Carried: slices.Contains(carried, name)}
 			if !fv.Matches {
 				v.Matches = false
 				p, ra, rb := firstDifference(a, b, "/"+name)
@@ -158,11 +156,72 @@ func Compare(rec *Document, replayed map[string]any, carried []string) (*ReplayR
 	return r, nil
 }
 
-func sameCanonical(a, b any) bool {
-	x, err1 := canon.Upstream(a)
-	y, err2 := canon.Upstream(b)
-	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+// SameCanonical reports whether two JSON trees (canon.Parse kinds: nil,
+// bool, string, int64, float64, []any, map[string]any; int is taken as
+// int64) have the same upstream canonical encoding. It walks both trees
+// instead of encoding them: canonical encoding is a function of the tree
+// that writes every kind, key and value distinctly (an integer never as a
+// float, -0.0 apart from 0.0), so equal encodings are equal trees. A value
+// with no canonical form is never the same as anything.
+func SameCanonical(a, b any) bool { return same(a, b, 0) }
+
+func same(a, b any, depth int) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y && utf8.ValidString(x)
+	case int64:
+		y, ok := asInt(b)
+		return ok && x == y && x <= canon.MaxSafeInteger && x >= -canon.MaxSafeInteger
+	case int:
+		y, ok := asInt(b)
+		return ok && int64(x) == y && y <= canon.MaxSafeInteger && y >= -canon.MaxSafeInteger
+	case float64:
+		y, ok := b.(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y) && !math.IsNaN(x) && !math.IsInf(x, 0)
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) || depth >= canon.MaxDepth {
+			return false
+		}
+		for i := range x {
+			if !same(x[i], y[i], depth+1) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) || depth >= canon.MaxDepth {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !utf8.ValidString(k) || !same(v, w, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
+
+func asInt(b any) (int64, bool) {
+	switch y := b.(type) {
+	case int64:
+		return y, true
+	case int:
+		return int64(y), true
+	}
+	return 0, false
+}
+
+func sameCanonical(a, b any) bool { return SameCanonical(a, b) }
 
 // firstDifference walks two values in canonical order and returns the
 // pointer of the first place they differ and the two values found there.

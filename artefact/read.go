@@ -24,18 +24,6 @@ type Document struct {
 	// writer and obaudit's writer produce. A document need not be canonical
 	// to be read.
 	Canonical bool
-
-	enc   []byte            // canonical encoding of Tree
-	spans map[string][2]int // each top-level value's span in enc
-}
-
-// field returns the canonical bytes of top-level field name.
-func (d *Document) field(name string) ([]byte, bool) {
-	sp, ok := d.spans[name]
-	if !ok {
-		return nil, false
-	}
-	return d.enc[sp[0]:sp[1]], true
 }
 
 // Version returns the document's contract version.
@@ -55,12 +43,12 @@ func Read(b []byte, opts Options) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, enc, spans, err := validate(tree, opts)
+	a, enc, err := validate(tree, opts)
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(b)
-	d := &Document{Artefact: a, Tree: tree.(map[string]any), FileSHA256: hex.EncodeToString(sum[:]), enc: enc, spans: spans}
+	d := &Document{Artefact: a, Tree: tree.(map[string]any), FileSHA256: hex.EncodeToString(sum[:])}
 	d.Canonical = len(enc)+1 == len(b) && b[len(b)-1] == '\n' && bytes.Equal(enc, b[:len(enc)])
 	return d, nil
 }

@@ -35,33 +35,31 @@ import (
 // Validation establishes coherence, never attestation: a party who can run
 // the build can mint a fully coherent record. It never opens a ledger.
 func Validate(tree any, opts Options) (*Artefact, error) {
-	a, _, _, err := validate(tree, opts)
+	a, _, err := validate(tree, opts)
 	return a, err
 }
 
 // validate is Validate that also returns the document's upstream canonical
-// encoding (computed once, for the digests) and each top-level value's span
-// in it.
-func validate(tree any, opts Options) (*Artefact, []byte, map[string][2]int, error) {
+// encoding (computed once, for the digests).
+func validate(tree any, opts Options) (*Artefact, []byte, error) {
 	v := validator{opts: &opts}
 	if err := v.document(tree); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	root := tree.(map[string]any)
 	if v.version == Version && opts.JSONSchema != nil {
 		if err := opts.JSONSchema(root); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 	}
-	return decode(root), v.encoding, v.spans, nil
+	return decode(root), v.encoding, nil
 }
 
 type validator struct {
 	opts     *Options
 	version  int
 	domain   *Domain
-	encoding []byte            // the document's canonical encoding, from the digest step
-	spans    map[string][2]int // where each top-level value lies in encoding
+	encoding []byte // the document's canonical encoding, from the digest step
 }
 
 func (v *validator) document(tree any) error {
@@ -193,7 +191,7 @@ func (v *validator) document(tree any) error {
 	if err != nil {
 		return refusal.Wrap(ErrBadField, err, "/: not representable as canonical JSON")
 	}
-	v.encoding, v.spans = enc, spans
+	v.encoding = enc
 	for _, name := range digested {
 		sp := spans[name]
 		sum := sha256.Sum256(enc[sp[0]:sp[1]])
