@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/upstreamtest"
+)
+
+// writeEdited writes an upstream fixture with one consistent edit (content
+// digests resealed, so it validates) and returns its path.
+func writeEdited(t *testing.T, name string, edit func(d map[string]any)) string {
+	t.Helper()
+	v, err := canon.Parse(upstreamtest.Read(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := v.(map[string]any)
+	edit(d)
+	for _, f := range []string{"final_state", "trajectory", "decisions"} {
+		if d[f+"_digest_sha256"], err = canon.UpstreamDigest(d[f]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := canon.Upstream(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "edited.json")
+	if err := os.WriteFile(p, append(b, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A replay that runs and differs exits 2, names the first divergence on
+// stdout and in the --json report, and is not a refusal.
+func TestReplayDiffersExitsTwo(t *testing.T) {
+	p := writeEdited(t, "artifact8-deterministic-reference-v1.json", func(d map[string]any) {
+		row := d["trajectory"].([]any)[11].(map[string]any)
+		row["outcome"].(map[string]any)["rationale"] = "edited after the run"
+	})
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"validate", p}, nil, &out, &errOut); code != exitOK {
+		t.Fatalf("validate of the consistently edited record: exit %d (%s), want 0: coherence is not reproduction", code, errOut.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := run(context.Background(), []string{"replay", p}, nil, &out, &errOut); code != exitNo {
+		t.Fatalf("replay exit = %d (stderr %q), want %d", code, errOut.String(), exitNo)
+	}
+	for _, re := range []string{
+		`(?m)^replay DIFFERS: contract 8, scenario V1, agent reference, engine 0.9.0$`,
+		`(?m)^first divergence   trajectory /trajectory/11/outcome/rationale: recorded "edited after the run", replayed "`,
+		`(?m)^sections .*trajectory DIFFERS`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out.String()) {
+			t.Errorf("stdout does not match %s:\n%s", re, out.String())
+		}
+	}
+	if !regexp.MustCompile(`^no: the replay differs from the record: first at trajectory /trajectory/11/outcome/rationale`).MatchString(errOut.String()) {
+		t.Errorf("stderr = %q", errOut.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"replay", "--json", p}, nil, &out, &errOut); code != exitNo {
+		t.Fatalf("replay --json exit = %d, want %d", code, exitNo)
+	}
+	for _, want := range []string{`"ok":false`, `"pointer":"/trajectory/11/outcome/rationale"`, `"provider_calls":0`} {
+		if !bytes.Contains(out.Bytes(), []byte(want)) {
+			t.Errorf("--json report lacks %s", want)
+		}
+	}
+}
