@@ -262,3 +262,8 @@ func (r Rates) Reservation(bound, ceiling int64) Decimal {
 func (r Rates) Measured(in, out int64) Decimal {
 	return r.Reservation(in, out)
 }
+
+// ParseDecimal reads an operator-stated decimal (a rate or a cap): optional
+// '+', digits with an optional fraction, optional exponent (|e| ≤ 1000); no
+// whitespace, underscores, NaN or Infinity. It need not be canonical.
+func ParseDecimal(s string) (Decimal, bool) { return parseDecimal(s) }
