@@ -57,6 +57,22 @@ func AppendCanonical(dst []byte, v any) []byte {
 	return b
 }
 
+// AppendString appends the upstream canonical JSON of the string s (what
+// AppendCanonical writes for it, without boxing s into an interface).
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }
+
+// AppendInt appends the canonical JSON of n; it panics outside ±(2^53-1),
+// where canon refuses integers.
+func AppendInt(dst []byte, n int64) []byte { return appendSafeInt(dst, n) }
+
+// AppendBool appends true or false.
+func AppendBool(dst []byte, b bool) []byte {
+	if b {
+		return append(dst, "true"...)
+	}
+	return append(dst, "false"...)
+}
+
 func appendSafeInt(dst []byte, n int64) []byte {
 	if n > canon.MaxSafeInteger || n < -canon.MaxSafeInteger {
 		panic("engine: integer outside ±(2^53-1)")

@@ -54,6 +54,16 @@ type State interface {
 	Canonical() map[string]any
 }
 
+// StateEncoder is optionally implemented by a [State] that can write the
+// upstream canonical JSON of its Canonical() tree directly. The engine then
+// takes the final-state digest over these bytes and builds the tree only for
+// the episode it returns (never for the self-check rerun, which keeps only
+// digests). The bytes must equal canon.Upstream(Canonical()) exactly; a pack
+// holds that by test.
+type StateEncoder interface {
+	AppendCanonical(dst []byte) []byte
+}
+
 // Plan is everything the engine needs to run one scenario's world.
 type Plan struct {
 	StartsAt       string

@@ -197,7 +197,19 @@ func (x *execution) finish() (*Episode, error) {
 	x.ledger.append(x.clock.nowText, "episode_ended", map[string]any{
 		"phase": "ended", "status": status, "invocations": int64(x.invocations),
 	})
-	final := x.state.Canonical()
+	var final map[string]any
+	var finalDigest string
+	if enc, ok := x.state.(StateEncoder); ok {
+		b := enc.AppendCanonical(x.ledger.scratch[:0])
+		x.ledger.scratch = b
+		finalDigest = hexSum(b)
+		if !x.noDigests {
+			final = x.state.Canonical()
+		}
+	} else {
+		final = x.state.Canonical()
+		finalDigest = CanonicalDigest(final)
+	}
 	ep := &Episode{
 		OperationInstanceID: x.instID,
 		Meta:                x.plan.Meta,
@@ -221,7 +233,7 @@ func (x *execution) finish() (*Episode, error) {
 		ep.Decisions = []any{}
 	}
 	ep.TrajectoryDigest = x.ledger.digest()
-	ep.FinalStateDigest = CanonicalDigest(final)
+	ep.FinalStateDigest = finalDigest
 	ep.DecisionsDigest = CanonicalDigest(ep.Decisions)
 	return ep, nil
 }

@@ -33,7 +33,10 @@ type Operation struct {
 	static   *engine.Static
 }
 
-var _ engine.Domain = (*Operation)(nil)
+var (
+	_ engine.Domain       = (*Operation)(nil)
+	_ engine.StateEncoder = (*runState)(nil)
+)
 
 // NewOperation binds a loaded spec to one of its scenarios. The spec's
 // identity is verified first ([ErrIdentityMismatch]).
@@ -157,7 +160,7 @@ func (op *Operation) EventAuthority(actorID, eventType string) string {
 
 // NewState implements [engine.Domain].
 func (op *Operation) NewState() engine.State {
-	return &runState{op: op, s: newState(op.spec.HiddenState), dirty: tAll}
+	return &runState{op: op, s: newState(op.spec.HiddenState), dirty: tAll, roots: make([]rootCache, len(ObservableRoots))}
 }
 
 // runState is one episode's record plus the operation it belongs to.
@@ -166,6 +169,7 @@ type runState struct {
 	s     *opState
 	dirty uint8 // tools whose records may have changed since last served (bit per Tools index)
 	cache [8]*toolCache
+	roots []rootCache // by rootIndex
 	buf   []byte
 }
 
@@ -236,6 +240,18 @@ func (r *runState) TerminalOutcome() any {
 	return r.s.terminal["outcome"]
 }
 func (r *runState) Canonical() map[string]any { return r.s.canonical() }
+
+// AppendCanonical implements [engine.StateEncoder]: the canonical JSON of
+// Canonical(), written directly from the state.
+func (r *runState) AppendCanonical(dst []byte) []byte {
+	b := r.s.appendCanonical(dst)
+	if verifyServeCache {
+		if want := engine.AppendCanonical(nil, r.s.canonical()); string(want) != string(b[len(dst):]) {
+			panic("maintenance: direct final-state encoding differs from its tree")
+		}
+	}
+	return b
+}
 
 func bindings(kv ...string) map[string]string {
 	m := map[string]string{}

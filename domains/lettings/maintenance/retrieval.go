@@ -1,6 +1,8 @@
 package maintenance
 
 import (
+	"slices"
+
 	"github.com/obaudit/obaudit/engine"
 )
 
@@ -45,6 +47,20 @@ var toolsByName = func() map[string]*Tool {
 	return m
 }()
 
+// toolMeta is what Serve derives from each tool once, in [Tools] order.
+type toolMeta struct {
+	sorted             []string // Roots, sorted
+	schemaID, recordID string
+}
+
+var toolMetas = func() []toolMeta {
+	out := make([]toolMeta, len(Tools))
+	for i, t := range Tools {
+		out[i] = toolMeta{slices.Sorted(slices.Values(t.Roots)), t.SchemaID(), t.RecordID()}
+	}
+	return out
+}()
+
 // RootTool maps each observable root to the tool that serves it.
 var RootTool = func() map[string]string {
 	m := map[string]string{}
@@ -66,46 +82,102 @@ var RootShapes = map[string]string{
 	"transfer_notice_sent": "flag",
 }
 
-// verifyServeCache makes every Serve re-derive the records of every tool
-// from scratch and compare them with the cache (tests set it).
+// verifyServeCache makes every Serve and every final-state encoding
+// re-derive the records of every tool from scratch (trees built by root,
+// encoded by the generic encoder) and panic unless the cached and directly
+// encoded bytes equal them (tests set it).
 var verifyServeCache = false
 
-// Serve implements [engine.State]. A tool's records are rebuilt only when a
-// reducer or handler that may change them ran since they were last served;
-// otherwise the same read-only tree, bytes and version are served again.
+// rootCache is the last canonical encoding of one observable root and the
+// tree built for it. The tree is rebuilt only when the directly encoded
+// bytes change, so an unchanged root keeps serving the same read-only tree.
+type rootCache struct {
+	json []byte
+	tree any
+}
+
+// Serve implements [engine.State]. A tool's records are re-encoded only when
+// a reducer or handler that may change them ran since they were last served;
+// a root whose encoding did not change keeps its tree, and a tool whose
+// encoding did not change keeps its records, bytes and version.
 func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 	out := make([]*engine.ToolResult, 0, len(tools))
 	for _, name := range tools {
 		t := toolsByName[name]
-		bit := uint8(1) << toolIndex[name]
-		c := r.cache[toolIndex[name]]
+		ti := toolIndex[name]
+		bit := uint8(1) << ti
+		c := r.cache[ti]
 		if c == nil || r.dirty&bit != 0 || verifyServeCache {
-			records := make(map[string]any, len(t.Roots))
+			changed := c == nil
 			for _, root := range t.Roots {
-				records[root] = r.s.root(root)
+				ri := rootIndex[root]
+				rc := &r.roots[ri]
+				enc := r.s.appendRoot(r.buf[:0], root)
+				r.buf = enc
+				if verifyServeCache {
+					if want := engine.AppendCanonical(nil, r.s.root(root)); string(enc) != string(want) {
+						panic("maintenance: direct encoding of root " + root + " differs from its tree:\n" + string(enc) + "\n" + string(want))
+					}
+				}
+				if rc.tree == nil || string(enc) != string(rc.json) {
+					rc.json = append(rc.json[:0:0], enc...)
+					rc.tree = r.s.root(root)
+					changed = true
+				}
 			}
-			enc := engine.AppendCanonical(r.buf[:0], records)
-			r.buf = enc
-			if verifyServeCache && c != nil && r.dirty&bit == 0 && string(enc) != string(c.json) {
-				panic("maintenance: stale served-record cache for " + name)
+			if changed {
+				records := make(map[string]any, len(t.Roots))
+				js := make([]byte, 0, 64)
+				js = append(js, '{')
+				for i, root := range toolMetas[ti].sorted {
+					if i > 0 {
+						js = append(js, ',')
+					}
+					rc := &r.roots[rootIndex[root]]
+					records[root] = rc.tree
+					js = engine.AppendString(js, root)
+					js = append(js, ':')
+					js = append(js, rc.json...)
+				}
+				js = append(js, '}')
+				if c == nil || string(js) != string(c.json) {
+					c = &toolCache{records: records, json: js, version: engine.VersionOf(js, RecordVersionLength)}
+					r.cache[ti] = c
+				}
 			}
-			if c == nil || string(enc) != string(c.json) {
-				js := append([]byte(nil), enc...)
-				c = &toolCache{records: records, json: js, version: engine.VersionOf(js, RecordVersionLength)}
-				r.cache[toolIndex[name]] = c
+			if verifyServeCache {
+				fresh := make(map[string]any, len(t.Roots))
+				for _, root := range t.Roots {
+					fresh[root] = r.s.root(root)
+				}
+				if want := engine.AppendCanonical(nil, fresh); string(want) != string(c.json) {
+					panic("maintenance: stale served-record cache for " + name)
+				}
+				if got := engine.AppendCanonical(nil, c.records); string(got) != string(c.json) {
+					panic("maintenance: served records tree differs from its bytes for " + name)
+				}
 			}
 			r.dirty &^= bit
 		}
 		if c.last == nil || c.last.AsOf != asOf {
 			c.last = &engine.ToolResult{
-				Tool: t.Name, Source: t.Source, Authority: t.Authority, RecordID: t.RecordID(),
-				RecordVersion: c.version, AsOf: asOf, SchemaID: t.SchemaID(), Records: c.records, RecordsJSON: c.json, OK: true,
+				Tool: t.Name, Source: t.Source, Authority: t.Authority, RecordID: toolMetas[ti].recordID,
+				RecordVersion: c.version, AsOf: asOf, SchemaID: toolMetas[ti].schemaID, Records: c.records, RecordsJSON: c.json, OK: true,
 			}
 		}
 		out = append(out, c.last)
 	}
 	return out
 }
+
+// rootIndex numbers the observable roots (the index into runState.roots).
+var rootIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, r := range ObservableRoots {
+		m[r] = i
+	}
+	return m
+}()
 
 var toolIndex = func() map[string]int {
 	m := map[string]int{}
