@@ -21,6 +21,7 @@ func ledgerDir(t *testing.T) string {
 	if err := os.Mkdir(d, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	os.Chmod(d, 0o700)
 	return d
 }
 
@@ -92,6 +93,7 @@ func TestCreateLocation(t *testing.T) {
 	// D6: directory mode 0755.
 	open := filepath.Join(t.TempDir(), "open")
 	os.Mkdir(open, 0o755)
+	os.Chmod(open, 0o755) // whatever the umask
 	if _, err := execledger.Create(filepath.Join(open, "l.ndjson"), lt.Header(), execledger.WriterOptions{}); !errors.Is(err, execledger.ErrLocation) {
 		t.Errorf("Create(0755 dir) = %v, want ledger/location", err)
 	}
