@@ -3,6 +3,8 @@ package artefact_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -99,4 +101,10 @@ func decisions(d map[string]any) []any                { return l(d["decisions"])
 func decision(d map[string]any, i int) map[string]any { return m(decisions(d)[i]) }
 func row(d map[string]any, i int) map[string]any {
 	return m(l(d["trajectory"])[i])
+}
+
+// readIfPresent reads an upstream fixture without skipping or failing (for
+// fuzz seeds).
+func readIfPresent(name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(upstreamtest.Dir(), name))
 }
