@@ -274,3 +274,25 @@ func TestReplayPathLinksNoNetwork(t *testing.T) {
 		}
 	}
 }
+
+// A recorded-playback record replays to a playback: the execution record is
+// re-derived (no provider, no attempts), only the tape and the identity it
+// names are carried.
+func TestReplayRecordedPlayback(t *testing.T) {
+	doc := edited(t, fixtureModel, func(d map[string]any) {
+		d["agent_kind"] = "recorded"
+		ex := mm(d["agent_execution"])
+		ex["outcome_source"] = "recorded"
+		ex["model"], ex["protocol_version"], ex["max_output_tokens"] = nil, nil, nil
+		ex["transport_calls"], ex["attempts"] = int64(0), []any{}
+		d["provider_execution"] = nil
+	})
+	r, err := replay(t, doc, "V1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"agent_id", "agent_kind", "decisions", "decisions_digest_sha256"}
+	if !r.OK() || r.Reproduction != artefact.ReproductionPlayback || !slices.Equal(r.CarriedForward, want) || len(r.Unverified) != 0 {
+		t.Fatalf("ok=%v reproduction=%s carried=%v unverified=%v differences=%v", r.OK(), r.Reproduction, r.CarriedForward, r.Unverified, r.Differences)
+	}
+}
