@@ -244,8 +244,6 @@ type ToolResult struct {
 	// already has it (see [EncodeRecords]); nil means the engine encodes it.
 	RecordsJSON []byte
 	OK          bool
-
-	entry []byte // canonical bytes of Tree(), built once
 }
 
 func (r *ToolResult) recordsJSON() []byte {
@@ -255,31 +253,29 @@ func (r *ToolResult) recordsJSON() []byte {
 	return r.RecordsJSON
 }
 
-// entryJSON is the canonical JSON of Tree(), written field by field.
-func (r *ToolResult) entryJSON() []byte {
-	if r.entry == nil {
-		b := make([]byte, 0, len(r.recordsJSON())+320)
-		b = append(b, `{"as_of":`...)
-		b = appendString(b, r.AsOf)
-		b = append(b, `,"authority":`...)
-		b = appendString(b, r.Authority)
-		b = append(b, `,"error_code":null,"ok":`...)
-		b = AppendCanonical(b, r.OK)
-		b = append(b, `,"record_id":`...)
-		b = appendString(b, r.RecordID)
-		b = append(b, `,"record_version":`...)
-		b = appendString(b, r.RecordVersion)
-		b = append(b, `,"records":`...)
-		b = append(b, r.recordsJSON()...)
-		b = append(b, `,"schema_id":`...)
-		b = appendString(b, r.SchemaID)
-		b = append(b, `,"source":`...)
-		b = appendString(b, r.Source)
-		b = append(b, `,"tool":`...)
-		b = appendString(b, r.Tool)
-		r.entry = append(b, '}')
+// appendEntry writes the canonical JSON of Tree(), field by field.
+func (r *ToolResult) appendEntry(b []byte) []byte {
+	b = append(b, `{"as_of":`...)
+	b = appendString(b, r.AsOf)
+	b = append(b, `,"authority":`...)
+	b = appendString(b, r.Authority)
+	if r.OK {
+		b = append(b, `,"error_code":null,"ok":true,"record_id":`...)
+	} else {
+		b = append(b, `,"error_code":null,"ok":false,"record_id":`...)
 	}
-	return r.entry
+	b = appendString(b, r.RecordID)
+	b = append(b, `,"record_version":`...)
+	b = appendString(b, r.RecordVersion)
+	b = append(b, `,"records":`...)
+	b = append(b, r.recordsJSON()...)
+	b = append(b, `,"schema_id":`...)
+	b = appendString(b, r.SchemaID)
+	b = append(b, `,"source":`...)
+	b = appendString(b, r.Source)
+	b = append(b, `,"tool":`...)
+	b = appendString(b, r.Tool)
+	return append(b, '}')
 }
 
 // Tree is the result as an observation shows it (error_code included).

@@ -97,45 +97,41 @@ type ledger struct {
 }
 
 func (l *ledger) append(at, recordType string, payload map[string]any) {
-	l.appendRaw(at, recordType, payload, "", nil)
-}
-
-// appendRaw appends a row whose rawKey value is already encoded as raw.
-func (l *ledger) appendRaw(at, recordType string, payload map[string]any, rawKey string, raw []byte) {
 	payload["index"] = l.n
 	payload["at"] = at
 	payload["record_type"] = recordType
-	if l.hash == nil {
-		l.hash = sha256.New()
-	}
-	b := l.scratch[:0]
-	if l.n == 0 {
-		b = append(b, '[')
-	} else {
-		b = append(b, ',')
-	}
-	b = appendObject(b, payload, rawKey, raw)
-	l.hash.Write(b)
-	l.scratch = b
-	l.n++
+	b := l.begin()
+	b = appendObject(b, payload, "", nil)
+	l.commit(b)
 	if !l.digestOnly {
 		l.rows = append(l.rows, payload)
 	}
 }
 
-// appendServed appends a retrieval_served row, encoding it field by field.
-func (l *ledger) appendServed(at string, invocation, turn, batch, pos int, r *ToolResult) {
-	index := l.n
-	l.n++
+// begin returns the scratch buffer holding the separator that precedes the
+// next row.
+func (l *ledger) begin() []byte {
+	b := l.scratch[:0]
+	if l.n == 0 {
+		return append(b, '[')
+	}
+	return append(b, ',')
+}
+
+// commit feeds one encoded row (with its separator) to the running digest.
+func (l *ledger) commit(b []byte) {
 	if l.hash == nil {
 		l.hash = sha256.New()
 	}
-	b := l.scratch[:0]
-	if index == 0 {
-		b = append(b, '[')
-	} else {
-		b = append(b, ',')
-	}
+	l.hash.Write(b)
+	l.scratch = b
+	l.n++
+}
+
+// appendServed appends a retrieval_served row, encoding it field by field.
+func (l *ledger) appendServed(at string, invocation, turn, batch, pos int, r *ToolResult) {
+	index := l.n
+	b := l.begin()
 	b = append(b, `{"as_of":`...)
 	b = appendString(b, r.AsOf)
 	b = append(b, `,"at":`...)
@@ -167,8 +163,7 @@ func (l *ledger) appendServed(at string, invocation, turn, batch, pos int, r *To
 	b = append(b, `,"turn_index":`...)
 	b = appendSafeInt(b, int64(turn))
 	b = append(b, '}')
-	l.hash.Write(b)
-	l.scratch = b
+	l.commit(b)
 	if l.digestOnly {
 		return
 	}
@@ -227,6 +222,9 @@ type execution struct {
 	turn         int
 
 	decisions  []any
+	lastRecord map[string]any // the record of the decision just taped
+	decHash    hash.Hash
+	decScratch []byte
 	obsScratch []byte
 	obsDigests []string
 	noDigests  bool
@@ -251,9 +249,7 @@ func (x *execution) scheduleTimer(eventID, eventType, actorID string, delay int6
 		Sequence: TimerSequenceBase + x.timerCounter, Payload: copyMap(payload),
 		TriggersAgent: triggers, CausedBy: "timer",
 	})
-	x.ledger.append(x.clock.nowText, "timer_scheduled", map[string]any{
-		"event_id": eventID, "event_type": eventType, "due_at": at,
-	})
+	x.ledger.row(x.clock.nowText, "timer_scheduled", fStr("event_id", eventID), fStr("event_type", eventType), fStr("due_at", at))
 }
 
 func (x *execution) push(ev *Event) {
@@ -275,7 +271,7 @@ func (x *execution) cancelTimer(eventID string) bool {
 	for i, ev := range x.queue {
 		if ev.EventID == eventID {
 			x.queue = slices.Delete(x.queue, i, i+1)
-			x.ledger.append(x.clock.nowText, "timer_cancelled", map[string]any{"event_id": eventID})
+			x.ledger.row(x.clock.nowText, "timer_cancelled", fStr("event_id", eventID))
 			return true
 		}
 	}
@@ -341,14 +337,12 @@ func (x *execution) horizonSec() int64 {
 
 func (x *execution) run() {
 	x.agent.BeginEpisode(AgentIdentity{OperationID: x.static.OperationID, OperationInstanceID: x.instID})
-	x.ledger.append(x.clock.nowText, "episode_ended", map[string]any{"phase": "started"})
+	x.ledger.row(x.clock.nowText, "episode_ended", fStr("phase", "started"))
 	for x.halt == "" && x.err == nil {
 		if x.invocations > x.plan.MaxInvocations {
 			x.halt = StatusDeadlock
-			x.ledger.append(x.clock.nowText, "critical_violation", map[string]any{
-				"code":   "INVOCATION_LIMIT_EXCEEDED",
-				"detail": fmt.Sprintf("the agent was invoked more than %d times without reaching a terminal state", x.plan.MaxInvocations),
-			})
+			x.ledger.row(x.clock.nowText, "critical_violation", fStr("code", "INVOCATION_LIMIT_EXCEEDED"),
+				fStr("detail", fmt.Sprintf("the agent was invoked more than %d times without reaching a terminal state", x.plan.MaxInvocations)))
 			break
 		}
 		idx, next := x.peek()
@@ -361,7 +355,7 @@ func (x *execution) run() {
 				x.fail(err)
 				break
 			}
-			x.ledger.append(x.clock.nowText, "wait_declared", map[string]any{"fallback_fired": true})
+			x.ledger.row(x.clock.nowText, "wait_declared", fBool("fallback_fired", true))
 			x.clearWait()
 			x.invoke(nil)
 			continue
@@ -391,13 +385,14 @@ func (x *execution) exhaustHorizonUnderWait() {
 	if hz > x.clock.now {
 		_ = x.clock.advanceTo(hz)
 	}
-	x.ledger.append(x.clock.nowText, "wait_unresolved_at_horizon", map[string]any{
-		"reason": w.Reason, "wake_on": strList(w.WakeOn), "horizon_at": FormatInstant(hz),
-	})
+	x.ledger.row(x.clock.nowText, "wait_unresolved_at_horizon", fStr("reason", w.Reason), fStrs("wake_on", w.WakeOn), fStr("horizon_at", FormatInstant(hz)))
 	x.halt = StatusHorizon
 }
 
 func (x *execution) note(ev *Event, disposition, code string) {
+	if x.ledger.digestOnly {
+		return // the rerun keeps no event list
+	}
 	row := ev.Tree()
 	row["disposition"] = disposition
 	row["verdict_code"] = code
@@ -406,18 +401,15 @@ func (x *execution) note(ev *Event, disposition, code string) {
 
 func (x *execution) deliver(ev *Event) {
 	if x.state.ReplayFinal() {
-		x.ledger.append(x.clock.nowText, "event_after_terminal", map[string]any{
-			"event_id": ev.EventID, "event_type": ev.EventType, "actor_id": ev.ActorID, "mutating": false,
-		})
+		x.ledger.row(x.clock.nowText, "event_after_terminal", fStr("event_id", ev.EventID), fStr("event_type", ev.EventType),
+			fStr("actor_id", ev.ActorID), fBool("mutating", false))
 		x.note(ev, DispositionPostTerminal, VerdictAfterReplayFinal)
 		return
 	}
 	v := x.state.ReduceEvent(x.ctx, ev)
 	if !v.Accepted {
-		x.ledger.append(x.clock.nowText, "event_rejected", map[string]any{
-			"event_id": ev.EventID, "event_type": ev.EventType, "actor_id": ev.ActorID,
-			"code": v.Code, "detail": v.Detail,
-		})
+		x.ledger.row(x.clock.nowText, "event_rejected", fStr("event_id", ev.EventID), fStr("event_type", ev.EventType),
+			fStr("actor_id", ev.ActorID), fStr("code", v.Code), fStr("detail", v.Detail))
 		x.note(ev, DispositionRejected, v.Code)
 		return
 	}
@@ -425,10 +417,8 @@ func (x *execution) deliver(ev *Event) {
 	if !ev.TriggersAgent {
 		rt, disp = "event_audit_only", DispositionAudit
 	}
-	x.ledger.append(x.clock.nowText, rt, map[string]any{
-		"event_id": ev.EventID, "event_type": ev.EventType, "actor_id": ev.ActorID,
-		"code": v.Code, "observational": v.Observational,
-	})
+	x.ledger.row(x.clock.nowText, rt, fStr("event_id", ev.EventID), fStr("event_type", ev.EventType),
+		fStr("actor_id", ev.ActorID), fStr("code", v.Code), fBool("observational", v.Observational))
 	x.note(ev, disp, v.Code)
 	cycle := v.CycleID
 	if s, ok := cycle.(string); !ok || s == "" {
@@ -442,11 +432,9 @@ func (x *execution) deliver(ev *Event) {
 		return
 	}
 	if w := x.wait; w != nil && len(w.WakeOn) > 0 && !slices.Contains(w.WakeOn, ev.EventType) {
-		x.ledger.append(x.clock.nowText, "wait_rejected", map[string]any{
-			"code":     WaitUndeclaredWakeEvent,
-			"detail":   fmt.Sprintf("woken by %s, which the standing wait did not declare (declared: %s)", PyRepr(ev.EventType), PyList(w.WakeOn)),
-			"event_id": ev.EventID,
-		})
+		x.ledger.row(x.clock.nowText, "wait_rejected", fStr("code", WaitUndeclaredWakeEvent),
+			fStr("detail", fmt.Sprintf("woken by %s, which the standing wait did not declare (declared: %s)", PyRepr(ev.EventType), PyList(w.WakeOn))),
+			fStr("event_id", ev.EventID))
 	}
 	x.invoke(ev)
 }
@@ -475,10 +463,8 @@ func (x *execution) invoke(trigger *Event) {
 	env := x.envelope(trigger)
 	x.trigAuth = env != nil && env.IsAuthoritative
 	x.claims = map[string]bool{}
-	row := map[string]any{
-		"invocation_index": int64(x.invocations), "trigger_event_id": nil, "trigger_event_type": nil,
-		"trigger_event_authority": nil, "trigger_is_authoritative": x.trigAuth,
-	}
+	null := func(k string) field { return field{key: k, kind: kindNull} }
+	tid, ttype, tauth := null("trigger_event_id"), null("trigger_event_type"), null("trigger_event_authority")
 	if trigger != nil {
 		x.claims[trigger.EventID] = true
 		for _, v := range trigger.Payload {
@@ -486,17 +472,15 @@ func (x *execution) invoke(trigger *Event) {
 				x.claims[s] = true
 			}
 		}
-		row["trigger_event_id"] = trigger.EventID
-		row["trigger_event_type"] = trigger.EventType
-		row["trigger_event_authority"] = env.Authority
+		tid, ttype, tauth = fStr("trigger_event_id", trigger.EventID), fStr("trigger_event_type", trigger.EventType), fStr("trigger_event_authority", env.Authority)
 	}
 	claims := make([]string, 0, len(x.claims))
 	for c := range x.claims {
 		claims = append(claims, c)
 	}
 	slices.Sort(claims)
-	row["trigger_claim_values"] = strList(claims)
-	x.ledger.append(x.clock.nowText, "agent_invoked", row)
+	x.ledger.row(x.clock.nowText, "agent_invoked", fInt("invocation_index", int64(x.invocations)), tid, ttype, tauth,
+		fBool("trigger_is_authoritative", x.trigAuth), fStrs("trigger_claim_values", claims))
 	x.invalidate("wake", 0, nil)
 
 	maxTurns := x.plan.MaxTurnsPerInvocation
@@ -526,16 +510,13 @@ func (x *execution) invoke(trigger *Event) {
 		}
 		business++
 		if p := contractProblem(d); p != "" {
-			x.ledger.append(x.clock.nowText, "outcome_rejected", map[string]any{
-				"invocation_index": int64(x.invocations), "turn_index": int64(turn - 1),
-				"code": MalformedOutcomeCode, "detail": p,
-			})
+			x.ledger.row(x.clock.nowText, "outcome_rejected", fInt("invocation_index", int64(x.invocations)), fInt("turn_index", int64(turn-1)),
+				fStr("code", MalformedOutcomeCode), fStr("detail", p))
 			x.lastRej = &rejection{"<malformed outcome>", MalformedOutcomeCode, p}
 			continue
 		}
-		x.ledger.append(x.clock.nowText, "agent_outcome", map[string]any{
-			"invocation_index": int64(x.invocations), "turn_index": int64(turn - 1), "outcome": d.Record(),
-		})
+		x.ledger.row(x.clock.nowText, "agent_outcome", fInt("invocation_index", int64(x.invocations)), fInt("turn_index", int64(turn-1)),
+			fDecision("outcome", d, x.lastRecord))
 		if x.handle(d) || x.err != nil {
 			return
 		}
@@ -544,23 +525,55 @@ func (x *execution) invoke(trigger *Event) {
 		"the agent produced %d outcomes in one invocation without waiting, escalating or completing", maxTurns))
 }
 
+// recordDecision appends one entry to the decision tape and feeds its
+// canonical bytes to the running decisions digest. The outcome record is
+// kept in x.lastRecord for the agent_outcome row that follows (the row and
+// the tape share that read-only map).
 func (x *execution) recordDecision(obs *Observation, d Decision) {
-	var rec map[string]any
 	if d == nil {
-		rec = (&Malformed{Code: "MODEL_OUTPUT_UNCLASSIFIED"}).Record()
-	} else {
-		rec = d.Record()
+		d = &Malformed{Code: "MODEL_OUTPUT_UNCLASSIFIED"}
 	}
+	rec := d.Record()
+	x.lastRecord = rec
 	digest := obs.Digest()
 	x.obsDigests = append(x.obsDigests, digest)
 	x.decisions = append(x.decisions, map[string]any{
 		"invocation_index": int64(obs.InvocationIndex), "turn_index": int64(obs.TurnIndex),
 		"observation_digest_sha256": digest, "outcome": rec,
 	})
+	if x.decHash == nil {
+		x.decHash = sha256.New()
+	}
+	b := x.decScratch[:0]
+	if len(x.decisions) == 1 {
+		b = append(b, '[')
+	} else {
+		b = append(b, ',')
+	}
+	b = append(b, `{"invocation_index":`...)
+	b = appendSafeInt(b, int64(obs.InvocationIndex))
+	b = append(b, `,"observation_digest_sha256":`...)
+	b = appendString(b, digest)
+	b = append(b, `,"outcome":`...)
+	b = appendDecision(b, d)
+	b = append(b, `,"turn_index":`...)
+	b = appendSafeInt(b, int64(obs.TurnIndex))
+	b = append(b, '}')
+	x.decHash.Write(b)
+	x.decScratch = b
+}
+
+// decisionsDigest is decisions_digest_sha256 of the tape recorded so far.
+func (x *execution) decisionsDigest() string {
+	if x.decHash == nil {
+		return hexSum([]byte("[]"))
+	}
+	x.decHash.Write([]byte("]"))
+	return hex.EncodeToString(x.decHash.Sum(nil))
 }
 
 func (x *execution) refuseInvocation(code, detail string) {
-	x.ledger.append(x.clock.nowText, "critical_violation", map[string]any{"code": code, "detail": detail})
+	x.ledger.row(x.clock.nowText, "critical_violation", fStr("code", code), fStr("detail", detail))
 	x.halt = StatusDeadlock
 }
 
@@ -574,10 +587,8 @@ func (x *execution) invalidate(cause string, turn int, actionType any) {
 	if cause == "wake" {
 		x.batches = 0
 	}
-	x.ledger.append(x.clock.nowText, "derived_context_invalidated", map[string]any{
-		"invocation_index": int64(x.invocations), "turn_index": int64(turn), "cause": cause,
-		"action_type": actionType, "cleared_tools": strList(cleared),
-	})
+	x.ledger.row(x.clock.nowText, "derived_context_invalidated", fInt("invocation_index", int64(x.invocations)), fInt("turn_index", int64(turn)),
+		fStr("cause", cause), fAny("action_type", actionType), fStrs("cleared_tools", cleared))
 }
 
 func (x *execution) serveBatch(b *Retrieve, turn int) {
@@ -594,11 +605,8 @@ func (x *execution) serveBatch(b *Retrieve, turn int) {
 			tools = append(tools, t)
 		}
 		slices.Sort(tools)
-		x.ledger.append(x.clock.nowText, "retrieval_refused", map[string]any{
-			"invocation_index": int64(x.invocations), "turn_index": int64(turn),
-			"request_count": int64(len(b.Requests)), "requested_tools": strList(tools),
-			"code": code, "detail": detail,
-		})
+		x.ledger.row(x.clock.nowText, "retrieval_refused", fInt("invocation_index", int64(x.invocations)), fInt("turn_index", int64(turn)),
+			fInt("request_count", int64(len(b.Requests))), fStrs("requested_tools", tools), fStr("code", code), fStr("detail", detail))
 		x.lastRej = &rejection{"retrieve", code, detail}
 		return
 	}
@@ -768,7 +776,7 @@ func (x *execution) declareWait(w *Wait) bool {
 		return true
 	}
 	x.wait = w
-	var fb any
+	fb := field{key: "fallback_at", kind: kindNull}
 	if w.FallbackAfterMinutes != nil {
 		at, err := ShiftMinutes(x.clock.nowText, *w.FallbackAfterMinutes)
 		if err != nil {
@@ -777,16 +785,14 @@ func (x *execution) declareWait(w *Wait) bool {
 		}
 		x.fallbackAt = at
 		x.fallbackSec, _ = ParseInstant(at)
-		fb = at
+		fb = fStr("fallback_at", at)
 	}
-	x.ledger.append(x.clock.nowText, "wait_declared", map[string]any{
-		"reason": w.Reason, "wake_on": strList(w.WakeOn), "fallback_at": fb,
-	})
+	x.ledger.row(x.clock.nowText, "wait_declared", fStr("reason", w.Reason), fStrs("wake_on", w.WakeOn), fb)
 	return true
 }
 
 func (x *execution) refuseWait(code, detail string) {
-	x.ledger.append(x.clock.nowText, "wait_rejected", map[string]any{"code": code, "detail": detail})
+	x.ledger.row(x.clock.nowText, "wait_rejected", fStr("code", code), fStr("detail", detail))
 	x.lastRej = &rejection{"wait", code, detail}
 }
 
@@ -846,9 +852,8 @@ func (x *execution) readGuard(key string, refs []string) (string, string) {
 func (x *execution) proposeAction(actionType string, payload map[string]any, refs []string) bool {
 	x.proposals++
 	pid := fmt.Sprintf("proposal_%d", x.proposals)
-	x.ledger.append(x.clock.nowText, "action_proposed", map[string]any{
-		"proposal_id": pid, "action_type": actionType, "payload": copyMap(payload), "evidence_refs": strList(refs),
-	})
+	x.ledger.row(x.clock.nowText, "action_proposed", fStr("proposal_id", pid), fStr("action_type", actionType),
+		fMapCopy("payload", payload), fStrs("evidence_refs", refs))
 	var v Verdict
 	if code, detail := x.readGuard(actionType, refs); code != "" {
 		v = Refuse(code, detail)
@@ -856,26 +861,21 @@ func (x *execution) proposeAction(actionType string, payload map[string]any, ref
 		v = x.state.ApplyAction(x.ctx, actionType, payload, slices.Clone(refs))
 	}
 	if !v.Accepted {
-		x.ledger.append(x.clock.nowText, "action_rejected", map[string]any{
-			"proposal_id": pid, "action_type": actionType, "code": v.Code, "detail": v.Detail,
-		})
+		x.ledger.row(x.clock.nowText, "action_rejected", fStr("proposal_id", pid), fStr("action_type", actionType),
+			fStr("code", v.Code), fStr("detail", v.Detail))
 		x.lastRej = &rejection{actionType, v.Code, v.Detail}
 		return false
 	}
 	x.lastRej = nil
-	x.ledger.append(x.clock.nowText, "effect_accepted", map[string]any{
-		"proposal_id": pid, "action_type": actionType, "code": v.Code, "cycle_id": v.CycleID,
-		"bindings": v.bindingsTree(),
-	})
+	x.ledger.row(x.clock.nowText, "effect_accepted", fStr("proposal_id", pid), fStr("action_type", actionType),
+		fStr("code", v.Code), fAny("cycle_id", v.CycleID), fAny("bindings", v.bindingsTree()))
 	x.invalidate("effect_accepted", x.turn, actionType)
 	x.fireConditionals(TriggerOnAction, actionType, v.CycleID, v.Bindings)
 	return true
 }
 
 func (x *execution) proposeTerminal(c *Complete) bool {
-	x.ledger.append(x.clock.nowText, "terminal_proposed", map[string]any{
-		"reason": c.Reason, "evidence_refs": strList(c.EvidenceRefs),
-	})
+	x.ledger.row(x.clock.nowText, "terminal_proposed", fStr("reason", c.Reason), fStrs("evidence_refs", c.EvidenceRefs))
 	var v Verdict
 	if code, detail := x.readGuard(CompleteOutcomeKey, c.EvidenceRefs); code != "" {
 		v = Refuse(code, detail)
@@ -883,7 +883,7 @@ func (x *execution) proposeTerminal(c *Complete) bool {
 		v = x.state.ApplyTerminal(x.ctx, slices.Clone(c.EvidenceRefs))
 	}
 	if !v.Accepted {
-		x.ledger.append(x.clock.nowText, "terminal_rejected", map[string]any{"code": v.Code, "detail": v.Detail})
+		x.ledger.row(x.clock.nowText, "terminal_rejected", fStr("code", v.Code), fStr("detail", v.Detail))
 		x.lastRej = &rejection{"complete", v.Code, v.Detail}
 		return false
 	}

@@ -165,7 +165,7 @@ func (o *Observation) appendProjection(b []byte) []byte {
 		}
 		b = appendString(b, t)
 		b = append(b, ':')
-		b = append(b, o.Served[t].entryJSON()...)
+		b = o.Served[t].appendEntry(b)
 	}
 	b = append(b, `}},"turn_index":`...)
 	b = appendSafeInt(b, int64(o.TurnIndex))

@@ -194,9 +194,7 @@ func (x *execution) finish() (*Episode, error) {
 			status = StatusDeadlock
 		}
 	}
-	x.ledger.append(x.clock.nowText, "episode_ended", map[string]any{
-		"phase": "ended", "status": status, "invocations": int64(x.invocations),
-	})
+	x.ledger.row(x.clock.nowText, "episode_ended", fStr("phase", "ended"), fStr("status", status), fInt("invocations", int64(x.invocations)))
 	var final map[string]any
 	var finalDigest string
 	if enc, ok := x.state.(StateEncoder); ok {
@@ -234,7 +232,7 @@ func (x *execution) finish() (*Episode, error) {
 	}
 	ep.TrajectoryDigest = x.ledger.digest()
 	ep.FinalStateDigest = finalDigest
-	ep.DecisionsDigest = CanonicalDigest(ep.Decisions)
+	ep.DecisionsDigest = x.decisionsDigest()
 	return ep, nil
 }
 

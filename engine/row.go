@@ -1,0 +1,137 @@
+package engine
+
+// field is one key of a trajectory row, typed so that a row can be encoded
+// without building its map first and without boxing its values. A row's
+// canonical bytes and (when rows are kept) its map are both derived from the
+// same field list, so they cannot disagree about keys or values: the map is
+// built by boxing each value exactly as the encoder reads it.
+type field struct {
+	key  string
+	kind fieldKind
+	s    string
+	n    int64
+	v    any
+	ss   []string
+	dec  map[string]any
+}
+
+type fieldKind uint8
+
+const (
+	kindStr fieldKind = iota
+	kindInt
+	kindBool
+	kindNull
+	kindAny  // v, encoded by AppendCanonical
+	kindStrs    // ss, a list of strings ([]any in the map)
+	kindMapCopy // v, a map[string]any the row holds a shallow copy of
+	kindDecision
+)
+
+func fStr(k, s string) field         { return field{key: k, kind: kindStr, s: s} }
+func fInt(k string, n int64) field   { return field{key: k, kind: kindInt, n: n} }
+func fBool(k string, b bool) field   { return field{key: k, kind: kindBool, n: b2i(b)} }
+func fAny(k string, v any) field     { return field{key: k, kind: kindAny, v: v} }
+func fMapCopy(k string, m map[string]any) field {
+	return field{key: k, kind: kindMapCopy, v: m}
+}
+// fDecision is a decision's record: rec when the caller already built it
+// (shared with the decision tape), else d.Record() when the row is kept.
+func fDecision(k string, d Decision, rec map[string]any) field {
+	return field{key: k, kind: kindDecision, v: d, dec: rec}
+}
+func fStrs(k string, ss []string) field {
+	return field{key: k, kind: kindStrs, ss: ss}
+}
+
+// fOptStr is s, or null when s is "".
+func fOptStr(k, s string) field {
+	if s == "" {
+		return field{key: k, kind: kindNull}
+	}
+	return fStr(k, s)
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (f *field) appendValue(b []byte) []byte {
+	switch f.kind {
+	case kindStr:
+		return appendString(b, f.s)
+	case kindInt:
+		return appendSafeInt(b, f.n)
+	case kindBool:
+		if f.n != 0 {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case kindNull:
+		return append(b, "null"...)
+	case kindStrs:
+		return appendStrings(b, f.ss)
+	case kindDecision:
+		return appendDecision(b, f.v.(Decision))
+	}
+	return AppendCanonical(b, f.v)
+}
+
+func (f *field) value() any {
+	switch f.kind {
+	case kindStr:
+		return f.s
+	case kindInt:
+		return f.n
+	case kindBool:
+		return f.n != 0
+	case kindNull:
+		return nil
+	case kindStrs:
+		return strList(f.ss)
+	case kindMapCopy:
+		return copyMap(f.v.(map[string]any))
+	case kindDecision:
+		if f.dec != nil {
+			return f.dec
+		}
+		return f.v.(Decision).Record()
+	}
+	return f.v
+}
+
+// row appends a trajectory row made of fs plus index, at and record_type.
+func (l *ledger) row(at, recordType string, fs ...field) {
+	var stack [24]field
+	all := append(stack[:0], fs...)
+	all = append(all, fInt("index", l.n), fStr("at", at), fStr("record_type", recordType))
+	// Insertion sort by key: rows are small.
+	for i := 1; i < len(all); i++ {
+		for j := i; j > 0 && all[j].key < all[j-1].key; j-- {
+			all[j], all[j-1] = all[j-1], all[j]
+		}
+	}
+	b := l.begin()
+	b = append(b, '{')
+	for i := range all {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, all[i].key)
+		b = append(b, ':')
+		b = all[i].appendValue(b)
+	}
+	b = append(b, '}')
+	l.commit(b)
+	if l.digestOnly {
+		return
+	}
+	m := make(map[string]any, len(all))
+	for i := range all {
+		m[all[i].key] = all[i].value()
+	}
+	l.rows = append(l.rows, m)
+}
