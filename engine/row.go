@@ -22,19 +22,20 @@ const (
 	kindInt
 	kindBool
 	kindNull
-	kindAny  // v, encoded by AppendCanonical
+	kindAny     // v, encoded by AppendCanonical
 	kindStrs    // ss, a list of strings ([]any in the map)
 	kindMapCopy // v, a map[string]any the row holds a shallow copy of
 	kindDecision
 )
 
-func fStr(k, s string) field         { return field{key: k, kind: kindStr, s: s} }
-func fInt(k string, n int64) field   { return field{key: k, kind: kindInt, n: n} }
-func fBool(k string, b bool) field   { return field{key: k, kind: kindBool, n: b2i(b)} }
-func fAny(k string, v any) field     { return field{key: k, kind: kindAny, v: v} }
+func fStr(k, s string) field       { return field{key: k, kind: kindStr, s: s} }
+func fInt(k string, n int64) field { return field{key: k, kind: kindInt, n: n} }
+func fBool(k string, b bool) field { return field{key: k, kind: kindBool, n: b2i(b)} }
+func fAny(k string, v any) field   { return field{key: k, kind: kindAny, v: v} }
 func fMapCopy(k string, m map[string]any) field {
 	return field{key: k, kind: kindMapCopy, v: m}
 }
+
 // fDecision is a decision's record: rec when the caller already built it
 // (shared with the decision tape), else d.Record() when the row is kept.
 func fDecision(k string, d Decision, rec map[string]any) field {
