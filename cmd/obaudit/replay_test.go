@@ -76,3 +76,26 @@ func TestReplayDiffersExitsTwo(t *testing.T) {
 		}
 	}
 }
+
+// The pack wiring holds final_state to the maintenance roots: a missing,
+// unknown or mistyped root is refused as artefact/final-state.
+func TestValidateHoldsMaintenanceRoots(t *testing.T) {
+	for name, edit := range map[string]func(map[string]any){
+		"missing-root": func(s map[string]any) { delete(s, "payment") },
+		"unknown-root": func(s map[string]any) { s["issue_reporting_actor_id"] = "customer_1" },
+		"mistyped":     func(s map[string]any) { s["reopen_count"] = "1" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := writeEdited(t, "artifact8-deterministic-reference-v1.json", func(d map[string]any) {
+				edit(d["final_state"].(map[string]any))
+			})
+			var out, errOut bytes.Buffer
+			if code := run(context.Background(), []string{"validate", p}, nil, &out, &errOut); code != exitRefused {
+				t.Fatalf("exit %d, want %d", code, exitRefused)
+			}
+			if !regexp.MustCompile(`^refused: artefact/final-state: /final_state: `).MatchString(errOut.String()) {
+				t.Fatalf("stderr = %q", errOut.String())
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/obaudit/obaudit/artefact"
@@ -186,8 +187,9 @@ func validateArtefactTree(tree map[string]any) error {
 }
 
 // maintenanceStateShape holds a maintenance final_state to the canonical
-// state's root field set and root types: 22 roots, plus
-// issue_reporting_actor_id for engines 0.11.0-0.13.0.
+// state's root field set and root shapes as the pack publishes them
+// (maintenance.ObservableRoots and maintenance.RootShapes, plus the hidden
+// root), with issue_reporting_actor_id added for engines 0.11.0-0.13.0.
 //
 // INTERIM: the maintenance pack does not yet export its canonical-state
 // validator (upstream's validate_canonical_state, which also holds every
@@ -195,52 +197,48 @@ func validateArtefactTree(tree map[string]any) error {
 // record to its exact fields and vocabularies). Until it does, this checks
 // the roots only; the content digest still binds every byte of the state.
 func maintenanceStateShape(state map[string]any, engineVersion string, contract int, recovery bool) error {
-	roots := map[string]string{
-		"phase": "text", "issue_id": "optional", "classification": "optional",
-		"customer_resolution": "text", "current_cycle_id": "optional",
-		"cycles": "object", "quotes": "object", "approvals": "object", "exceptions": "object",
-		"invoices": "object", "obligations": "object", "payment": "object",
-		"assertions": "list", "authoritative_records": "object", "communications": "list",
-		"ownership_transferred_to": "optional", "transfer_notice_sent": "flag",
-		"provisional_close": "object", "reopen_count": "count", "terminal": "optional-object",
-		"replay_final": "flag", "hidden": "object",
+	roots := map[string]string{"hidden": "object"}
+	for _, r := range maintenance.ObservableRoots {
+		roots[r] = maintenance.RootShapes[r]
 	}
 	if slices.Contains([]string{"0.11.0", "0.12.0", "0.13.0"}, engineVersion) {
-		roots["issue_reporting_actor_id"] = "optional"
+		roots["issue_reporting_actor_id"] = "optional_text"
 	}
 	for k := range state {
 		if _, ok := roots[k]; !ok {
 			return fmt.Errorf("unknown root %q", k)
 		}
 	}
-	for k, kind := range roots {
+	for _, k := range slices.Sorted(maps.Keys(roots)) {
 		v, ok := state[k]
 		if !ok {
 			return fmt.Errorf("missing root %q", k)
 		}
 		var good bool
-		switch kind {
+		switch kind := roots[k]; kind {
 		case "text":
 			s, isStr := v.(string)
 			good = isStr && s != ""
-		case "optional":
+		case "optional_text":
 			s, isStr := v.(string)
 			good = v == nil || (isStr && s != "")
 		case "object":
 			_, good = v.(map[string]any)
-		case "optional-object":
+		case "optional_object":
 			_, isObj := v.(map[string]any)
 			good = v == nil || isObj
 		case "list":
 			_, good = v.([]any)
 		case "flag":
 			_, good = v.(bool)
-		case "count":
+		case "counter":
 			n, isInt := v.(int64)
 			good = isInt && n >= 0
+		default:
+			return fmt.Errorf("root %q has a shape %q this check does not know", k, kind)
 		}
 		if !good {
-			return fmt.Errorf("root %q is not a %s", k, kind)
+			return fmt.Errorf("root %q is not %s", k, roots[k])
 		}
 	}
 	return nil
