@@ -4,29 +4,29 @@ package execledger
 
 import (
 	"os"
-	"syscall"
 
+	"github.com/obaudit/obaudit/internal/safefs"
 	"github.com/obaudit/obaudit/refusal"
+	"golang.org/x/sys/unix"
 )
 
-// checkDirectory requires dir to be a real directory (not a link) of mode
-// exactly 0700 owned by the effective uid. The no-follow walk and the
-// exclusive create are internal/safefs's; this check runs just before it.
-func checkDirectory(dir string) error {
-	fi, err := os.Lstat(dir)
+// checkDirectory requires the held directory d (reached by internal/safefs's
+// no-follow walk, which refuses a symbolic link in any component) to be a
+// directory of mode exactly 0700 owned by the effective uid. It judges the
+// open descriptor (fstat), so a directory swapped in at the path after the
+// walk is not the one judged or written into.
+func checkDirectory(d *safefs.Dir) error {
+	st, err := d.Stat()
 	if err != nil {
 		return err
 	}
-	if fi.Mode()&os.ModeSymlink != 0 {
-		return refusal.New(ErrLocation, "the ledger directory is a symbolic link")
-	}
-	if !fi.IsDir() {
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return refusal.New(ErrLocation, "the ledger directory is not a directory")
 	}
-	if fi.Mode().Perm() != 0o700 {
-		return refusal.New(ErrLocation, "the ledger directory is mode %#o, not 0700", fi.Mode().Perm())
+	if perm := st.Mode & 0o777; perm != 0o700 {
+		return refusal.New(ErrLocation, "the ledger directory is mode %#o, not 0700", perm)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+	if int(st.Uid) != os.Geteuid() {
 		return refusal.New(ErrLocation, "the ledger directory is not owned by the effective user")
 	}
 	return nil

@@ -83,12 +83,11 @@ func Create(path string, h Header, opts WriterOptions) (*Writer, error) {
 	if name := filepath.Base(path); name == "" || name == "." || name == ".." || name == "/" {
 		return nil, refusal.New(ErrLocation, "the ledger needs a plain file name")
 	}
-	if !opts.SkipDirectoryCheckUnsafe {
-		if err := checkDirectory(filepath.Dir(path)); err != nil {
-			return nil, err
-		}
+	check := checkDirectory
+	if opts.SkipDirectoryCheckUnsafe {
+		check = nil
 	}
-	f, err := safefs.CreateAppend(path, 0o600, opts.Ops)
+	f, err := safefs.CreateAppendChecked(path, 0o600, opts.Ops, check)
 	if err != nil {
 		return nil, err
 	}

@@ -108,6 +108,16 @@ func WriteFileOps(path string, data []byte, perm uint32, ops Ops) error {
 // directory walk) and returns it open for appending, with its directory
 // held open so durability of the entry can be forced.
 func CreateAppend(path string, perm uint32, ops Ops) (*File, error) {
+	return CreateAppendChecked(path, perm, ops, nil)
+}
+
+// CreateAppendChecked is [CreateAppend] with check run on the held directory
+// (reached by the no-follow walk) before the exclusive create: a property
+// check there ([Dir.Stat]) judges the very directory the file will be created
+// in, which a directory swapped in after a check by name would not be. An
+// error from check is returned as it is and nothing is created. A nil check
+// is CreateAppend.
+func CreateAppendChecked(path string, perm uint32, ops Ops, check func(*Dir) error) (*File, error) {
 	if !Supported {
 		return nil, refusal.New(ErrUnsupportedHost, "no no-follow directory primitives on this host")
 	}
@@ -120,6 +130,12 @@ func CreateAppend(path string, perm uint32, ops Ops) (*File, error) {
 		return nil, err
 	}
 	d.ops = ops
+	if check != nil {
+		if err := check(d); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
 	f, err := d.CreateAppend(name, perm)
 	if err != nil {
 		d.Close()

@@ -26,5 +26,8 @@ func (d *Dir) Close() error { return nil }
 // CreateFile fails closed on this host.
 func (d *Dir) CreateFile(name string, data []byte, perm uint32) error { return unsupported() }
 
+// Dir returns nil on this host.
+func (f *File) Dir() *Dir { return nil }
+
 // CreateAppend fails closed on this host.
 func (d *Dir) CreateAppend(name string, perm uint32) (*File, error) { return nil, unsupported() }

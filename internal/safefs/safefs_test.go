@@ -194,3 +194,56 @@ func TestWalkFallbackRefusesSymlink(t *testing.T) {
 	}
 	unix.Close(fd)
 }
+
+// TestCheckedCreateJudgesTheHeldDirectory: the check sees the descriptor of
+// the directory the file is created in (its mode, owner and inode), even
+// after the path has been made to name another directory; a refusing check
+// creates nothing; File.Dir reaches the same descriptor.
+func TestCheckedCreateJudgesTheHeldDirectory(t *testing.T) {
+	chdir(t)
+	os.Mkdir("d", 0o700)
+	os.Chmod("d", 0o700)
+	var before unix.Stat_t
+	if err := unix.Stat("d", &before); err != nil {
+		t.Fatal(err)
+	}
+	var seen unix.Stat_t
+	f, err := CreateAppendChecked("d/j.ndjson", 0o600, Ops{}, func(d *Dir) error {
+		// Swap the path to another directory after the walk: the held
+		// descriptor still names the original.
+		if err := os.Rename("d", "d.orig"); err != nil {
+			return err
+		}
+		if err := os.Mkdir("d", 0o755); err != nil {
+			return err
+		}
+		st, err := d.Stat()
+		seen = st
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if seen.Ino != before.Ino || seen.Dev != before.Dev || seen.Mode&0o777 != 0o700 || seen.Mode&unix.S_IFMT != unix.S_IFDIR {
+		t.Fatalf("check saw inode %d mode %o, want the held directory (inode %d, 0700)", seen.Ino, seen.Mode, before.Ino)
+	}
+	if _, err := os.Lstat("d.orig/j.ndjson"); err != nil {
+		t.Fatalf("the file was not created in the held directory: %v", err)
+	}
+	if _, err := os.Lstat("d/j.ndjson"); !os.IsNotExist(err) {
+		t.Fatalf("the file was created in the swapped-in directory: %v", err)
+	}
+	st, err := f.Dir().Stat()
+	if err != nil || st.Ino != before.Ino {
+		t.Fatalf("File.Dir().Stat() = inode %d, %v; want %d", st.Ino, err, before.Ino)
+	}
+
+	refused := errors.New("refused by the check")
+	if _, err := CreateAppendChecked("d.orig/k.ndjson", 0o600, Ops{}, func(*Dir) error { return refused }); err != refused {
+		t.Fatalf("CreateAppendChecked = %v, want the check's error", err)
+	}
+	if _, err := os.Lstat("d.orig/k.ndjson"); !os.IsNotExist(err) {
+		t.Fatalf("a refused check left a file: %v", err)
+	}
+}

@@ -98,6 +98,19 @@ func classify(dirfd int, name, shown string, err error) error {
 // Close releases the directory descriptor.
 func (d *Dir) Close() error { return unix.Close(d.fd) }
 
+// Stat returns the status of the held directory descriptor (fstat(2)): the
+// directory this Dir opened, whatever its path names by now.
+func (d *Dir) Stat() (unix.Stat_t, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(d.fd, &st); err != nil {
+		return st, fmt.Errorf("fstat %s: %w", d.path, err)
+	}
+	return st, nil
+}
+
+// Path returns the directory's path as it was opened.
+func (d *Dir) Path() string { return d.path }
+
 func (d *Dir) write(fd int, p []byte) (int, error) {
 	if d.ops.Write != nil {
 		return d.ops.Write(fd, p)
@@ -196,6 +209,10 @@ func (d *Dir) CreateAppend(name string, perm uint32) (*File, error) {
 	}
 	return &File{d: d, fd: fd, name: name}, nil
 }
+
+// Dir returns the directory the file was created in, held open by the File
+// until Close (for a File from [Dir.CreateAppend], that Dir).
+func (f *File) Dir() *Dir { return f.d }
 
 // Name returns the file's path as opened.
 func (f *File) Name() string { return f.d.path + "/" + f.name }
