@@ -31,3 +31,18 @@ func (f *File) Dir() *Dir { return nil }
 
 // CreateAppend fails closed on this host.
 func (d *Dir) CreateAppend(name string, perm uint32) (*File, error) { return nil, unsupported() }
+
+// WriteAll fails closed on this host.
+func (f *File) WriteAll(p []byte) error { return unsupported() }
+
+// Sync fails closed on this host.
+func (f *File) Sync() error { return unsupported() }
+
+// Truncate fails closed on this host.
+func (f *File) Truncate(size int64) error { return unsupported() }
+
+// Size is 0 on this host.
+func (f *File) Size() int64 { return 0 }
+
+// Close does nothing on this host.
+func (f *File) Close() error { return nil }
