@@ -114,3 +114,15 @@ func BenchmarkEncodingJSONMarshal(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParse measures the strict tree reader alone.
+func BenchmarkParse(b *testing.B) {
+	doc := benchDoc(benchSize)
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := canon.Parse(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

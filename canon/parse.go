@@ -18,9 +18,54 @@ func Parse(data []byte) (any, error) {
 	return v, nil
 }
 
+type kv struct {
+	k string
+	v any
+}
+
 type parser struct {
 	scanner
-	buf []byte
+	buf    []byte
+	intern map[string]string // object keys repeat across records: one string each
+	vals   []any             // scratch stack for array elements
+	kvs    []kv              // scratch stack for object members
+}
+
+// key reads an object key, returning one shared string per distinct key.
+func (p *parser) key() (string, error) {
+	start := p.pos
+	var err error
+	p.buf, err = p.str(p.buf[:0], true)
+	if err != nil {
+		return "", err
+	}
+	if p.pos-start != len(p.buf)+2 {
+		return string(p.buf), nil // escaped keys are rare: not interned
+	}
+	if p.intern == nil {
+		p.intern = make(map[string]string, 64)
+	}
+	if s, ok := p.intern[string(p.buf)]; ok {
+		return s, nil
+	}
+	s := string(p.buf)
+	if len(p.intern) < 4096 {
+		p.intern[s] = s
+	}
+	return s, nil
+}
+
+func (p *parser) string() (any, error) {
+	start := p.pos
+	var err error
+	p.buf, err = p.str(p.buf[:0], true)
+	if err != nil {
+		return nil, err
+	}
+	if p.pos-start == len(p.buf)+2 {
+		return string(p.data[start+1 : p.pos-1]), nil // no escapes: straight from the input
+	}
+	return string(p.buf), nil
 }
 
 func (p *parser) value(depth int) (any, error) {
@@ -33,12 +78,7 @@ func (p *parser) value(depth int) (any, error) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		var err error
-		p.buf, err = p.str(p.buf[:0], true)
-		if err != nil {
-			return nil, err
-		}
-		return string(p.buf), nil
+		return p.string()
 	case c == 't':
 		return true, p.literal("true")
 	case c == 'f':
@@ -64,28 +104,20 @@ func (p *parser) object(depth int) (any, error) {
 		return nil, errAt(ErrTooDeep, p.pos, "more than %d nested containers", MaxDepth)
 	}
 	p.pos++
-	m := map[string]any{}
-	// A duplicate is reported when the object closes, as the streaming
-	// transform does, so both paths refuse malformed input by one class.
-	var dup error
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return m, nil
+		return map[string]any{}, nil
 	}
+	base := len(p.kvs)
+	defer func() { p.kvs = p.kvs[:base] }()
 	for {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return nil, p.unexpected()
 		}
-		off := p.pos
-		var err error
-		p.buf, err = p.str(p.buf[:0], true)
+		k, err := p.key()
 		if err != nil {
 			return nil, err
-		}
-		k := string(p.buf)
-		if _, seen := m[k]; seen && dup == nil {
-			dup = errAt(ErrDuplicateKey, off, "duplicate key %q", k)
 		}
 		p.ws()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
@@ -97,7 +129,7 @@ func (p *parser) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		m[k] = v
+		p.kvs = append(p.kvs, kv{k, v})
 		p.ws()
 		if p.pos < len(p.data) {
 			switch p.data[p.pos] {
@@ -107,8 +139,16 @@ func (p *parser) object(depth int) (any, error) {
 				continue
 			case '}':
 				p.pos++
-				if dup != nil {
-					return nil, dup
+				// A duplicate is reported when the object closes, as the
+				// streaming transform does, so both paths refuse malformed
+				// input by one class.
+				members := p.kvs[base:]
+				m := make(map[string]any, len(members))
+				for _, e := range members {
+					if _, seen := m[e.k]; seen {
+						return nil, errf(ErrDuplicateKey, "duplicate key %q", e.k)
+					}
+					m[e.k] = e.v
 				}
 				return m, nil
 			}
@@ -122,18 +162,19 @@ func (p *parser) array(depth int) (any, error) {
 		return nil, errAt(ErrTooDeep, p.pos, "more than %d nested containers", MaxDepth)
 	}
 	p.pos++
-	a := []any{}
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return a, nil
+		return []any{}, nil
 	}
+	base := len(p.vals)
+	defer func() { p.vals = p.vals[:base] }()
 	for {
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		a = append(a, v)
+		p.vals = append(p.vals, v)
 		p.ws()
 		if p.pos < len(p.data) {
 			switch p.data[p.pos] {
@@ -143,7 +184,7 @@ func (p *parser) array(depth int) (any, error) {
 				continue
 			case ']':
 				p.pos++
-				return a, nil
+				return append([]any(nil), p.vals[base:]...), nil
 			}
 		}
 		return nil, p.unexpected()
