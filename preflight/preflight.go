@@ -1,0 +1,483 @@
+// Package preflight is the offline operator preflight: it drives the
+// model-backed agent (package provider/openai) through a real net/http
+// client against an in-process scripted provider on a loopback TLS
+// listener that answers each turn with the reference agent's decision,
+// and writes the execution ledger and the episode artefact the run
+// produces. There is no way to point it at a service: the client's dialer
+// refuses every address that is not a loopback IP, it sends a fixed
+// Authorization value, and it reads no credential.
+//
+// One [Run] is one cell. The reference cell ([FaultNone]) must end scored:
+// its ledger (execution_ledger.ndjson) reads back complete and scored, the
+// wire digest of every call row is the digest of the body the scripted
+// provider received, the artefact (episode_artifact.json) is contract 8
+// with a binding to that ledger, the bundle audit passes, and the
+// artefact replays at zero provider calls. A fault cell (429, 500, an
+// invalid body, a wrong model, a closed connection, on request
+// [DefaultFaultAt]) must end excluded with that fault, and writes its
+// ledger (execution_ledger_<cell>.ndjson) and no artefact.
+//
+// The bounds are the build's (package provider): at most
+// [provider.MaxProviderCalls] calls, checked before anything is built and
+// again per call by the agent and by the script's own counter; the token
+// ceiling [provider.TokenHardCap], checked on the worst case up front and
+// per call by the cost guard before dispatch; the cost cap, likewise.
+//
+// # Refusals
+//
+// [ErrNotLoopback] (the client was asked to dial something other than a
+// loopback address), [ErrSelfCheck] (the run finished and one of its own
+// checks failed); the up-front refusals are package provider's
+// (preflight/call-bound, preflight/token-exposure, preflight/cost-exposure,
+// preflight/live-environment), and ledger, artefact, bundle and replay
+// refusals keep their classes.
+package preflight
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/bundle"
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/episode"
+	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/provider"
+	"github.com/obaudit/obaudit/provider/openai"
+	"github.com/obaudit/obaudit/refusal"
+)
+
+// Refusal classes.
+var (
+	// ErrNotLoopback is returned when the preflight's client is asked to
+	// dial an address that is not a loopback IP: it reaches no service.
+	ErrNotLoopback = refusal.Sentinel("preflight/not-loopback")
+	// ErrSelfCheck is returned when a cell finished and one of its own
+	// checks failed: a reference cell that did not end scored, a ledger
+	// that does not read back as written, a wire digest that is not the
+	// digest of the body the provider received, a replay that differs or
+	// reached a provider, a fault cell that did not end excluded with its
+	// fault, or a scripted provider that refused a request.
+	ErrSelfCheck = refusal.Sentinel("preflight/self-check-failed")
+)
+
+// Identity of the preflight's model run (upstream's preflight constants).
+const (
+	AgentID = "openai-gpt-5-6-luna"
+	Model   = "gpt-5.6-luna"
+	// Authorization is the fixed value sent as the Authorization header: it
+	// is not a credential and nothing reads one.
+	Authorization = "Bearer preflight-loopback-not-a-credential"
+	// TurnDeadlineSeconds and WallClockDeadlineSeconds are the run's
+	// stated deadlines.
+	TurnDeadlineSeconds      = 30.0
+	WallClockDeadlineSeconds = 1800.0
+	// DefaultFaultAt is the request (1-based) a fault cell faults on.
+	DefaultFaultAt = 4
+)
+
+// Operator-stated pricing defaults: pinned rates, not a vendor price claim.
+const (
+	DefaultCostCapUSD       = "10.00"
+	DefaultInputUSDPerMTok  = "1.25"
+	DefaultOutputUSDPerMTok = "10.00"
+	DefaultPricingPolicyID  = "offline_operator_pinned_v1"
+)
+
+// File names written beneath the output directory.
+const (
+	LedgerFile   = "execution_ledger.ndjson"
+	ArtefactFile = "episode_artifact.json"
+)
+
+// LedgerFileFor is the ledger file name of a cell.
+func LedgerFileFor(f Fault) string {
+	switch f {
+	case FaultNone:
+		return LedgerFile
+	case Fault429, Fault500:
+		return "execution_ledger_http_" + string(f) + ".ndjson"
+	}
+	return "execution_ledger_" + map[Fault]string{FaultInvalidBody: "invalid_body", FaultWrongModel: "wrong_model", FaultTransport: "transport"}[f] + ".ndjson"
+}
+
+// ExpectedFault is the ledger fault each fault cell must end with.
+var ExpectedFault = map[Fault]string{
+	Fault429: openai.FaultRateLimited, Fault500: openai.FaultServerError,
+	FaultInvalidBody: openai.FaultResponseInvalid, FaultWrongModel: openai.FaultResponseInvalid,
+	FaultTransport: openai.FaultNetwork,
+}
+
+// Config is one preflight cell. Domain, Reference, EngineVersion,
+// OutputDir, MaxCalls, Now, ExecutionRunID and OperationInstanceID are
+// required.
+type Config struct {
+	// Domain is the operation bound to the scenario to run.
+	Domain engine.Domain
+	// Reference returns a fresh reference agent: the script's answers are
+	// its decisions.
+	Reference func() engine.Agent
+	// EngineVersion is the engine the run names.
+	EngineVersion string
+	// OutputDir is an existing directory of mode 0700 (never created).
+	OutputDir string
+	// MaxCalls is the run's call bound, 1 to provider.MaxProviderCalls.
+	MaxCalls int64
+	// Fault selects the cell (empty is FaultNone); FaultAt is the 1-based
+	// request it faults on (0 is DefaultFaultAt).
+	Fault   Fault
+	FaultAt int
+	// CostCapUSD, InputUSDPerMTok, OutputUSDPerMTok and PricingPolicyID
+	// are the operator's cap and pinned rates (empty: the defaults).
+	CostCapUSD, InputUSDPerMTok, OutputUSDPerMTok, PricingPolicyID string
+	// Now is the wall clock (cmd passes time.Now).
+	Now func() time.Time
+	// ExecutionRunID ("exec_"+32 hex) and OperationInstanceID
+	// ("opinst_"+32 hex) are minted by the caller.
+	ExecutionRunID, OperationInstanceID string
+	// Environment looks up a variable in a snapshot of the environment
+	// taken by cmd (nil: an empty environment). The preflight refuses to
+	// start beside any variable that would point a client at a service.
+	Environment func(string) (string, bool)
+	// ArtefactOptions validate the artefact before it is written and
+	// during the bundle audit and replay (the registered domains).
+	ArtefactOptions artefact.Options
+	// Agents looks up registered in-process agents for replay (a model
+	// artefact needs none; passed for completeness).
+	Agents func(id string) (episode.Registered, bool)
+}
+
+// Result is what a cell did.
+type Result struct {
+	Cell Fault
+	// CheckedEnvironment are the variables the live-environment check read.
+	CheckedEnvironment []string
+	ScenarioID         string
+	// Controls are the ledger header's controls as written.
+	Controls execledger.Controls
+	// WorstCaseUSD is the run's worst case at the stated rates.
+	WorstCaseUSD string
+	// TokenWorstCase is MaxCalls × (largest request + output ceiling).
+	TokenWorstCase int64
+	// LargestRequestBound is the largest input-token bound a call of this
+	// run stated.
+	LargestRequestBound int64
+	// LedgerPath is always set once the journal was created; ArtefactPath
+	// only when an artefact was written.
+	LedgerPath, ArtefactPath string
+	// Ledger is the strict read-back of the journal.
+	Ledger *execledger.Audit
+	// Status is the ledger's terminal kind; ExclusionCode its code.
+	Status, ExclusionCode string
+	// Stop is what stopped an excluded run.
+	Stop *openai.Failure
+	// ProviderRequests is how many requests the scripted provider received
+	// (after replay, still the same number).
+	ProviderRequests int
+	// Reliable is the artefact's evaluation verdict (reference cell).
+	Reliable bool
+	// Binding, Bundle and Replay are the reference cell's artefact binding,
+	// bundle audit and replay report; ReplayProviderCalls is the forbidden
+	// transport's count (always 0).
+	Binding             *artefact.Binding
+	Bundle              *bundle.Result
+	Replay              *artefact.ReplayReport
+	ReplayProviderCalls int64
+}
+
+// OK reports whether the cell ended as its kind must: scored with an
+// artefact (reference) or excluded with its fault and no artefact.
+func (r *Result) OK() bool {
+	if r.Cell == FaultNone {
+		return r.Status == execledger.TerminalScored && r.ArtefactPath != ""
+	}
+	return r.Status == execledger.TerminalExcluded && r.ExclusionCode == ExpectedFault[r.Cell] && r.ArtefactPath == ""
+}
+
+// CheckArguments makes the checks that need nothing but the arguments:
+// the call bound and the worst-case token exposure. cmd runs it before
+// any client, transport or directory is touched.
+func CheckArguments(maxCalls int64) error {
+	if err := provider.CheckMaxCalls(maxCalls); err != nil {
+		return err
+	}
+	return provider.CheckTokenExposure(maxCalls, provider.TokenHardCap)
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// pricing parses the operator's rates and cap.
+func pricing(cfg Config) (execledger.Rates, execledger.Decimal, map[string]any, error) {
+	parse := func(name, s string) (execledger.Decimal, error) {
+		d, ok := execledger.ParseDecimal(s)
+		if !ok || d.Sign() < 0 {
+			return d, refusal.New(provider.ErrCostExposure, "%s %q is not an exact, non-negative decimal", name, s)
+		}
+		return d, nil
+	}
+	in, err := parse("the input rate", orDefault(cfg.InputUSDPerMTok, DefaultInputUSDPerMTok))
+	if err != nil {
+		return execledger.Rates{}, execledger.Decimal{}, nil, err
+	}
+	out, err := parse("the output rate", orDefault(cfg.OutputUSDPerMTok, DefaultOutputUSDPerMTok))
+	if err != nil {
+		return execledger.Rates{}, execledger.Decimal{}, nil, err
+	}
+	cap, err := parse("the cost cap", orDefault(cfg.CostCapUSD, DefaultCostCapUSD))
+	if err != nil {
+		return execledger.Rates{}, execledger.Decimal{}, nil, err
+	}
+	policy := map[string]any{
+		"policy_id":           orDefault(cfg.PricingPolicyID, DefaultPricingPolicyID),
+		"input_usd_per_mtok":  in.String(),
+		"output_usd_per_mtok": out.String(),
+		"rate_source":         execledger.RateSourceOperator,
+	}
+	return execledger.Rates{In: in, Out: out}, cap, policy, nil
+}
+
+// Run runs one cell: the up-front checks (call bound, token exposure,
+// live environment, cost worst case), the reference script, the loopback
+// provider, the model run writing its ledger, and the cell's own checks.
+// An excluded fault cell is a Result, not an error; a refusal or failure
+// is an error (files already written stay: they are write-once evidence).
+func Run(cfg Config) (*Result, error) {
+	if err := CheckArguments(cfg.MaxCalls); err != nil {
+		return nil, err
+	}
+	lookup := cfg.Environment
+	if lookup == nil {
+		lookup = func(string) (string, bool) { return "", false }
+	}
+	checked, err := provider.RefuseLiveEnvironment(lookup)
+	if err != nil {
+		return nil, err
+	}
+	rates, cap, policy, err := pricing(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := provider.CheckWorstCase(cfg.MaxCalls, rates, cap); err != nil {
+		return nil, err
+	}
+	c := cell{Config: cfg, rates: rates, cap: cap, policy: policy, tokenCap: provider.TokenHardCap}
+	r, err := c.run()
+	if r != nil {
+		r.CheckedEnvironment = checked
+		r.WorstCaseUSD = provider.WorstCaseUSD(cfg.MaxCalls, rates).String()
+		r.TokenWorstCase = provider.TokenWorstCase(cfg.MaxCalls)
+	}
+	return r, err
+}
+
+// cell is one run with its resolved pricing and token cap (tests lower
+// the cap to reach the guard's per-call refusal).
+type cell struct {
+	Config
+	rates    execledger.Rates
+	cap      execledger.Decimal
+	policy   map[string]any
+	tokenCap int64
+}
+
+func (c *cell) run() (*Result, error) {
+	cfg := c.Config
+	if cfg.Domain == nil || cfg.Reference == nil || cfg.Now == nil {
+		return nil, errors.New("preflight: a cell needs a domain, a reference agent and a clock")
+	}
+	fault := cfg.Fault
+	if fault == "" {
+		fault = FaultNone
+	}
+	if _, ok := ExpectedFault[fault]; !ok && fault != FaultNone {
+		return nil, fmt.Errorf("preflight: unknown fault cell %q", fault)
+	}
+	faultAt := cfg.FaultAt
+	if faultAt == 0 {
+		faultAt = DefaultFaultAt
+	}
+	meta := cfg.Domain.Plan().Meta
+	res := &Result{Cell: fault, ScenarioID: meta.ScenarioID}
+
+	// The script: the reference agent's decisions for this instance.
+	ref, err := engine.Execute(cfg.Domain, cfg.Reference(), cfg.OperationInstanceID)
+	if err != nil {
+		return nil, err
+	}
+	script := &Script{
+		Model: Model, Authorization: Authorization, Tape: ref.Decisions,
+		Fault: fault, FaultAt: faultAt, MaxRequests: cfg.MaxCalls,
+	}
+	lb := Serve(script)
+	defer lb.Close()
+
+	profile := openai.Profile{Model: Model, MaxOutputTokens: provider.MaxOutputTokens}
+	pid, err := openai.ProviderIdentity(profile, lb.BaseURL, TurnDeadlineSeconds)
+	if err != nil {
+		return nil, err
+	}
+	res.Controls = execledger.Controls{
+		MaxProviderCalls: cfg.MaxCalls, MaxAttemptsPerCall: 1,
+		ExpectedProviderCalls: min(provider.ExpectedProviderCalls, cfg.MaxCalls),
+		TokenHardCap:          c.tokenCap, MaxOutputTokens: provider.MaxOutputTokens,
+		CostCapUSD: c.cap.String(), CostCapPolicy: execledger.CostCapPolicy,
+		TurnDeadlineSeconds: TurnDeadlineSeconds, WallClockDeadlineSeconds: WallClockDeadlineSeconds,
+		Pricing: c.policy,
+	}
+	start := cfg.Now()
+	header := execledger.Header{
+		ExecutionRunID: cfg.ExecutionRunID, OperationInstanceID: cfg.OperationInstanceID,
+		OperationID: meta.OperationID, ScenarioID: meta.ScenarioID, AgentID: AgentID, AgentKind: artefact.KindModel,
+		SpecDigest: meta.SpecDigest, EngineVersion: cfg.EngineVersion,
+		IntendedArtefactVersion: execledger.IntendedArtefactVersion, StartedAt: openai.Instant(start),
+		Provider: pid, Controls: res.Controls,
+	}
+	guard, err := provider.NewGuard(c.cap, c.rates, provider.MaxOutputTokens, c.tokenCap)
+	if err != nil {
+		return nil, err
+	}
+	ledgerPath := filepath.Join(cfg.OutputDir, LedgerFileFor(fault))
+	w, err := execledger.Create(ledgerPath, header, execledger.WriterOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	res.LedgerPath = ledgerPath
+	agent, err := openai.New(openai.Config{
+		Client: lb.Client, BaseURL: lb.BaseURL, Profile: profile, Authorization: Authorization,
+		MaxCalls: cfg.MaxCalls, Guard: guard, Ledger: w, Now: cfg.Now, RunStart: start,
+		TurnDeadline:        time.Duration(TurnDeadlineSeconds * float64(time.Second)),
+		WallClockDeadline:   time.Duration(WallClockDeadlineSeconds * float64(time.Second)),
+		OperationInstanceID: cfg.OperationInstanceID,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ep, runErr := engine.Run(engine.Config{
+		Domain: cfg.Domain, NewAgent: func() engine.Agent { return agent },
+		AgentID: AgentID, AgentKind: artefact.KindModel,
+		OperationInstanceID: cfg.OperationInstanceID, EngineVersion: cfg.EngineVersion,
+		SelfCheck: engine.SelfCheckPlayback,
+	})
+	var artefactBytes []byte
+	switch {
+	case w.Poisoned():
+		return res, runErr // nothing more can be appended; the file reads as a prefix
+	case runErr != nil:
+		var f *openai.Failure
+		if !errors.As(runErr, &f) {
+			code := execledger.AbortedCode
+			if err := w.Finalize(execledger.TerminalAborted, openai.Instant(cfg.Now()), &code); err != nil {
+				return res, errors.Join(runErr, err)
+			}
+			return res, runErr
+		}
+		res.Stop = f
+		if err := w.Finalize(execledger.TerminalExcluded, openai.Instant(cfg.Now()), &f.Code); err != nil {
+			return res, err
+		}
+	default:
+		if agent.Calls() != int64(len(ep.Decisions)) {
+			return res, refusal.New(ErrSelfCheck, "%d provider calls for %d decisions", agent.Calls(), len(ep.Decisions))
+		}
+		if err := w.Finalize(execledger.TerminalScored, openai.Instant(cfg.Now()), nil); err != nil {
+			return res, err
+		}
+		b, err := w.Binding()
+		if err != nil {
+			return res, err
+		}
+		res.Binding = BindingOf(b)
+		a, err := episode.FromModelEpisode(ep, agent.Execution(), res.Binding)
+		if err != nil {
+			return res, err
+		}
+		res.Reliable = a.Evaluation.Reliable
+		artefactPath := filepath.Join(cfg.OutputDir, ArtefactFile)
+		if artefactBytes, err = artefact.Write(artefactPath, a, cfg.ArtefactOptions); err != nil {
+			return res, err
+		}
+		res.ArtefactPath = artefactPath
+	}
+	if err := w.Close(); err != nil {
+		return res, err
+	}
+	return res, c.check(res, script, artefactBytes)
+}
+
+// check is the cell's own verification of what it wrote.
+func (c *cell) check(res *Result, script *Script, artefactBytes []byte) error {
+	audit, err := execledger.ReadFile(res.LedgerPath, execledger.Options{RequireComplete: true})
+	if err != nil {
+		return err
+	}
+	res.Ledger = audit
+	res.Status = audit.Status()
+	if audit.Terminal.ExclusionCode != nil {
+		res.ExclusionCode = *audit.Terminal.ExclusionCode
+	}
+	for _, call := range audit.Calls {
+		res.LargestRequestBound = max(res.LargestRequestBound, call.InputTokenUpperBound)
+	}
+	received := script.BodyDigests()
+	if len(received) != len(audit.Calls) {
+		return refusal.New(ErrSelfCheck, "the provider received %d request(s) and the ledger records %d call(s)", len(received), len(audit.Calls))
+	}
+	for i, call := range audit.Calls {
+		if call.WireRequestDigest == nil || *call.WireRequestDigest != received[i] {
+			return refusal.New(ErrSelfCheck, "call %d's wire digest is not the digest of the body the provider received", i)
+		}
+	}
+	res.ProviderRequests = script.Requests()
+	if res.Status != execledger.TerminalScored {
+		// An excluded or aborted run wrote no artefact; its ledger says why.
+		return nil
+	}
+	if n := script.Refused(); n != 0 {
+		return refusal.New(ErrSelfCheck, "the scripted provider refused %d request(s)", n)
+	}
+	validate := func(tree map[string]any) error {
+		_, err := artefact.Validate(tree, c.ArtefactOptions)
+		return err
+	}
+	if res.Bundle, err = bundle.AuditFiles(res.ArtefactPath, res.LedgerPath, bundle.Options{ValidateArtefact: validate}); err != nil {
+		return err
+	}
+	doc, err := artefact.Read(artefactBytes, c.ArtefactOptions)
+	if err != nil {
+		return err
+	}
+	before := script.Requests()
+	forbidden := &episode.ForbiddenTransport{}
+	if res.Replay, err = episode.Replay(doc, episode.ReplayConfig{Domain: c.Domain, Agents: c.Agents, Transport: forbidden}); err != nil {
+		return err
+	}
+	res.ReplayProviderCalls = forbidden.Calls()
+	res.ProviderRequests = script.Requests()
+	if !res.Replay.OK() || res.ReplayProviderCalls != 0 || res.ProviderRequests != before {
+		return refusal.New(ErrSelfCheck, "the artefact did not replay at zero provider calls (ok %v, forbidden calls %d, provider requests %d then %d)",
+			res.Replay.OK(), res.ReplayProviderCalls, before, res.ProviderRequests)
+	}
+	return nil
+}
+
+// BindingOf is the artefact's provider_execution object for a ledger
+// binding.
+func BindingOf(b execledger.Binding) *artefact.Binding {
+	return &artefact.Binding{
+		ExecutionRunID: b.ExecutionRunID, ExecutionLedgerVersion: int64(b.ExecutionLedgerVersion),
+		ExecutionLedgerDigest: b.ExecutionLedgerDigest, Provider: b.Provider, API: b.API, Model: b.Model,
+		SettingsDigest: b.SettingsDigest, PricingDigest: b.PricingDigest,
+		ProviderCalls: b.ProviderCalls, Attempts: b.Attempts,
+		MeasuredCostUSD: b.MeasuredCostUSD, ForfeitedReservationUSD: b.ForfeitedReservationUSD,
+		InputTokens: b.InputTokens, OutputTokens: b.OutputTokens,
+		DecisionCallIndex: append([]int64{}, b.DecisionCallIndex...),
+	}
+}

@@ -1,0 +1,287 @@
+package openai
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/engine"
+)
+
+// Provider faults this agent classifies (execution ledger v3 vocabulary).
+const (
+	FaultAuthentication  = "provider_authentication"
+	FaultConfiguration   = "provider_configuration"
+	FaultNetwork         = "provider_network_error"
+	FaultRateLimited     = "provider_rate_limited"
+	FaultRequestRejected = "provider_request_rejected"
+	FaultResponseInvalid = "provider_response_invalid"
+	FaultServerError     = "provider_server_error"
+	FaultTimeout         = "provider_timeout"
+)
+
+// Retryable reports whether another attempt could answer after fault (the
+// ledger's retryable set). This build makes one attempt per call, so a
+// retryable fault ends its turn as retries_exhausted and any other as
+// fault_not_retryable.
+func Retryable(fault string) bool {
+	return slices.Contains([]string{FaultNetwork, FaultRateLimited, FaultServerError, FaultTimeout}, fault)
+}
+
+// StatusFault classifies an HTTP status other than 200.
+func StatusFault(status int) string {
+	switch {
+	case status == 429:
+		return FaultRateLimited
+	case status == 408:
+		return FaultTimeout
+	case status >= 500:
+		return FaultServerError
+	case status == 401 || status == 403:
+		return FaultAuthentication
+	case status == 404 || (status >= 300 && status < 400):
+		return FaultConfiguration
+	case status >= 400:
+		return FaultRequestRejected
+	}
+	return FaultResponseInvalid // 1xx and 2xx other than 200
+}
+
+// Stop classifications.
+const (
+	StopCompleted = "completed"
+	StopMaxTokens = "max_tokens"
+)
+
+// MaxResponseBytes bounds a response body read.
+const MaxResponseBytes = 4 << 20
+
+// undecodable stands in for function arguments that are not canonically
+// encodable JSON in the normalized response.
+const undecodable = "arguments_undecodable"
+
+// ToolCall is one function call an answer stated.
+type ToolCall struct {
+	// Name is the function name, or nil when the answer's name is not a
+	// string.
+	Name any
+	// Arguments is the parsed arguments, or "arguments_undecodable".
+	Arguments any
+}
+
+// Answer is a Responses body this build accepted as an answer.
+type Answer struct {
+	ID, Model string
+	// Stop is "completed" or "max_tokens".
+	Stop string
+	// ToolCalls are the function calls, in the order the answer stated.
+	ToolCalls []ToolCall
+	// UsageReported is true when the body stated both token counts.
+	UsageReported           bool
+	InputTokens, OutputTokens int64
+}
+
+// errInvalid is a body this build declines to read as an answer.
+var errInvalid = errors.New("not a Responses answer this build reads")
+
+// ParseAnswer reads a 200 body as an answer from model. A body that is not
+// one strict JSON object, is not a response object, names another model,
+// has a status other than completed (or incomplete at the output ceiling),
+// or whose output or usage is malformed is declined: the caller records
+// provider_response_invalid and takes nothing from it.
+func ParseAnswer(body []byte, model string) (*Answer, error) {
+	v, err := canon.Parse(body)
+	if err != nil {
+		return nil, errInvalid
+	}
+	m, ok := v.(map[string]any)
+	if !ok || m["object"] != "response" {
+		return nil, errInvalid
+	}
+	a := &Answer{}
+	if a.ID, ok = m["id"].(string); !ok {
+		return nil, errInvalid
+	}
+	if a.Model, ok = m["model"].(string); !ok || a.Model != model {
+		return nil, errInvalid
+	}
+	switch m["status"] {
+	case "completed":
+		a.Stop = StopCompleted
+	case "incomplete":
+		d, _ := m["incomplete_details"].(map[string]any)
+		if d == nil || d["reason"] != "max_output_tokens" {
+			return nil, errInvalid
+		}
+		a.Stop = StopMaxTokens
+	default:
+		return nil, errInvalid
+	}
+	output, ok := m["output"].([]any)
+	if !ok {
+		return nil, errInvalid
+	}
+	for _, item := range output {
+		it, ok := item.(map[string]any)
+		if !ok {
+			return nil, errInvalid
+		}
+		if it["type"] != "function_call" {
+			continue
+		}
+		tc := ToolCall{Arguments: undecodable}
+		if n, ok := it["name"].(string); ok {
+			tc.Name = n
+		}
+		if s, ok := it["arguments"].(string); ok {
+			if args, err := canon.Parse([]byte(s)); err == nil {
+				if _, err := canon.Upstream(args); err == nil {
+					tc.Arguments = args
+				}
+			}
+		}
+		a.ToolCalls = append(a.ToolCalls, tc)
+	}
+	switch u := m["usage"].(type) {
+	case nil:
+	case map[string]any:
+		in, ok1 := u["input_tokens"].(int64)
+		out, ok2 := u["output_tokens"].(int64)
+		if !ok1 || !ok2 || in < 0 || out < 0 {
+			return nil, errInvalid
+		}
+		a.UsageReported, a.InputTokens, a.OutputTokens = true, in, out
+	default:
+		return nil, errInvalid
+	}
+	return a, nil
+}
+
+// NormalizedDigest is response_normalized_digest_sha256: the canonical
+// digest of {model, stop_classification, tool_calls: [{name, arguments}]}
+// in the order the answer stated them. Argument objects are canonically
+// key-sorted, so re-ordered keys hash the same and different values never
+// do.
+func (a *Answer) NormalizedDigest() (string, error) {
+	calls := make([]any, len(a.ToolCalls))
+	for i, tc := range a.ToolCalls {
+		calls[i] = map[string]any{"name": tc.Name, "arguments": tc.Arguments}
+	}
+	return canon.UpstreamDigest(map[string]any{"model": a.Model, "stop_classification": a.Stop, "tool_calls": calls})
+}
+
+// Classification codes (MALFORMED decisions).
+const (
+	CodeNoToolCall        = "MODEL_NO_TOOL_CALL"
+	CodeMultipleToolCalls = "MODEL_MULTIPLE_TOOL_CALLS"
+	CodeOutputTruncated   = "MODEL_OUTPUT_TRUNCATED"
+	CodeUnknownTool       = "MODEL_UNKNOWN_TOOL"
+	CodeMalformedArgs     = "MODEL_MALFORMED_ARGUMENTS"
+)
+
+// Decision reads the engine decision out of an accepted answer: exactly
+// one call of an offered function whose arguments are exactly that
+// function's, shaped as the tape records them. Anything else is a
+// classified [*engine.Malformed] — never an improvised decision, and no
+// invented argument reaches the tape.
+func (a *Answer) Decision() engine.Decision {
+	switch {
+	case a.Stop == StopMaxTokens:
+		return &engine.Malformed{Code: CodeOutputTruncated}
+	case len(a.ToolCalls) == 0:
+		return &engine.Malformed{Code: CodeNoToolCall}
+	case len(a.ToolCalls) > 1:
+		return &engine.Malformed{Code: CodeMultipleToolCalls}
+	}
+	tc := a.ToolCalls[0]
+	name, _ := tc.Name.(string)
+	kind, ok := toolKinds[name]
+	if !ok {
+		return &engine.Malformed{Code: CodeUnknownTool}
+	}
+	args, ok := tc.Arguments.(map[string]any)
+	if !ok || !exactKeys(args, toolArguments[name]) {
+		return &engine.Malformed{Code: CodeMalformedArgs}
+	}
+	rec := make(map[string]any, len(args)+1)
+	for k, v := range args {
+		rec[k] = v
+	}
+	rec["kind"] = kind
+	switch name {
+	case "ask":
+		w, ok := args["wait"].(map[string]any)
+		if !ok || !exactKeys(w, toolArguments["wait"]) {
+			return &engine.Malformed{Code: CodeMalformedArgs}
+		}
+		nested := make(map[string]any, len(w)+1)
+		for k, v := range w {
+			nested[k] = v
+		}
+		nested["kind"] = engine.KindWait
+		rec["wait"] = nested
+	case "retrieve":
+		reqs, ok := args["requests"].([]any)
+		if !ok {
+			return &engine.Malformed{Code: CodeMalformedArgs}
+		}
+		for _, r := range reqs {
+			rm, ok := r.(map[string]any)
+			if !ok || !exactKeys(rm, []string{"arguments", "tool"}) {
+				return &engine.Malformed{Code: CodeMalformedArgs}
+			}
+			if _, ok := rm["arguments"].(map[string]any); !ok {
+				return &engine.Malformed{Code: CodeMalformedArgs}
+			}
+		}
+	}
+	d, err := engine.DecisionFromRecord(rec)
+	if err != nil {
+		return &engine.Malformed{Code: CodeMalformedArgs}
+	}
+	return d
+}
+
+func exactKeys(m map[string]any, names []string) bool {
+	if len(m) != len(names) {
+		return false
+	}
+	for _, n := range names {
+		if _, ok := m[n]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Arguments returns the function name and arguments that state decision
+// rec (a tape outcome) as one tool call: the inverse of
+// [Answer.Decision]. The scripted provider answers with it.
+func Arguments(rec map[string]any) (string, map[string]any, bool) {
+	kind, _ := rec["kind"].(string)
+	var name string
+	for n, k := range toolKinds {
+		if k == kind {
+			name = n
+		}
+	}
+	if name == "" {
+		return "", nil, false
+	}
+	args := make(map[string]any, len(rec))
+	for k, v := range rec {
+		if k != "kind" {
+			args[k] = v
+		}
+	}
+	if w, ok := args["wait"].(map[string]any); ok && name == "ask" {
+		nested := make(map[string]any, len(w))
+		for k, v := range w {
+			if k != "kind" {
+				nested[k] = v
+			}
+		}
+		args["wait"] = nested
+	}
+	return name, args, exactKeys(args, toolArguments[name])
+}
