@@ -77,7 +77,7 @@ type Answer struct {
 	// ToolCalls are the function calls, in the order the answer stated.
 	ToolCalls []ToolCall
 	// UsageReported is true when the body stated both token counts.
-	UsageReported           bool
+	UsageReported             bool
 	InputTokens, OutputTokens int64
 }
 
