@@ -70,6 +70,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newReportCmd(g),
 		newValidateCmd(g),
 		newReplayCmd(g),
+		newPreflightCmd(g),
 	)
 	markRunErrors(root)
 	return root

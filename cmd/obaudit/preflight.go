@@ -1,0 +1,191 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/episode"
+	"github.com/obaudit/obaudit/preflight"
+	"github.com/obaudit/obaudit/provider"
+	"github.com/obaudit/obaudit/schemas"
+	"github.com/spf13/cobra"
+)
+
+// preflightRun is the preflight itself; tests replace it to prove that a
+// refused command line never reaches it.
+var preflightRun = preflight.Run
+
+func newPreflightCmd(g *globals) *cobra.Command {
+	var outputDir, fault, scenario, instanceID, runID, costCap, inRate, outRate, policyID string
+	var maxCalls int64
+	c := &cobra.Command{
+		Use:   "preflight --output-dir DIR [--max-calls N] [--fault CELL] [--scenario V1]",
+		Short: "Offline operator preflight: the model-backed agent against a scripted provider on loopback",
+		Long: `Runs the model-backed agent (OpenAI Responses API over Go's net/http, over TLS) against an
+in-process scripted provider on a loopback listener that answers each turn with the reference
+agent's decision, and writes what the run produced beneath DIR, an existing directory of mode
+0700 (never created; nothing in it is overwritten):
+
+  --fault none (default)   execution_ledger.ndjson and episode_artifact.json. The ledger must
+                           read back scored, every call's wire digest must be the digest of the
+                           body the provider received, the artefact (contract 8) must pass the
+                           bundle audit against the ledger and replay at zero provider calls.
+  --fault 429|500|invalid-body|wrong-model|transport
+                           on request 4 the provider answers HTTP 429, HTTP 500, a 200 body that
+                           is not JSON, a 200 answer naming another model, or closes the
+                           connection: execution_ledger_<cell>.ndjson ends excluded with that
+                           fault, and no artefact is written.
+
+Bounds are fixed by the build: at most 60 provider calls (--max-calls lowers it; more is
+refused before anything is built) and 1,650,300 tokens (worst case refused up front, and per
+call by the cost guard before dispatch); the worst case at the stated rates must fit
+--cost-cap-usd. There is no option that raises the token ceiling.
+
+It reads no credential (a fixed placeholder Authorization value is sent), its client dials
+loopback addresses only, and it refuses to start when OPENAI_API_KEY, OPENAI_BASE_URL,
+OPENAI_ORG_ID or OPENAI_PROJECT_ID is set.
+
+Exit 0: the cell ended as it must (reference scored and audited; fault cell excluded with its
+fault). Exit 2: it ran and ended otherwise (e.g. excluded by a lowered --max-calls). Exit 1:
+refused, by class. Exit 64: usage. Exit 70: failure.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// The bounds first: nothing is built, dialled or opened before.
+			if err := preflight.CheckArguments(maxCalls); err != nil {
+				return err
+			}
+			if outputDir == "" {
+				return usagef("--output-dir is required")
+			}
+			cell := preflight.Fault(fault)
+			if !slices.Contains(preflight.Faults, cell) {
+				return usagef("unknown --fault %q (want one of %v)", fault, preflight.Faults)
+			}
+			pack := domains.Default()
+			ref, ok := pack.Agent("reference")
+			if !ok {
+				return fmt.Errorf("the default pack registers no reference agent")
+			}
+			// The environment is read here, once, and only for the variables
+			// that would point a client at a service.
+			env := map[string]string{}
+			for _, name := range provider.LiveVariables {
+				if v, ok := os.LookupEnv(name); ok {
+					env[name] = v
+				}
+			}
+			if runID == "" {
+				runID = "exec_" + preflightRandomHex()
+			}
+			if instanceID == "" {
+				instanceID = "opinst_" + preflightRandomHex()
+			}
+			if !engine.ValidInstanceID(instanceID) {
+				return usagef("--operation-instance-id %q is not opinst_ followed by 32 lower-case hex digits", instanceID)
+			}
+			dom, err := pack.Operation(nil, "", scenario)
+			if err != nil {
+				return err
+			}
+			r, err := preflightRun(preflight.Config{
+				Domain: dom, Reference: ref.New, EngineVersion: schemas.EngineObaudit,
+				OutputDir: outputDir, MaxCalls: maxCalls, Fault: cell,
+				CostCapUSD: costCap, InputUSDPerMTok: inRate, OutputUSDPerMTok: outRate, PricingPolicyID: policyID,
+				Now: time.Now, ExecutionRunID: runID, OperationInstanceID: instanceID,
+				Environment: func(name string) (string, bool) {
+					v, ok := env[name]
+					return v, ok
+				},
+				ArtefactOptions: artefactOptions(),
+				Agents: func(id string) (episode.Registered, bool) {
+					a, ok := pack.Agent(id)
+					return episode.Registered{Kind: a.Kind, New: func() engine.Agent { return a.New() }}, ok
+				},
+			})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				if err := writeJSON(cmd, r.Summary()); err != nil {
+					return err
+				}
+			} else {
+				printPreflight(cmd, r)
+			}
+			if !r.OK() {
+				return answerNo("the %s cell ended %s (%s)", r.Cell, r.Status, r.ExclusionCode)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&outputDir, "output-dir", "", "existing directory of mode 0700 to write the ledger (and artefact) into")
+	c.Flags().Int64Var(&maxCalls, "max-calls", provider.MaxProviderCalls, "provider calls this run may make (1 to 60; fixed ceiling 60)")
+	c.Flags().StringVar(&fault, "fault", string(preflight.FaultNone), "cell: none, 429, 500, invalid-body, wrong-model or transport")
+	c.Flags().StringVar(&scenario, "scenario", "V1", "scenario of the embedded operation to run")
+	c.Flags().StringVar(&instanceID, "operation-instance-id", "", "opinst_ + 32 lower-case hex (default: random)")
+	c.Flags().StringVar(&runID, "execution-run-id", "", "exec_ + 32 lower-case hex (default: random)")
+	c.Flags().StringVar(&costCap, "cost-cap-usd", preflight.DefaultCostCapUSD, "operator cost cap, an exact decimal string")
+	c.Flags().StringVar(&inRate, "input-usd-per-mtok", preflight.DefaultInputUSDPerMTok, "operator's pinned input rate per million (not a vendor price claim)")
+	c.Flags().StringVar(&outRate, "output-usd-per-mtok", preflight.DefaultOutputUSDPerMTok, "operator's pinned output rate per million")
+	c.Flags().StringVar(&policyID, "pricing-policy-id", preflight.DefaultPricingPolicyID, "identity of the pinned rate table")
+	return c
+}
+
+func preflightRandomHex() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return hex.EncodeToString(b[:])
+}
+
+func printPreflight(cmd *cobra.Command, r *preflight.Result) {
+	w := cmd.OutOrStdout()
+	verdict := "OK"
+	if !r.OK() {
+		verdict = "NOT OK"
+	}
+	fmt.Fprintf(w, "preflight %s: cell %s, scenario %s, agent %s, model %s\n", verdict, r.Cell, r.ScenarioID, preflight.AgentID, preflight.Model)
+	code := r.ExclusionCode
+	if code == "" {
+		code = "-"
+	}
+	fmt.Fprintf(w, "ledger:            %s: %s (exclusion %s)\n", filepath.Base(r.LedgerPath), r.Status, code)
+	if a := r.Ledger; a != nil {
+		t := a.Totals
+		fmt.Fprintf(w, "ledger digest:     %s\n", a.LedgerDigest())
+		fmt.Fprintf(w, "calls/attempts:    %d/%d\n", t.ProviderCalls, t.Attempts)
+		fmt.Fprintf(w, "tokens in/out:     %d/%d\n", t.InputTokens, t.OutputTokens)
+		fmt.Fprintf(w, "measured USD:      %s, forfeited USD: %s, reserved USD: %s (never summed)\n", t.MeasuredCostUSD, t.ForfeitedReservationUSD, t.ReservedUSD)
+		var faults []string
+		for _, k := range slices.Sorted(maps.Keys(t.FaultCounts)) {
+			faults = append(faults, fmt.Sprintf("%s=%d", k, t.FaultCounts[k]))
+		}
+		if len(faults) > 0 {
+			fmt.Fprintf(w, "faults:            %s\n", strings.Join(faults, ", "))
+		}
+	}
+	fmt.Fprintf(w, "budget:            worst case %s USD of cap %s; tokens %d of %d; largest request bound %d of %d\n",
+		r.WorstCaseUSD, r.Controls.CostCapUSD, r.TokenWorstCase, r.Controls.TokenHardCap, r.LargestRequestBound, provider.LargestRequestTokenBound)
+	fmt.Fprintf(w, "provider requests: %d (loopback, scripted)\n", r.ProviderRequests)
+	if r.ArtefactPath == "" {
+		fmt.Fprintf(w, "artefact:          none written\n")
+		return
+	}
+	fmt.Fprintf(w, "artefact:          %s (contract 8, reliable %v)\n", filepath.Base(r.ArtefactPath), r.Reliable)
+	if r.Bundle != nil {
+		fmt.Fprintf(w, "bundle audit:      OK (not provider attestation)\n")
+	}
+	if r.Replay != nil {
+		fmt.Fprintf(w, "replay:            OK by %s, provider calls %d\n", r.Replay.Reproduction, r.ReplayProviderCalls)
+	}
+}

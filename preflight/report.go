@@ -1,0 +1,84 @@
+package preflight
+
+import (
+	"path/filepath"
+
+	"github.com/obaudit/obaudit/provider"
+)
+
+// MediaType names the preflight report format.
+const MediaType = "application/vnd.obaudit.preflight+json;version=1"
+
+// Transport describes how requests travelled, for the report.
+const Transport = "net/http client over TLS to an in-process scripted provider on a loopback listener"
+
+// Summary is the JSON report of a cell. File names are reported as base
+// names only.
+func (r *Result) Summary() map[string]any {
+	names := make([]any, len(r.CheckedEnvironment))
+	for i, n := range r.CheckedEnvironment {
+		names[i] = n
+	}
+	base := func(p string) any {
+		if p == "" {
+			return nil
+		}
+		return filepath.Base(p)
+	}
+	s := map[string]any{
+		"mediaType":                     MediaType,
+		"ok":                            r.OK(),
+		"cell":                          string(r.Cell),
+		"live_provider_call":            false,
+		"credential_read":               false,
+		"network_access":                "loopback only",
+		"transport":                     Transport,
+		"checked_environment_variables": names,
+		"scenario_id":                   r.ScenarioID,
+		"agent_id":                      AgentID,
+		"model":                         Model,
+		"budget": map[string]any{
+			"worst_case_usd":                 r.WorstCaseUSD,
+			"cost_cap_usd":                   r.Controls.CostCapUSD,
+			"token_hard_cap":                 r.Controls.TokenHardCap,
+			"token_worst_case":               r.TokenWorstCase,
+			"largest_request_token_bound":    int64(provider.LargestRequestTokenBound),
+			"largest_measured_request_bound": r.LargestRequestBound,
+			"max_output_tokens":              int64(provider.MaxOutputTokens),
+			"max_provider_calls":             r.Controls.MaxProviderCalls,
+		},
+		"ledger":                   base(r.LedgerPath),
+		"artefact":                 base(r.ArtefactPath),
+		"status":                   r.Status,
+		"exclusion_code":           nil,
+		"provider_requests":        int64(r.ProviderRequests),
+		"replay_provider_calls":    r.ReplayProviderCalls,
+		"episode_artefact_written": r.ArtefactPath != "",
+	}
+	if r.ExclusionCode != "" {
+		s["exclusion_code"] = r.ExclusionCode
+	}
+	if r.Ledger != nil {
+		s["ledger_audit"] = r.Ledger.Summary()
+	}
+	if r.Stop != nil && r.Stop.HTTPStatus != 0 {
+		s["http_status"] = int64(r.Stop.HTTPStatus)
+	}
+	if r.Cell == FaultNone {
+		s["reliable"] = r.Reliable
+	}
+	if r.Bundle != nil {
+		s["bundle_audit"] = r.Bundle.Summary()
+	}
+	if r.Replay != nil {
+		carried := make([]any, len(r.Replay.CarriedForward))
+		for i, c := range r.Replay.CarriedForward {
+			carried[i] = c
+		}
+		s["replay"] = map[string]any{
+			"ok": r.Replay.OK(), "reproduction": r.Replay.Reproduction,
+			"carried_forward": carried, "provider_calls": r.Replay.ProviderCalls,
+		}
+	}
+	return s
+}
