@@ -75,7 +75,7 @@ func (c *Context) DispatchFails(messageFixtureID string) bool {
 // Shift is now plus m minutes (see [ShiftMinutes]); a negative m aborts the
 // episode with [ErrClockRewind].
 func (c *Context) Shift(m int64) string {
-	s, err := ShiftMinutes(c.x.clock.nowText, m)
+	s, _, err := c.x.clock.shift(m)
 	if err != nil {
 		c.x.fail(err)
 		return c.x.clock.nowText
@@ -94,6 +94,17 @@ type ledger struct {
 	// digestOnly keeps no rows, only the running digest (the self-check
 	// rerun, whose rows are never read).
 	digestOnly bool
+	atText     string
+	atBox      any // atText as an interface value, boxed once per instant
+}
+
+// boxAt returns at as an interface value, reusing the box while the instant
+// is the same (rows at one instant share the string, never a mutable value).
+func (l *ledger) boxAt(at string) any {
+	if l.atBox == nil || l.atText != at {
+		l.atText, l.atBox = at, at
+	}
+	return l.atBox
 }
 
 func (l *ledger) append(at, recordType string, payload map[string]any) {
@@ -167,12 +178,13 @@ func (l *ledger) appendServed(at string, invocation, turn, batch, pos int, r *To
 	if l.digestOnly {
 		return
 	}
+	bx := r.boxes()
 	l.rows = append(l.rows, map[string]any{
-		"index": index, "at": at, "record_type": "retrieval_served",
+		"index": index, "at": l.boxAt(at), "record_type": "retrieval_served",
 		"invocation_index": int64(invocation), "turn_index": int64(turn),
 		"batch_index": int64(batch), "request_index": int64(pos), "initiated_by": "agent",
-		"tool": r.Tool, "source": r.Source, "authority": r.Authority, "record_id": r.RecordID,
-		"record_version": r.RecordVersion, "as_of": r.AsOf, "schema_id": r.SchemaID,
+		"tool": bx.tool, "source": bx.source, "authority": bx.authority, "record_id": bx.recordID,
+		"record_version": bx.recordVersion, "as_of": bx.asOf, "schema_id": bx.schemaID,
 		"records": r.Records, "ok": r.OK,
 	})
 }
@@ -239,7 +251,7 @@ func (x *execution) fail(err error) {
 
 func (x *execution) scheduleTimer(eventID, eventType, actorID string, delay int64, payload map[string]any, triggers bool) {
 	x.timerCounter++
-	at, err := ShiftMinutes(x.clock.nowText, delay)
+	at, _, err := x.clock.shift(delay)
 	if err != nil {
 		x.fail(err)
 		return
@@ -315,13 +327,23 @@ func toEvent(p *PlannedEvent, at string, causedBy any, bindings map[string]strin
 }
 
 func (x *execution) fireConditionals(kind, typ string, cycle any, bindings map[string]string) {
+	fires := false
+	for _, p := range x.conditionals {
+		if p.Trigger.matches(kind, typ, cycle) {
+			fires = true
+			break
+		}
+	}
+	if !fires {
+		return
+	}
 	remaining := x.conditionals[:0:0]
 	for _, p := range x.conditionals {
 		if !p.Trigger.matches(kind, typ, cycle) {
 			remaining = append(remaining, p)
 			continue
 		}
-		at, err := ShiftMinutes(x.clock.nowText, p.DelayMinutes)
+		at, _, err := x.clock.shift(p.DelayMinutes)
 		if err != nil {
 			x.fail(err)
 			return
@@ -583,7 +605,7 @@ func (x *execution) invalidate(cause string, turn int, actionType any) {
 		cleared = append(cleared, t)
 	}
 	slices.Sort(cleared)
-	x.served = map[string]*ToolResult{}
+	x.served = nil // an empty window (observations read a nil map as empty)
 	if cause == "wake" {
 		x.batches = 0
 	}
@@ -640,8 +662,23 @@ func canonicalTools(b *Retrieve) []string {
 	return tools
 }
 
+const budgetExhausted = "the retrieval batch budget for this invocation is spent; the bound is published on every observation and this is a refusal rather than a silently truncated read"
+
 // batchProblem mirrors upstream's retrieval_batch_problem, in its order.
 func (x *execution) batchProblem(b *Retrieve, remaining int) (string, string) {
+	if x.plainBatch(b) {
+		// Every check of fullBatchProblem passes for 1–8 distinct
+		// catalogued, named tools without arguments; only the budget
+		// remains. TestPlainBatchAgreesWithFull holds the two equal.
+		if remaining <= 0 {
+			return "RETRIEVAL_BUDGET_EXHAUSTED", budgetExhausted
+		}
+		return "", ""
+	}
+	return x.fullBatchProblem(b, remaining)
+}
+
+func (x *execution) fullBatchProblem(b *Retrieve, remaining int) (string, string) {
 	for i, q := range b.Requests {
 		if q.Tool == "" {
 			return "MALFORMED_RETRIEVAL_REQUEST", fmt.Sprintf("request %d: a retrieval request must name a non-empty tool", i)
@@ -708,9 +745,31 @@ func (x *execution) batchProblem(b *Retrieve, remaining int) (string, string) {
 		}
 	}
 	if remaining <= 0 {
-		return "RETRIEVAL_BUDGET_EXHAUSTED", "the retrieval batch budget for this invocation is spent; the bound is published on every observation and this is a refusal rather than a silently truncated read"
+		return "RETRIEVAL_BUDGET_EXHAUSTED", budgetExhausted
 	}
 	return "", ""
+}
+
+// plainBatch reports whether b is at most MaxRequestsPerBatch distinct
+// catalogued tools, none with arguments.
+func (x *execution) plainBatch(b *Retrieve) bool {
+	if len(b.Requests) == 0 || !argumentless(b) {
+		return false
+	}
+	var stack [MaxRequestsPerBatch]string
+	tools := stack[:0]
+	for _, q := range b.Requests {
+		if _, ok := x.static.Catalogue[q.Tool]; !ok || q.Tool == "" {
+			return false
+		}
+		if !containsString(tools, q.Tool) {
+			if len(tools) == MaxRequestsPerBatch {
+				return false
+			}
+			tools = append(tools, q.Tool)
+		}
+	}
+	return true
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -778,13 +837,13 @@ func (x *execution) declareWait(w *Wait) bool {
 	x.wait = w
 	fb := field{key: "fallback_at", kind: kindNull}
 	if w.FallbackAfterMinutes != nil {
-		at, err := ShiftMinutes(x.clock.nowText, *w.FallbackAfterMinutes)
+		at, sec, err := x.clock.shift(*w.FallbackAfterMinutes)
 		if err != nil {
 			x.fail(err)
 			return true
 		}
 		x.fallbackAt = at
-		x.fallbackSec, _ = ParseInstant(at)
+		x.fallbackSec = sec
 		fb = fStr("fallback_at", at)
 	}
 	x.ledger.row(x.clock.nowText, "wait_declared", fStr("reason", w.Reason), fStrs("wake_on", w.WakeOn), fb)

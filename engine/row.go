@@ -132,6 +132,10 @@ func (l *ledger) row(at, recordType string, fs ...field) {
 	}
 	m := make(map[string]any, len(all))
 	for i := range all {
+		if all[i].key == "at" {
+			m["at"] = l.boxAt(at)
+			continue
+		}
 		m[all[i].key] = all[i].value()
 	}
 	l.rows = append(l.rows, m)

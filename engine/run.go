@@ -153,7 +153,7 @@ func execute(d Domain, agent Agent, instanceID string, noDigests bool) (*Episode
 	}
 	x := &execution{
 		dom: d, static: d.Static(), plan: plan, state: d.NewState(), agent: agent, instID: instanceID,
-		seen: map[string]bool{}, served: map[string]*ToolResult{}, readHistory: map[string]string{},
+		seen: map[string]bool{}, readHistory: map[string]string{},
 		claims: map[string]bool{}, noDigests: noDigests,
 	}
 	x.ctx = &Context{x}

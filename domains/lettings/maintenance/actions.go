@@ -75,13 +75,13 @@ func (r *runState) unresolvedEvidence(refs []string) (engine.Verdict, bool) {
 func (r *runState) requiredEvidence(actionType string, payload map[string]any, refs []string, code string) (engine.Verdict, bool) {
 	records := map[string]any{}
 	for _, sel := range evidenceContract[actionType].evidence {
-		records[sel.Root] = r.s.root(sel.Root)
+		records[sel.Root] = r.rootTree(sel.Root)
 		switch sel.Kind {
 		case engine.SelectWorkEvidenceForInvoice:
-			records[sel.CycleRoot] = r.s.root(sel.CycleRoot)
-			records[sel.AuthorityRoot] = r.s.root(sel.AuthorityRoot)
+			records[sel.CycleRoot] = r.rootTree(sel.CycleRoot)
+			records[sel.AuthorityRoot] = r.rootTree(sel.AuthorityRoot)
 		case engine.SelectQuoteForSelectedApproval:
-			records[sel.TargetRoot] = r.s.root(sel.TargetRoot)
+			records[sel.TargetRoot] = r.rootTree(sel.TargetRoot)
 		}
 	}
 	required, problem := ResolveRequiredEvidence(actionType, payload, records)

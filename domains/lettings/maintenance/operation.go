@@ -171,12 +171,14 @@ type runState struct {
 	cache [8]*toolCache
 	roots []rootCache // by rootIndex
 	buf   []byte
+	ebuf  []byte
 }
 
 type toolCache struct {
 	records map[string]any
 	json    []byte
 	version string
+	gens    []uint32           // the generation of each root (sorted) the records were built from
 	last    *engine.ToolResult // the result last served, reused at the same instant
 }
 

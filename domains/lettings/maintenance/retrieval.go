@@ -90,10 +90,81 @@ var verifyServeCache = false
 
 // rootCache is the last canonical encoding of one observable root and the
 // tree built for it. The tree is rebuilt only when the directly encoded
-// bytes change, so an unchanged root keeps serving the same read-only tree.
+// bytes change, so an unchanged root keeps serving the same read-only tree;
+// a registry root rebuilds only the entries whose bytes changed.
 type rootCache struct {
 	json []byte
 	tree any
+	gen  uint32 // bumped whenever tree is replaced; 0 means never built
+	ents map[string]*entryCache
+}
+
+type entryCache struct {
+	json []byte
+	tree map[string]any
+}
+
+// refreshRoot brings one root's cache up to date with the state.
+func (r *runState) refreshRoot(name string) *rootCache {
+	rc := &r.roots[rootIndex[name]]
+	enc := r.s.appendRoot(r.buf[:0], name)
+	r.buf = enc
+	if verifyServeCache {
+		if want := engine.AppendCanonical(nil, r.s.root(name)); string(enc) != string(want) {
+			panic("maintenance: direct encoding of root " + name + " differs from its tree:\n" + string(enc) + "\n" + string(want))
+		}
+	}
+	if rc.gen != 0 && string(enc) == string(rc.json) {
+		return rc
+	}
+	rc.json = append(rc.json[:0:0], enc...)
+	rc.tree = r.buildRoot(name, rc)
+	rc.gen++
+	return rc
+}
+
+// rootTree is root(name), shared with the served-record cache while the
+// root's bytes hold.
+func (r *runState) rootTree(name string) any { return r.refreshRoot(name).tree }
+
+func (r *runState) buildRoot(name string, rc *rootCache) any {
+	s := r.s
+	switch name {
+	case "cycles":
+		return cachedRegistry(r, rc, &s.cycles, (*cycle).appendJSON, (*cycle).tree)
+	case "quotes":
+		return cachedRegistry(r, rc, &s.quotes, (*quote).appendJSON, (*quote).tree)
+	case "approvals":
+		return cachedRegistry(r, rc, &s.approvals, (*approval).appendJSON, (*approval).tree)
+	case "exceptions":
+		return cachedRegistry(r, rc, &s.exceptions, (*exception).appendJSON, (*exception).tree)
+	case "invoices":
+		return cachedRegistry(r, rc, &s.invoices, (*invoice).appendJSON, (*invoice).tree)
+	case "obligations":
+		return cachedRegistry(r, rc, &s.obligations, (*obligation).appendJSON, (*obligation).tree)
+	}
+	return s.root(name)
+}
+
+// cachedRegistry is registryTree reusing the tree of every entry whose
+// bytes did not change.
+func cachedRegistry[T any](r *runState, rc *rootCache, o *ordered[T], enc func(*T, []byte) []byte, build func(*T) map[string]any) map[string]any {
+	if rc.ents == nil {
+		rc.ents = map[string]*entryCache{}
+	}
+	out := make(map[string]any, o.len())
+	for _, k := range o.keys {
+		e := o.m[k]
+		b := enc(e, r.ebuf[:0])
+		r.ebuf = b
+		ec := rc.ents[k]
+		if ec == nil || string(ec.json) != string(b) {
+			ec = &entryCache{json: append([]byte(nil), b...), tree: build(e)}
+			rc.ents[k] = ec
+		}
+		out[k] = ec.tree
+	}
+	return out
 }
 
 // Serve implements [engine.State]. A tool's records are re-encoded only when
@@ -108,33 +179,25 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 		bit := uint8(1) << ti
 		c := r.cache[ti]
 		if c == nil || r.dirty&bit != 0 || verifyServeCache {
+			meta := &toolMetas[ti]
 			changed := c == nil
-			for _, root := range t.Roots {
-				ri := rootIndex[root]
-				rc := &r.roots[ri]
-				enc := r.s.appendRoot(r.buf[:0], root)
-				r.buf = enc
-				if verifyServeCache {
-					if want := engine.AppendCanonical(nil, r.s.root(root)); string(enc) != string(want) {
-						panic("maintenance: direct encoding of root " + root + " differs from its tree:\n" + string(enc) + "\n" + string(want))
-					}
-				}
-				if rc.tree == nil || string(enc) != string(rc.json) {
-					rc.json = append(rc.json[:0:0], enc...)
-					rc.tree = r.s.root(root)
+			for i, root := range meta.sorted {
+				if rc := r.refreshRoot(root); c != nil && rc.gen != c.gens[i] {
 					changed = true
 				}
 			}
 			if changed {
 				records := make(map[string]any, len(t.Roots))
+				gens := make([]uint32, len(meta.sorted))
 				js := make([]byte, 0, 64)
 				js = append(js, '{')
-				for i, root := range toolMetas[ti].sorted {
+				for i, root := range meta.sorted {
 					if i > 0 {
 						js = append(js, ',')
 					}
 					rc := &r.roots[rootIndex[root]]
 					records[root] = rc.tree
+					gens[i] = rc.gen
 					js = engine.AppendString(js, root)
 					js = append(js, ':')
 					js = append(js, rc.json...)
@@ -144,6 +207,7 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 					c = &toolCache{records: records, json: js, version: engine.VersionOf(js, RecordVersionLength)}
 					r.cache[ti] = c
 				}
+				c.gens = gens
 			}
 			if verifyServeCache {
 				fresh := make(map[string]any, len(t.Roots))
