@@ -178,7 +178,7 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 		ti := toolIndex[name]
 		bit := uint8(1) << ti
 		c := r.cache[ti]
-		if c == nil || r.dirty&bit != 0 || verifyServeCache {
+		if c == nil || r.dirty&bit != 0 {
 			meta := &toolMetas[ti]
 			changed := c == nil
 			for i, root := range meta.sorted {
@@ -209,19 +209,25 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 				}
 				c.gens = gens
 			}
-			if verifyServeCache {
-				fresh := make(map[string]any, len(t.Roots))
-				for _, root := range t.Roots {
-					fresh[root] = r.s.root(root)
-				}
-				if want := engine.AppendCanonical(nil, fresh); string(want) != string(c.json) {
-					panic("maintenance: stale served-record cache for " + name)
-				}
-				if got := engine.AppendCanonical(nil, c.records); string(got) != string(c.json) {
-					panic("maintenance: served records tree differs from its bytes for " + name)
-				}
-			}
 			r.dirty &^= bit
+		}
+		if verifyServeCache {
+			// Whether or not the dirty bits said so, the served bytes must be
+			// what fresh trees encode to, and the served trees must encode to
+			// the served bytes (this also holds the touches table exact).
+			fresh := make(map[string]any, len(t.Roots))
+			for _, root := range t.Roots {
+				fresh[root] = r.s.root(root)
+			}
+			if want := engine.AppendCanonical(nil, fresh); string(want) != string(c.json) {
+				panic("maintenance: stale served-record cache for " + name)
+			}
+			if got := engine.AppendCanonical(nil, c.records); string(got) != string(c.json) {
+				panic("maintenance: served records tree differs from its bytes for " + name)
+			}
+			if c.version != engine.VersionOf(c.json, RecordVersionLength) {
+				panic("maintenance: served record version differs from its bytes for " + name)
+			}
 		}
 		if c.last == nil || c.last.AsOf != asOf {
 			c.last = &engine.ToolResult{
