@@ -44,8 +44,17 @@ type View struct{ facts map[string]any }
 // ViewOf builds a view over served results (an observation's Served map, or
 // a cached copy of one).
 func ViewOf(served map[string]*engine.ToolResult) View {
-	facts := map[string]any{}
-	for _, t := range slices.Sorted(mapKeys(served)) {
+	var stack [16]string
+	tools, n := stack[:0], 0
+	for t, r := range served {
+		tools = append(tools, t)
+		if r.OK {
+			n += len(r.Records)
+		}
+	}
+	slices.Sort(tools)
+	facts := make(map[string]any, n)
+	for _, t := range tools {
 		if r := served[t]; r.OK {
 			for k, v := range r.Records {
 				facts[k] = v
@@ -53,6 +62,37 @@ func ViewOf(served map[string]*engine.ToolResult) View {
 		}
 	}
 	return View{facts}
+}
+
+// viewCache keeps the view of the last served window an agent decided
+// from: a window's results never change, so the same results give the
+// same view.
+type viewCache struct {
+	tools   []string
+	results []*engine.ToolResult
+	view    View
+}
+
+func (c *viewCache) of(served map[string]*engine.ToolResult) View {
+	if c.view.facts != nil && len(served) == len(c.tools) {
+		same := true
+		for i, t := range c.tools {
+			if served[t] != c.results[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return c.view
+		}
+	}
+	c.tools, c.results = c.tools[:0], c.results[:0]
+	for t, r := range served {
+		c.tools = append(c.tools, t)
+		c.results = append(c.results, r)
+	}
+	c.view = ViewOf(served)
+	return c.view
 }
 
 // ViewOfRecords builds a view over a {root: value} map.
@@ -418,18 +458,24 @@ func (p *Planner) Plan(obs *engine.Observation) *engine.Retrieve {
 	if !ok {
 		reads = settlementReads
 	}
-	tools := map[string]bool{}
+	var stack [16]string
+	list := stack[:0]
+	add := func(t string) {
+		if !slices.Contains(list, t) {
+			list = append(list, t)
+		}
+	}
 	for _, t := range reads {
-		tools[t] = true
+		add(t)
 	}
 	if obs.Event != nil {
 		for _, tr := range EventTermReads {
 			if strings.Contains(obs.Event.EventType, tr[0]) {
-				tools[tr[1]] = true
+				add(tr[1])
 			}
 		}
 	}
-	list := slices.Sorted(mapKeys(tools))
+	slices.Sort(list)
 	if len(list) > engine.MaxRequestsPerBatch {
 		list = list[:engine.MaxRequestsPerBatch]
 	}
@@ -449,7 +495,7 @@ func (p *Planner) PlanTools(obs *engine.Observation, tools []string) *engine.Ret
 	if len(pending) == 0 {
 		return nil
 	}
-	r := &engine.Retrieve{}
+	r := &engine.Retrieve{Requests: make([]engine.Request, 0, len(pending))}
 	for _, t := range pending {
 		p.attempted[t] = true
 		r.Requests = append(r.Requests, engine.Request{Tool: t})
@@ -514,6 +560,7 @@ type Reference struct {
 	planner *Planner
 	// TopupBatches counts batches the phase table alone did not plan.
 	TopupBatches int
+	views        viewCache
 }
 
 var _ engine.Agent = (*Reference)(nil)
@@ -525,6 +572,7 @@ func NewReference() *Reference { return &Reference{planner: NewPlanner()} }
 func (a *Reference) BeginEpisode(engine.AgentIdentity) {
 	a.planner.BeginEpisode()
 	a.TopupBatches = 0
+	a.views = viewCache{}
 }
 
 // DecisionBoundary forwards a business-outcome boundary to the planner
@@ -536,7 +584,7 @@ func (a *Reference) Decide(obs *engine.Observation) (engine.Decision, error) {
 	if planned := a.planner.Plan(obs); planned != nil {
 		return planned, nil
 	}
-	d, err := Decide(ViewOf(obs.Served), obs.Static().Policy)
+	d, err := Decide(a.views.of(obs.Served), obs.Static().Policy)
 	if err != nil {
 		root := err.(*MissingRootError).Root
 		tool, ok := RootTool[root]

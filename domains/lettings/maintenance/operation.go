@@ -288,7 +288,7 @@ func (r *runState) ReduceEvent(ctx *engine.Context, ev *engine.Event) engine.Ver
 			"actor %s does not hold %s, so it cannot bring about %s; provenance is derived from the actor registry and is re-checked where the mutation would happen",
 			engine.PyRepr(ev.ActorID), engine.PyRepr(required), engine.PyRepr(ev.EventType)))
 	}
-	if p, _ := payloadProblem(eventPayloadSchemas[ev.EventType], ev.Payload, "event "+ev.EventID, ev.EventType); p != "" {
+	if p, _ := payloadProblemAt(eventPayloadSchemas[ev.EventType], ev.Payload, "event ", ev.EventID, ev.EventType); p != "" {
 		return engine.Refuse("MALFORMED_EVENT_PAYLOAD", p)
 	}
 	return reducers[ev.EventType](r, ctx, ev)

@@ -68,13 +68,17 @@ const (
 )
 
 // payloadSchema is (required, optional) field → kind.
-type payloadSchema struct{ required, optional map[string]string }
+type payloadSchema struct {
+	required, optional map[string]string
+	// requiredOrder and optionalOrder are the field names, sorted.
+	requiredOrder, optionalOrder []string
+}
 
 func ps(req, opt map[string]string) payloadSchema {
 	if opt == nil {
 		opt = map[string]string{}
 	}
-	return payloadSchema{req, opt}
+	return payloadSchema{req, opt, sortedFieldNames(req), sortedFieldNames(opt)}
 }
 
 // EventPayloadSchemas is the exact payload contract of every event type.
@@ -227,6 +231,20 @@ func pyTypeName(v any) string {
 // payloadProblem holds a payload to its schema; "" when it fits. The texts
 // are upstream's (they reach the trajectory as refusal details).
 func payloadProblem(s payloadSchema, payload map[string]any, where, what string) (problem string, unknownField bool) {
+	return payloadProblemAt(s, payload, where, "", what)
+}
+
+// payloadProblemAt is payloadProblem with where = wherePrefix + whereID,
+// joined only when there is a problem to describe.
+func payloadProblemAt(s payloadSchema, payload map[string]any, wherePrefix, whereID, what string) (problem string, unknownField bool) {
+	if payloadOK(s, payload) {
+		return "", false
+	}
+	return fullPayloadProblem(s, payload, wherePrefix+whereID, what)
+}
+
+// fullPayloadProblem is the check in upstream's order, with its messages.
+func fullPayloadProblem(s payloadSchema, payload map[string]any, where, what string) (problem string, unknownField bool) {
 	var unknown []string
 	for k := range payload {
 		_, r := s.required[k]
@@ -294,10 +312,54 @@ func payloadProblem(s payloadSchema, payload map[string]any, where, what string)
 		}
 		return ""
 	}
-	if p := check(s.required, sortedFieldNames(s.required)); p != "" {
+	if p := check(s.required, s.requiredOrder); p != "" {
 		return p, false
 	}
-	return check(s.optional, sortedFieldNames(s.optional)), false
+	return check(s.optional, s.optionalOrder), false
+}
+
+// payloadOK reports, without allocating, that payloadProblem finds nothing:
+// every field known, every required field present, every value of its kind
+// (an optional string may be null) and no string empty.
+// TestPayloadOKAgreesWithProblem holds the two equal.
+func payloadOK(s payloadSchema, payload map[string]any) bool {
+	for k, v := range payload {
+		kind, ok := s.required[k]
+		if !ok {
+			if kind, ok = s.optional[k]; !ok {
+				return false
+			}
+		}
+		switch kind {
+		case kOptString:
+			if v == nil {
+				continue
+			}
+			if x, ok := v.(string); !ok || x == "" {
+				return false
+			}
+		case kString:
+			if x, ok := v.(string); !ok || x == "" {
+				return false
+			}
+		case kInteger:
+			if _, ok := v.(int64); !ok {
+				return false
+			}
+		case kBoolean:
+			if _, ok := v.(bool); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	for k := range s.required {
+		if _, ok := payload[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func sortedFieldNames(m map[string]string) []string {
