@@ -55,11 +55,13 @@ var (
 	// dial an address that is not a loopback IP: it reaches no service.
 	ErrNotLoopback = refusal.Sentinel("preflight/not-loopback")
 	// ErrSelfCheck is returned when a cell finished and one of its own
-	// checks failed: a reference cell that did not end scored, a ledger
-	// that does not read back as written, a wire digest that is not the
-	// digest of the body the provider received, a replay that differs or
-	// reached a provider, a fault cell that did not end excluded with its
-	// fault, or a scripted provider that refused a request.
+	// checks failed: a ledger that does not record one call per request
+	// the provider received, a wire digest that is not the digest of the
+	// body the provider received, a model run with more or fewer calls than
+	// decisions, a scored run the scripted provider refused a request in,
+	// or an artefact that does not replay at zero provider calls. (A cell
+	// that ended otherwise than its kind must, e.g. excluded by a lowered
+	// call bound, is a Result whose OK is false, not a refusal.)
 	ErrSelfCheck = refusal.Sentinel("preflight/self-check-failed")
 )
 

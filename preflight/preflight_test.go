@@ -1,0 +1,401 @@
+package preflight
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/bundle"
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/episode"
+	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/execledger/ledgertest"
+	"github.com/obaudit/obaudit/provider"
+	"github.com/obaudit/obaudit/provider/openai"
+	"github.com/obaudit/obaudit/refusal"
+)
+
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// TestReferenceCell is R1, R3, R4, R6, R20 and F12, and the issue's
+// acceptance: a v3 ledger and an artefact that validation, replay (zero
+// provider calls) and the bundle audit all accept.
+func TestReferenceCell(t *testing.T) {
+	dir := outDir(t)
+	cfg := config(t, dir)
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.OK() || r.Status != "scored" {
+		t.Fatalf("reference cell: %s %s", r.Status, r.ExclusionCode)
+	}
+	if got := entries(t, dir); !slices.Equal(got, []string{ArtefactFile, LedgerFile}) {
+		t.Errorf("directory holds %v", got)
+	}
+
+	// R1: the ledger.
+	a, err := execledger.ReadFile(r.LedgerPath, execledger.Options{RequireComplete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := a.Totals
+	if a.Version != 3 || tt.ProviderCalls != 46 || tt.Attempts != 46 || tt.InputTokens != 46*4211 || tt.OutputTokens != 46*118 ||
+		tt.MeasuredCostUSD != "0.2964125" || tt.ForfeitedReservationUSD != "0" || len(tt.FaultCounts) != 0 {
+		t.Errorf("totals %+v", tt)
+	}
+	for i, idx := range a.DecisionCallIndex {
+		if idx != int64(i) {
+			t.Fatalf("decision call index %v", a.DecisionCallIndex)
+		}
+	}
+	// R4, R20, F12: the header.
+	h := a.Header
+	if d, _ := canon.UpstreamDigest(h.Provider.Settings); d != h.Provider.SettingsDigest || h.Provider.RequestMapping != openai.RequestMapping ||
+		h.IntendedArtefactVersion != 8 || h.OperationInstanceID != testInstance || !strings.HasPrefix(h.ExecutionRunID, "exec_") {
+		t.Errorf("header %+v", h)
+	}
+	if c := h.Controls; c.MaxOutputTokens != 4096 || c.TokenHardCap != 1_650_300 || c.MaxProviderCalls != 60 || c.MaxAttemptsPerCall != 1 || c.ExpectedProviderCalls != 46 {
+		t.Errorf("controls %+v", c)
+	}
+	if h.Provider.BaseURL != "https://127.0.0.1/v1" || h.Controls.Pricing["rate_source"] != "operator_supplied_pinned_rates" {
+		t.Errorf("base url %q, pricing %v", h.Provider.BaseURL, h.Controls.Pricing)
+	}
+
+	// R6: the artefact.
+	b, err := os.ReadFile(r.ArtefactPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := artefact.Read(b, cfg.ArtefactOptions)
+	if err != nil {
+		t.Fatalf("the artefact does not validate: %v", err)
+	}
+	art := doc.Artefact
+	pe := art.ProviderExecution
+	if art.ArtifactVersion != 8 || pe == nil || pe.ExecutionRunID != h.ExecutionRunID || pe.ExecutionLedgerDigest != a.LedgerDigest() ||
+		pe.ProviderCalls != 46 || pe.ExecutionLedgerVersion != 3 || pe.MeasuredCostUSD != "0.2964125" {
+		t.Errorf("binding %+v", pe)
+	}
+	// R3: per call, the artefact's request digest is the ledger's, and it
+	// is not the wire digest.
+	for i, at := range art.Execution.Attempts {
+		c := a.Calls[i]
+		if at.RequestDigest != c.RequestDigest || at.InvocationIndex != c.InvocationIndex || at.TurnIndex != c.TurnIndex || c.RequestDigest == *c.WireRequestDigest {
+			t.Fatalf("call %d: artefact attempt %+v against row %+v", i, at, c)
+		}
+	}
+	for _, bad := range []string{LedgerFile, "Bearer", "preflight-loopback", "uthoriz", "sk-", "127.0.0.1"} {
+		if bytes.Contains(b, []byte(bad)) {
+			t.Errorf("the artefact carries %q", bad)
+		}
+	}
+	if art.AgentKind != "model" || art.AgentID != AgentID || !art.Evaluation.Reliable {
+		t.Errorf("agent %s (%s), reliable %v", art.AgentID, art.AgentKind, art.Evaluation.Reliable)
+	}
+
+	// The bundle audit, independently of the run's own.
+	res, err := bundle.AuditFiles(r.ArtefactPath, r.LedgerPath, bundle.Options{ValidateArtefact: func(tree map[string]any) error {
+		_, err := artefact.Validate(tree, cfg.ArtefactOptions)
+		return err
+	}})
+	if err != nil || res.ProviderCalls != 46 {
+		t.Fatalf("bundle audit: %v", err)
+	}
+}
+
+// failing is an HTTP transport that fails the test if anything uses it.
+type failing struct{ t *testing.T }
+
+func (f failing) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.t.Errorf("replay reached an HTTP transport: %s %s", r.Method, r.URL)
+	return nil, errors.New("forbidden")
+}
+
+// TestReplayMakesNoProviderCall: the written artefact replays with the
+// ledger deleted, the replay's forbidden transport untouched and every
+// default HTTP path failing the test.
+func TestReplayMakesNoProviderCall(t *testing.T) {
+	dir := outDir(t)
+	cfg := config(t, dir)
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(r.ArtefactPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(r.LedgerPath); err != nil {
+		t.Fatal(err)
+	}
+	saved := http.DefaultTransport
+	http.DefaultTransport = failing{t}
+	defer func() { http.DefaultTransport = saved }()
+	doc, err := artefact.Read(b, cfg.ArtefactOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft := &episode.ForbiddenTransport{}
+	rep, err := episode.Replay(doc, episode.ReplayConfig{Domain: cfg.Domain, Agents: cfg.Agents, Transport: ft})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.Reproduction != artefact.ReproductionPlayback || ft.Calls() != 0 || rep.ProviderCalls != 0 {
+		t.Errorf("replay ok %v by %s, %d forbidden calls", rep.OK(), rep.Reproduction, ft.Calls())
+	}
+	if !slices.Contains(rep.CarriedForward, "provider_execution") {
+		t.Errorf("carried forward %v", rep.CarriedForward)
+	}
+}
+
+// TestFaultCells is R7-R12 and the transport and invalid-body cells: each
+// fault on request 4 ends the run excluded with that fault, its ledger
+// holds the four calls with a decision on all but the last, and no
+// artefact is written.
+func TestFaultCells(t *testing.T) {
+	for _, f := range Faults[1:] {
+		t.Run(string(f), func(t *testing.T) {
+			dir := outDir(t)
+			cfg := config(t, dir)
+			cfg.Fault = f
+			r, err := Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.OK() || r.Status != "excluded" || r.ExclusionCode != ExpectedFault[f] || r.ArtefactPath != "" {
+				t.Fatalf("cell %s: %s %s artefact %q", f, r.Status, r.ExclusionCode, r.ArtefactPath)
+			}
+			if got := entries(t, dir); !slices.Equal(got, []string{LedgerFileFor(f)}) {
+				t.Errorf("directory holds %v", got)
+			}
+			a := r.Ledger
+			if len(a.Calls) != DefaultFaultAt || r.ProviderRequests != DefaultFaultAt {
+				t.Fatalf("%d calls, %d requests", len(a.Calls), r.ProviderRequests)
+			}
+			for i, c := range a.Calls {
+				if (c.Decision == nil) != (i == len(a.Calls)-1) {
+					t.Errorf("call %d decision %v", i, c.Decision)
+				}
+			}
+			last := a.Calls[len(a.Calls)-1].Attempts[0]
+			wantStatus := map[Fault]int64{Fault429: 429, Fault500: 500, FaultInvalidBody: 200, FaultWrongModel: 200}[f]
+			gotStatus := int64(0)
+			if last.HTTPStatus != nil {
+				gotStatus = *last.HTTPStatus
+			}
+			if *last.Fault != ExpectedFault[f] || gotStatus != wantStatus || last.ResponseReceived != (f != FaultTransport) || last.UsageReported {
+				t.Errorf("last attempt: fault %s status %d received %v usage %v", *last.Fault, gotStatus, last.ResponseReceived, last.UsageReported)
+			}
+			if fc := a.Totals.FaultCounts; len(fc) != 1 || fc[ExpectedFault[f]] != 1 || *a.Terminal.ExclusionCode != r.Stop.Code {
+				t.Errorf("fault counts %v, terminal %v, stop %s", fc, *a.Terminal.ExclusionCode, r.Stop.Code)
+			}
+			// R10: three amounts, never one.
+			tt := a.Totals
+			m, _ := execledger.ParseAmount(tt.MeasuredCostUSD)
+			fo, _ := execledger.ParseAmount(tt.ForfeitedReservationUSD)
+			re, _ := execledger.ParseAmount(tt.ReservedUSD)
+			forfeits := 0
+			for _, c := range a.Calls {
+				if *c.Attempts[0].CostSettlement == "forfeited" {
+					forfeits++
+				}
+			}
+			if m.Sign() <= 0 || fo.Sign() <= 0 || m.Cmp(fo) == 0 || re.Cmp(m) <= 0 || re.Cmp(fo) <= 0 || forfeits != 1 {
+				t.Errorf("measured %s forfeited %s reserved %s, %d forfeits", m, fo, re, forfeits)
+			}
+			// The ledger of a fault cell binds no artefact.
+			if _, err := a.Binding(); !errors.Is(err, execledger.ErrNoBinding) {
+				t.Errorf("binding from an excluded ledger: %v", err)
+			}
+		})
+	}
+}
+
+// TestRewrittenRowsAreRefused is R15 on a preflight ledger.
+func TestRewrittenRowsAreRefused(t *testing.T) {
+	dir := outDir(t)
+	r, err := Run(config(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(r.LedgerPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string]func(map[string]any){
+		"normalized digest": func(c map[string]any) {
+			c["attempts"].([]any)[0].(map[string]any)["response_normalized_digest_sha256"] = strings.Repeat("f", 64)
+		},
+		"call index": func(c map[string]any) { c["call_index"] = int64(41) },
+	} {
+		rows := ledgertest.Rows(b)
+		edit(rows[5]["call"].(map[string]any))
+		_, err := execledger.Read(bytes.NewReader(ledgertest.Rewrite(rows)), execledger.Options{})
+		if !errors.Is(err, execledger.ErrRowDigest) {
+			t.Errorf("%s rewritten: %v", name, err)
+		}
+	}
+}
+
+// TestCallBoundExcludes is R16: a lowered call bound stops the reference
+// cell before dispatch; three calls were made and nothing is scored.
+func TestCallBoundExcludes(t *testing.T) {
+	dir := outDir(t)
+	cfg := config(t, dir)
+	cfg.MaxCalls = 3
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OK() || r.Status != "excluded" || r.ExclusionCode != "provider_budget" || len(r.Ledger.Calls) != 3 || r.ProviderRequests != 3 || r.ArtefactPath != "" {
+		t.Errorf("%s %s, %d calls, %d requests, artefact %q", r.Status, r.ExclusionCode, len(r.Ledger.Calls), r.ProviderRequests, r.ArtefactPath)
+	}
+	if !errors.Is(r.Stop, provider.ErrCallBound) {
+		t.Errorf("stop %v", r.Stop)
+	}
+	if r.Ledger.Header.Controls.MaxProviderCalls != 3 || r.Ledger.Header.Controls.ExpectedProviderCalls != 3 {
+		t.Errorf("controls %+v", r.Ledger.Header.Controls)
+	}
+}
+
+// TestTokenCeilingPerCall is F11: with the ceiling lowered below one
+// request's exposure, the guard refuses the first request before dispatch;
+// the provider answers nothing and the ledger is excluded with no calls.
+func TestTokenCeilingPerCall(t *testing.T) {
+	dir := outDir(t)
+	cfg := config(t, dir)
+	rates, capUSD, policy, err := pricing(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cell{Config: cfg, rates: rates, cap: capUSD, policy: policy, tokenCap: 4097}
+	r, err := c.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != "excluded" || r.ExclusionCode != "provider_budget" || len(r.Ledger.Calls) != 0 || r.ProviderRequests != 0 {
+		t.Fatalf("%s %s, %d calls, %d requests", r.Status, r.ExclusionCode, len(r.Ledger.Calls), r.ProviderRequests)
+	}
+	if !errors.Is(r.Stop, provider.ErrTokenCapExceeded) || !errors.Is(r.Stop, provider.ErrCostCapExceeded) || r.Stop.Dispatched {
+		t.Errorf("stop %v", r.Stop)
+	}
+	if r.Ledger.Header.Controls.TokenHardCap != 4097 {
+		t.Errorf("header token cap %d", r.Ledger.Header.Controls.TokenHardCap)
+	}
+	// The same with a cost cap below one reservation (R17 at the run).
+	dir2 := outDir(t)
+	cfg2 := config(t, dir2)
+	tiny, _ := execledger.ParseDecimal("0.000001")
+	c2 := cell{Config: cfg2, rates: rates, cap: tiny, policy: policy, tokenCap: provider.TokenHardCap}
+	r2, err := c2.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.ExclusionCode != "provider_budget" || r2.ProviderRequests != 0 || errors.Is(r2.Stop, provider.ErrTokenCapExceeded) || !errors.Is(r2.Stop, provider.ErrCostCapExceeded) {
+		t.Errorf("cost cap: %s, %d requests, stop %v", r2.ExclusionCode, r2.ProviderRequests, r2.Stop)
+	}
+}
+
+// TestUpFrontRefusals: the call bound, the token exposure, the live
+// environment and the cost worst case are refused before anything is
+// built, dialled or written.
+func TestUpFrontRefusals(t *testing.T) {
+	cases := map[string]struct {
+		mod   func(*Config)
+		class *refusal.Refusal
+	}{
+		"61 calls":   {func(c *Config) { c.MaxCalls = 61 }, provider.ErrCallBound},
+		"100 calls":  {func(c *Config) { c.MaxCalls = 100 }, provider.ErrCallBound},
+		"0 calls":    {func(c *Config) { c.MaxCalls = 0 }, provider.ErrCallBound},
+		"-1 calls":   {func(c *Config) { c.MaxCalls = -1 }, provider.ErrCallBound},
+		"a key set":  {func(c *Config) { c.Environment = env("OPENAI_API_KEY", "sk-whatever") }, provider.ErrLiveEnvironment},
+		"a base url": {func(c *Config) { c.Environment = env("OPENAI_BASE_URL", "https://api.openai.com/v1") }, provider.ErrLiveEnvironment},
+		"tiny cap":   {func(c *Config) { c.CostCapUSD = "0.000001" }, provider.ErrCostExposure},
+		"bad rate":   {func(c *Config) { c.InputUSDPerMTok = "1,25" }, provider.ErrCostExposure},
+	}
+	for name, c := range cases {
+		dir := outDir(t)
+		cfg := config(t, dir)
+		cfg.Reference = nil // nothing may reach the script
+		c.mod(&cfg)
+		_, err := Run(cfg)
+		if !errors.Is(err, c.class) {
+			t.Errorf("%s: %v, want %s", name, err, c.class.Class)
+		}
+		if got := entries(t, dir); len(got) != 0 {
+			t.Errorf("%s: the refused run wrote %v", name, got)
+		}
+	}
+	if err := CheckArguments(60); err != nil {
+		t.Errorf("60 calls: %v", err)
+	}
+}
+
+func env(name, value string) func(string) (string, bool) {
+	return func(n string) (string, bool) {
+		if n == name {
+			return value, true
+		}
+		return "", false
+	}
+}
+
+// TestNotLoopback: the preflight's client dials nothing but loopback IPs.
+func TestNotLoopback(t *testing.T) {
+	lb := Serve(http.NotFoundHandler())
+	defer lb.Close()
+	for _, u := range []string{"https://example.com/v1/responses", "https://203.0.113.7/v1/responses", "https://localhost.invalid/"} {
+		_, err := lb.Client.Get(u)
+		if !errors.Is(err, ErrNotLoopback) {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+	for _, a := range []string{"127.0.0.1:443", "[::1]:443"} {
+		if err := checkLoopback(a); err != nil {
+			t.Errorf("%s: %v", a, err)
+		}
+	}
+	resp, err := lb.Client.Get(lb.BaseURL + "/x")
+	if err != nil {
+		t.Fatalf("the loopback server itself: %v", err)
+	}
+	resp.Body.Close()
+}
+
+// TestSelfCheck: a ledger whose wire digests are not the bodies the
+// provider received is refused by the cell's own check.
+func TestSelfCheck(t *testing.T) {
+	dir := outDir(t)
+	cfg := config(t, dir)
+	cfg.Fault = Fault500
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cell{Config: cfg}
+	wrong := &Script{bodies: []string{canon.SHA256Hex([]byte("x")), canon.SHA256Hex([]byte("y")), canon.SHA256Hex([]byte("z")), canon.SHA256Hex([]byte("w"))}}
+	if err := c.check(&Result{Cell: Fault500, LedgerPath: r.LedgerPath}, wrong, nil); !errors.Is(err, ErrSelfCheck) {
+		t.Errorf("other bodies: %v", err)
+	}
+	fewer := &Script{bodies: []string{canon.SHA256Hex([]byte("x"))}}
+	if err := c.check(&Result{Cell: Fault500, LedgerPath: r.LedgerPath}, fewer, nil); !errors.Is(err, ErrSelfCheck) {
+		t.Errorf("fewer bodies: %v", err)
+	}
+}
