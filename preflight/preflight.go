@@ -189,11 +189,20 @@ type Result struct {
 	ReplayProviderCalls int64
 }
 
-// OK reports whether the cell ended as its kind must: scored with an
-// artefact (reference) or excluded with its fault and no artefact.
+// OK reports whether the run produced an audited pair: a scored ledger
+// and an artefact that passed the bundle audit and replayed at zero
+// provider calls. Only a reference cell can.
 func (r *Result) OK() bool {
+	return r.Status == execledger.TerminalScored && r.ArtefactPath != "" && r.Bundle != nil &&
+		r.Replay != nil && r.Replay.OK() && r.ReplayProviderCalls == 0
+}
+
+// AsExpected reports whether the cell ended as its kind must: the
+// reference cell scored and audited ([Result.OK]), a fault cell excluded
+// with its fault and no artefact.
+func (r *Result) AsExpected() bool {
 	if r.Cell == FaultNone {
-		return r.Status == execledger.TerminalScored && r.ArtefactPath != ""
+		return r.OK()
 	}
 	return r.Status == execledger.TerminalExcluded && r.ExclusionCode == ExpectedFault[r.Cell] && r.ArtefactPath == ""
 }

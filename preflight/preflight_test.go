@@ -43,7 +43,7 @@ func TestReferenceCell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.OK() || r.Status != "scored" {
+	if !r.OK() || !r.AsExpected() || r.Status != "scored" {
 		t.Fatalf("reference cell: %s %s", r.Status, r.ExclusionCode)
 	}
 	if got := entries(t, dir); !slices.Equal(got, []string{ArtefactFile, LedgerFile}) {
@@ -179,7 +179,7 @@ func TestFaultCells(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !r.OK() || r.Status != "excluded" || r.ExclusionCode != ExpectedFault[f] || r.ArtefactPath != "" {
+			if r.OK() || !r.AsExpected() || r.Status != "excluded" || r.ExclusionCode != ExpectedFault[f] || r.ArtefactPath != "" {
 				t.Fatalf("cell %s: %s %s artefact %q", f, r.Status, r.ExclusionCode, r.ArtefactPath)
 			}
 			if got := entries(t, dir); !slices.Equal(got, []string{LedgerFileFor(f)}) {
@@ -264,7 +264,7 @@ func TestCallBoundExcludes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.OK() || r.Status != "excluded" || r.ExclusionCode != "provider_budget" || len(r.Ledger.Calls) != 3 || r.ProviderRequests != 3 || r.ArtefactPath != "" {
+	if r.OK() || r.AsExpected() || r.Status != "excluded" || r.ExclusionCode != "provider_budget" || len(r.Ledger.Calls) != 3 || r.ProviderRequests != 3 || r.ArtefactPath != "" {
 		t.Errorf("%s %s, %d calls, %d requests, artefact %q", r.Status, r.ExclusionCode, len(r.Ledger.Calls), r.ProviderRequests, r.ArtefactPath)
 	}
 	if !errors.Is(r.Stop, provider.ErrCallBound) {

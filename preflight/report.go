@@ -28,6 +28,7 @@ func (r *Result) Summary() map[string]any {
 	s := map[string]any{
 		"mediaType":                     MediaType,
 		"ok":                            r.OK(),
+		"cell_as_expected":              r.AsExpected(),
 		"cell":                          string(r.Cell),
 		"live_provider_call":            false,
 		"credential_read":               false,

@@ -54,9 +54,10 @@ It reads no credential (a fixed placeholder Authorization value is sent), its cl
 loopback addresses only, and it refuses to start when OPENAI_API_KEY, OPENAI_BASE_URL,
 OPENAI_ORG_ID or OPENAI_PROJECT_ID is set.
 
-Exit 0: the cell ended as it must (reference scored and audited; fault cell excluded with its
-fault). Exit 2: it ran and ended otherwise (e.g. excluded by a lowered --max-calls). Exit 1:
-refused, by class. Exit 64: usage. Exit 70: failure.`,
+Exit 0: a scored ledger and an artefact that passed the bundle audit and replayed at zero
+provider calls. Exit 2: it ran and no audited pair exists: the run was excluded (every fault
+cell, or a lowered --max-calls); the report's "cell as expected" says whether that is what
+the cell requires. Exit 1: refused, by class. Exit 64: usage. Exit 70: failure.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The bounds first: nothing is built, dialled or opened before.
@@ -122,7 +123,11 @@ refused, by class. Exit 64: usage. Exit 70: failure.`,
 				printPreflight(cmd, r)
 			}
 			if !r.OK() {
-				return answerNo("the %s cell ended %s (%s)", r.Cell, r.Status, r.ExclusionCode)
+				expected := "not as the cell requires"
+				if r.AsExpected() {
+					expected = "as the cell requires"
+				}
+				return answerNo("the %s cell ended %s (%s), %s; no artefact was written", r.Cell, r.Status, r.ExclusionCode, expected)
 			}
 			return nil
 		},
@@ -152,9 +157,10 @@ func printPreflight(cmd *cobra.Command, r *preflight.Result) {
 	w := cmd.OutOrStdout()
 	verdict := "OK"
 	if !r.OK() {
-		verdict = "NOT OK"
+		verdict = "NO"
 	}
 	fmt.Fprintf(w, "preflight %s: cell %s, scenario %s, agent %s, model %s\n", verdict, r.Cell, r.ScenarioID, preflight.AgentID, preflight.Model)
+	fmt.Fprintf(w, "cell as expected:  %v\n", r.AsExpected())
 	code := r.ExclusionCode
 	if code == "" {
 		code = "-"
