@@ -125,28 +125,49 @@ func needsCare(w uint64) bool {
 	return (less|eq|w)&msb != 0
 }
 
-func appendString(dst []byte, s string) []byte {
+// le64 is the little-endian word of the first 8 bytes of s (one load).
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// plainASCII reports whether s has no byte below 0x20, no '"', no '\\' and
+// no byte at or above 0x80: it is written between quotes as it is.
+func plainASCII(s string) bool {
+	n := len(s)
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+				return false
+			}
+		}
+		return true
+	}
 	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if needsCare(w) {
-			break
+	for ; i+8 <= n; i += 8 {
+		if needsCare(le64(s[i:])) {
+			return false
 		}
 	}
+	// The last word overlaps the one before it.
+	return i == n || !needsCare(le64(s[n-8:]))
+}
+
+func appendString(dst []byte, s string) []byte {
+	if plainASCII(s) {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	plain := true
-	ascii := true
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == '"' || c == '\\' {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
 			plain = false
 			break
 		}
-		if c >= 0x80 {
-			ascii = false
-		}
 	}
-	if plain && (ascii || utf8.ValidString(s)) {
+	if plain && utf8.ValidString(s) {
 		dst = append(dst, '"')
 		dst = append(dst, s...)
 		return append(dst, '"')
@@ -156,6 +177,14 @@ func appendString(dst []byte, s string) []byte {
 		panic("engine: string is not valid UTF-8")
 	}
 	return b
+}
+
+// appendKey writes "k": for a key the engine spells itself (plain ASCII,
+// nothing to escape).
+func appendKey(dst []byte, k string) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, k...)
+	return append(dst, '"', ':')
 }
 
 // CanonicalDigest is the lower-case hex SHA-256 of v's upstream canonical

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -118,5 +119,35 @@ func TestDecisionRecordRoundTrip(t *testing.T) {
 	}
 	if _, err := DecisionFromRecord(map[string]any{"kind": "SHOUT"}); !errorsIs(err, ErrMalformedDecision) {
 		t.Errorf("unknown kind: %v, want %s", err, ErrMalformedDecision.Class)
+	}
+}
+
+// TestAppendStringRandom holds appendString to canon over random strings
+// mixing plain ASCII with every byte class the fast scan must catch, at
+// every length around the 8-byte word boundaries.
+func TestAppendStringRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "Z", "0", " ", "~", "\x00", "\x1f", "\x7f", "\"", "\\", "\u00e9", "\u2028", "\U0001F600", "/", "<"}
+	for i := 0; i < 200000; i++ {
+		n := r.IntN(40)
+		var b strings.Builder
+		for j := 0; j < n; j++ {
+			if r.IntN(10) < 8 {
+				b.WriteByte(byte('a' + r.IntN(26)))
+			} else {
+				b.WriteString(pieces[r.IntN(len(pieces))])
+			}
+		}
+		s := b.String()
+		want, err := canon.Upstream(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("appendString(%q) = %s, want %s", s, got[1:], want)
+		}
+		if plainASCII(s) != (strings.Trim(s, "abcdefghijklmnopqrstuvwxyzZ0 ~/<\x7f") == "") {
+			t.Fatalf("plainASCII(%q) = %v", s, plainASCII(s))
+		}
 	}
 }

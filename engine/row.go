@@ -121,8 +121,7 @@ func (l *ledger) row(at, recordType string, fs ...field) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, all[i].key)
-		b = append(b, ':')
+		b = appendKey(b, all[i].key)
 		b = all[i].appendValue(b)
 	}
 	b = append(b, '}')
