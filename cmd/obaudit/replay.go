@@ -133,15 +133,11 @@ func printReplay(cmd *cobra.Command, r *artefact.ReplayReport) {
 	fmt.Fprintf(w, "established        reproduction under the recorded engine; no ledger was opened and nothing is attested\n")
 }
 
-// writeRunArtefact grades an episode `obaudit run` executed, builds its
-// contract-8 artefact, validates it as a reader would, and writes it to
-// path exactly once without following links (mode 0600). The file's
-// SHA-256 goes to stderr so stdout stays the run report.
-func writeRunArtefact(cmd *cobra.Command, path string, ep *engine.Episode) error {
-	a, err := episode.FromEpisode(ep)
-	if err != nil {
-		return err
-	}
+// writeRunArtefact takes the contract-8 artefact of an episode `obaudit run`
+// executed and graded (episode.Run), validates it as a reader would, and
+// writes it to path exactly once without following links (mode 0600). The
+// file's SHA-256 goes to stderr so stdout stays the run report.
+func writeRunArtefact(cmd *cobra.Command, path string, a *artefact.Artefact) error {
 	b, err := artefact.Write(path, a, artefactOptions())
 	if err != nil {
 		return err

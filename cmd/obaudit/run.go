@@ -4,10 +4,16 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"maps"
 	"slices"
+	"strings"
 
+	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/episode"
+	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
 	"github.com/spf13/cobra"
 )
@@ -19,12 +25,15 @@ func newRunCmd(g *globals) *cobra.Command {
 	var scenario, agentID, specFile, instanceID, engineVersion, output string
 	c := &cobra.Command{
 		Use:   "run --scenario V1|V2|V3 [--agent reference] [--spec FILE] [--operation-instance-id ID]",
-		Short: "Run one episode of the embedded deterministic engine and report its digests",
+		Short: "Run one episode of the embedded deterministic engine and report its result vector and digests",
 		Long: `Run one episode of the lettings maintenance operation with a deterministic agent,
 including the determinism self-check (the episode is executed twice and the
 final-state and trajectory digests compared), and report the terminal status,
-invocations, simulated minutes and the trajectory, final-state and decisions
-digests. The operation instance id is minted at random unless given; pin it
+invocations, simulated minutes, the trajectory, final-state and decisions
+digests, and the result vector graded under the engine version: reliable, the
+eleven dimensions with pass/fail, counts and finding codes (the artefact's
+evaluation, computed as --output writes it). An unknown --engine is refused
+(engine/unknown-version). The operation instance id is minted at random unless given; pin it
 (opinst_0123456789abcdef0123456789abcdef) to reproduce upstream's fixtures.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -36,8 +45,8 @@ digests. The operation instance id is minted at random unless given; pin it
 			if !ok {
 				return usagef("unknown --agent %q (want one of %v)", agentID, pack.AgentIDs())
 			}
-			if !slices.Contains(schemas.Engines(), engineVersion) {
-				return usagef("unknown --engine %q (want one of %v)", engineVersion, schemas.Engines())
+			if err := knownEngine(engineVersion); err != nil {
+				return err
 			}
 			if instanceID == "" {
 				var b [16]byte
@@ -59,15 +68,16 @@ digests. The operation instance id is minted at random unless given; pin it
 			if err != nil {
 				return err
 			}
-			ep, err := engine.Run(engine.Config{
+			res, err := episode.Run(episode.Config{
 				Domain: dom, NewAgent: agent.New, AgentID: agent.ID, AgentKind: agent.Kind,
-				OperationInstanceID: instanceID, EngineVersion: engineVersion, SelfCheck: engine.SelfCheckRerun,
+				OperationInstanceID: instanceID, EngineVersion: engineVersion,
 			})
 			if err != nil {
 				return err
 			}
+			ep, ev := res.Episode, &res.Artefact.Evaluation
 			if output != "" {
-				if err := writeRunArtefact(cmd, output, ep); err != nil {
+				if err := writeRunArtefact(cmd, output, res.Artefact); err != nil {
 					return err
 				}
 			}
@@ -97,6 +107,8 @@ digests. The operation instance id is minted at random unless given; pin it
 				"final_state_digest_sha256": ep.FinalStateDigest,
 				"decisions_digest_sha256":   ep.DecisionsDigest,
 				"determinism_self_check":    replay,
+				"reliable":                  ev.Reliable,
+				"evaluation":                res.Artefact.Tree()["evaluation"],
 			}
 			if g.json {
 				if err := writeJSON(cmd, report); err != nil {
@@ -121,6 +133,7 @@ digests. The operation instance id is minted at random unless given; pin it
 				fmt.Fprintf(w, "final_state_digest_sha256: %s\n", ep.FinalStateDigest)
 				fmt.Fprintf(w, "decisions_digest_sha256: %s\n", ep.DecisionsDigest)
 				fmt.Fprintf(w, "determinism_self_check: %s\n", replay)
+				writeResultVector(w, ev)
 			}
 			if replay != "reproduced" {
 				return answerNo("the determinism self-check did not reproduce the episode")
@@ -135,4 +148,43 @@ digests. The operation instance id is minted at random unless given; pin it
 	c.Flags().StringVar(&output, "output", "", "write the episode artefact (contract 8) to this new file")
 	c.Flags().StringVar(&engineVersion, "engine", schemas.EngineObaudit, "engine version recorded for the run (the runtime is the same for both)")
 	return c
+}
+
+// knownEngine refuses an engine version this build does not carry, by name
+// (engine/unknown-version, exit 1), as the engine and the gate do.
+func knownEngine(version string) error {
+	if !slices.Contains(schemas.Engines(), version) {
+		return refusal.New(engine.ErrUnknownEngineVersion, "--engine %q is not one of %v", version, schemas.Engines())
+	}
+	return nil
+}
+
+// writeResultVector prints the evaluation of a run: the verdict, then the
+// eleven dimensions in contract order, each with its result, its counts
+// (sorted by name) and its findings.
+func writeResultVector(w io.Writer, ev *artefact.Evaluation) {
+	none := func(s []string) string {
+		if len(s) == 0 {
+			return "none"
+		}
+		return strings.Join(s, ", ")
+	}
+	fmt.Fprintf(w, "reliable: %v (legitimate_completion: %v)\n", ev.Reliable, ev.LegitimateCompletion)
+	fmt.Fprintf(w, "failed_dimensions: %s\n", none(ev.FailedDimensions))
+	fmt.Fprintf(w, "finding_codes: %s\n", none(ev.FindingCodes))
+	fmt.Fprintf(w, "dimensions:\n")
+	for i, d := range ev.Dimensions {
+		res := "OK"
+		if !d.OK {
+			res = "FAILED"
+		}
+		var counts []string
+		for _, k := range slices.Sorted(maps.Keys(d.Counts)) {
+			counts = append(counts, fmt.Sprintf("%s=%d", k, d.Counts[k]))
+		}
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %2d %-22s %-6s %s", i+1, d.Name, res, strings.Join(counts, " ")), " "))
+		for _, f := range d.Findings {
+			fmt.Fprintf(w, "       ! %s: %s\n", f.Code, f.Detail)
+		}
+	}
 }
