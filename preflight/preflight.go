@@ -41,6 +41,7 @@ import (
 
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/bundle"
+	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
@@ -57,7 +58,9 @@ var (
 	// ErrSelfCheck is returned when a cell finished and one of its own
 	// checks failed: a ledger that does not record one call per request
 	// the provider received, a wire digest that is not the digest of the
-	// body the provider received, a model run with more or fewer calls than
+	// body the provider received, a normalized response digest that is not
+	// the digest of the answer it sent, a decision that is not the
+	// reference decision it answered with, a model run with more or fewer calls than
 	// decisions, a scored run the scripted provider refused a request in,
 	// or an artefact that does not replay at zero provider calls. (A cell
 	// that ended otherwise than its kind must, e.g. excluded by a lowered
@@ -444,6 +447,22 @@ func (c *cell) check(res *Result, script *Script, artefactBytes []byte) error {
 	for i, call := range audit.Calls {
 		if call.WireRequestDigest == nil || *call.WireRequestDigest != received[i] {
 			return refusal.New(ErrSelfCheck, "call %d's wire digest is not the digest of the body the provider received", i)
+		}
+	}
+	// Each accepted answer is bound to the answer the provider sent, and
+	// each decision to the reference decision it answered with.
+	answers := script.AnswerDigests()
+	for i, call := range audit.Calls {
+		last := call.Attempts[len(call.Attempts)-1]
+		if last.ResponseNormalizedDigest != nil && *last.ResponseNormalizedDigest != answers[i] {
+			return refusal.New(ErrSelfCheck, "call %d's normalized response digest is not the digest of the answer the provider sent", i)
+		}
+		if call.Decision == nil {
+			continue
+		}
+		entry, _ := script.Tape[i].(map[string]any)
+		if d, err := canon.UpstreamDigest(entry["outcome"]); err != nil || d != call.Decision.DecisionDigest {
+			return refusal.New(ErrSelfCheck, "call %d's decision is not the reference decision the provider answered with", i)
 		}
 	}
 	res.ProviderRequests = script.Requests()

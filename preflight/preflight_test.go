@@ -12,6 +12,7 @@ import (
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/bundle"
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/execledger/ledgertest"
@@ -379,8 +380,10 @@ func TestNotLoopback(t *testing.T) {
 	resp.Body.Close()
 }
 
-// TestSelfCheck: a ledger whose wire digests are not the bodies the
-// provider received is refused by the cell's own check.
+// TestSelfCheck: the cell's own check passes on what the run really
+// exchanged and refuses a ledger whose wire digests are not the bodies the
+// provider received, whose answers are not the answers it sent (R14), or
+// whose decisions are not the reference decisions it answered with.
 func TestSelfCheck(t *testing.T) {
 	dir := outDir(t)
 	cfg := config(t, dir)
@@ -389,13 +392,98 @@ func TestSelfCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cell{Config: cfg}
-	wrong := &Script{bodies: []string{canon.SHA256Hex([]byte("x")), canon.SHA256Hex([]byte("y")), canon.SHA256Hex([]byte("z")), canon.SHA256Hex([]byte("w"))}}
-	if err := c.check(&Result{Cell: Fault500, LedgerPath: r.LedgerPath}, wrong, nil); !errors.Is(err, ErrSelfCheck) {
-		t.Errorf("other bodies: %v", err)
+	ref, err := engine.Execute(cfg.Domain, cfg.Reference(), testInstance)
+	if err != nil {
+		t.Fatal(err)
 	}
-	fewer := &Script{bodies: []string{canon.SHA256Hex([]byte("x"))}}
-	if err := c.check(&Result{Cell: Fault500, LedgerPath: r.LedgerPath}, fewer, nil); !errors.Is(err, ErrSelfCheck) {
-		t.Errorf("fewer bodies: %v", err)
+	c := cell{Config: cfg}
+	exchanged := func() *Script {
+		sc := &Script{Tape: slices.Clone(ref.Decisions)}
+		for _, call := range r.Ledger.Calls {
+			sc.bodies = append(sc.bodies, *call.WireRequestDigest)
+			nd := ""
+			if p := call.Attempts[0].ResponseNormalizedDigest; p != nil {
+				nd = *p
+			}
+			sc.answers = append(sc.answers, nd)
+		}
+		return sc
+	}
+	check := func(sc *Script) error {
+		return c.check(&Result{Cell: Fault500, LedgerPath: r.LedgerPath}, sc, nil)
+	}
+	if err := check(exchanged()); err != nil {
+		t.Fatalf("the check refuses what was exchanged: %v", err)
+	}
+	otherBodies := exchanged()
+	otherBodies.bodies[2] = canon.SHA256Hex([]byte("x"))
+	fewer := exchanged()
+	fewer.bodies, fewer.answers = fewer.bodies[:1], fewer.answers[:1]
+	otherAnswer := exchanged()
+	otherAnswer.answers[1] = canon.SHA256Hex([]byte("another answer"))
+	otherDecision := exchanged()
+	otherDecision.Tape[2] = otherDecision.Tape[5]
+	for name, sc := range map[string]*Script{"other bodies": otherBodies, "fewer bodies": fewer, "other answer": otherAnswer, "other decision": otherDecision} {
+		if err := check(sc); !errors.Is(err, ErrSelfCheck) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// rebuilding plays a tape back and rebuilds, from each observation the
+// episode offers, the request the recorded identity would send.
+type rebuilding struct {
+	*engine.Playback
+	profile openai.Profile
+	digests []string
+}
+
+func (p *rebuilding) Decide(obs *engine.Observation) (engine.Decision, error) {
+	req, err := openai.BuildRequest(obs, p.profile)
+	if err != nil {
+		return nil, err
+	}
+	p.digests = append(p.digests, req.RequestDigest)
+	return p.Playback.Decide(obs)
+}
+
+// TestRequestDigestsRebuild: the request digests an artefact records are
+// what its recorded identity (model, protocol, ceiling) sends for the
+// observations its replay offers; another model or ceiling rebuilds other
+// digests (a label edited consistently in record and binding is caught by
+// a rebuilding replay, spec X26). No provider is reached.
+func TestRequestDigestsRebuild(t *testing.T) {
+	dir := outDir(t)
+	cfg := config(t, dir)
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(r.ArtefactPath)
+	doc, err := artefact.Read(b, cfg.ArtefactOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := doc.Artefact.Execution
+	tape := doc.Tree["decisions"].([]any)
+	rebuild := func(p openai.Profile) []string {
+		pb := &rebuilding{Playback: engine.NewPlayback(tape), profile: p}
+		if _, err := engine.Execute(cfg.Domain, pb, doc.Artefact.OperationInstanceID); err != nil {
+			t.Fatal(err)
+		}
+		return pb.digests
+	}
+	recorded := make([]string, len(ex.Attempts))
+	for i, a := range ex.Attempts {
+		recorded[i] = a.RequestDigest
+	}
+	if got := rebuild(openai.Profile{Model: *ex.Model, MaxOutputTokens: *ex.MaxOutputTokens}); !slices.Equal(got, recorded) {
+		t.Error("the recorded identity does not rebuild the recorded request digests")
+	}
+	if got := rebuild(openai.Profile{Model: "a-different-model", MaxOutputTokens: *ex.MaxOutputTokens}); slices.Equal(got, recorded) || got[0] == recorded[0] {
+		t.Error("another model rebuilds the recorded request digests")
+	}
+	if got := rebuild(openai.Profile{Model: *ex.Model, MaxOutputTokens: 512}); got[0] == recorded[0] {
+		t.Error("another ceiling rebuilds the recorded request digests")
 	}
 }

@@ -73,6 +73,7 @@ type Script struct {
 
 	mu      sync.Mutex
 	bodies  []string
+	answers []string
 	refused int
 }
 
@@ -81,6 +82,15 @@ func (s *Script) Requests() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.bodies)
+}
+
+// AnswerDigests are, per request received, the normalized-response digest
+// of the answer the script sent ("" where it sent no answer: a fault or a
+// refusal).
+func (s *Script) AnswerDigests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.answers...)
 }
 
 // Refused is the number of requests the script refused to answer.
@@ -120,6 +130,7 @@ func (s *Script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.bodies = append(s.bodies, canon.SHA256Hex(body))
+	s.answers = append(s.answers, "")
 	n := len(s.bodies)
 	switch {
 	case err != nil:
@@ -144,7 +155,13 @@ func (s *Script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, http.StatusConflict, why)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.response(n, s.Model, name, args))
+	resp := s.response(n, s.Model, name, args)
+	if b, err := canon.Upstream(resp); err == nil {
+		if a, err := openai.ParseAnswer(b, s.Model); err == nil {
+			s.answers[n-1], _ = a.NormalizedDigest()
+		}
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // answerFor finds the reference decision for request n and checks that
