@@ -565,3 +565,27 @@ func TestWireDispatch(t *testing.T) {
 		t.Errorf("%d call rows written for a turn whose wire evidence is refused", n)
 	}
 }
+
+// TestDialRefusalIsNotAFault: a refusal raised inside the transport (the
+// preflight's loopback-only dialer) is returned as that refusal, not
+// recorded as a provider fault: nothing left the machine, no row is
+// written and the reservation is released.
+func TestDialRefusalIsNotAFault(t *testing.T) {
+	steps := referenceSteps(t)
+	lb := preflight.Serve(http.NotFoundHandler())
+	defer lb.Close()
+	x := newHarness(t, answer(t, steps[0].rec, 4211), func(cfg *openai.Config) {
+		cfg.Client, cfg.BaseURL = lb.Client, "https://203.0.113.7/v1"
+	})
+	_, err := x.agent.Decide(steps[0].obs)
+	var f *openai.Failure
+	if !errors.Is(err, preflight.ErrNotLoopback) || errors.As(err, &f) {
+		t.Fatalf("%v", err)
+	}
+	if len(x.ledger(t).Calls) != 0 {
+		t.Error("a call row for a request that never left")
+	}
+	if _, _, outstanding := x.guard.Totals(); outstanding.Sign() != 0 || x.guard.ReservedTokens() != 0 {
+		t.Errorf("outstanding %s, %d tokens reserved after a request that never left", outstanding, x.guard.ReservedTokens())
+	}
+}
