@@ -20,9 +20,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// preflightRun is the preflight itself; tests replace it to prove that a
-// refused command line never reaches it.
-var preflightRun = preflight.Run
+// testOnlyPreflightRun, when set, replaces preflight.Run: tests use it to
+// prove that a refused command line never reaches the preflight.
+var testOnlyPreflightRun func(preflight.Config) (*preflight.Result, error)
 
 func newPreflightCmd(g *globals) *cobra.Command {
 	var outputDir, fault, scenario, instanceID, runID, costCap, inRate, outRate, policyID string
@@ -97,7 +97,11 @@ the cell requires. Exit 1: refused, by class. Exit 64: usage. Exit 70: failure.`
 			if err != nil {
 				return err
 			}
-			r, err := preflightRun(preflight.Config{
+			runPreflight := preflight.Run
+			if testOnlyPreflightRun != nil {
+				runPreflight = testOnlyPreflightRun
+			}
+			r, err := runPreflight(preflight.Config{
 				Domain: dom, Reference: ref.New, EngineVersion: schemas.EngineObaudit,
 				OutputDir: outputDir, MaxCalls: maxCalls, Fault: cell,
 				CostCapUSD: costCap, InputUSDPerMTok: inRate, OutputUSDPerMTok: outRate, PricingPolicyID: policyID,

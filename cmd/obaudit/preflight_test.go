@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"regexp"
 	"strings"
@@ -16,12 +17,11 @@ import (
 // stdout) before the preflight — and so any client, transport or file — is
 // reached, and the output directory stays empty.
 func TestPreflightCallBoundRefusedFirst(t *testing.T) {
-	saved := preflightRun
-	preflightRun = func(preflight.Config) (*preflight.Result, error) {
+	testOnlyPreflightRun = func(preflight.Config) (*preflight.Result, error) {
 		t.Error("the preflight was reached with a refused call bound")
 		return nil, nil
 	}
-	defer func() { preflightRun = saved }()
+	defer func() { testOnlyPreflightRun = nil }()
 	for _, n := range []string{"61", "100", "0", "-1"} {
 		dir := t.TempDir()
 		var stdout, stderr bytes.Buffer
@@ -32,6 +32,19 @@ func TestPreflightCallBoundRefusedFirst(t *testing.T) {
 		if es, _ := os.ReadDir(dir); len(es) != 0 {
 			t.Errorf("--max-calls %s: the directory holds %d entries", n, len(es))
 		}
+	}
+	// The positive control: a bound of 60 does reach the preflight.
+	reached := 0
+	testOnlyPreflightRun = func(cfg preflight.Config) (*preflight.Result, error) {
+		reached++
+		if cfg.MaxCalls != 60 || cfg.Environment == nil || cfg.Now == nil {
+			t.Errorf("config %+v", cfg)
+		}
+		return nil, errors.New("stopped by the test")
+	}
+	var so, se bytes.Buffer
+	if code := run(context.Background(), []string{"preflight", "--output-dir", t.TempDir(), "--max-calls", "60"}, strings.NewReader(""), &so, &se); code != exitFailure || reached != 1 {
+		t.Errorf("--max-calls 60: exit %d, reached %d", code, reached)
 	}
 	// Even an unusable rest of the command line is not read first.
 	var stdout, stderr bytes.Buffer
