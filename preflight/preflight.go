@@ -7,8 +7,8 @@
 // refuses every address that is not a loopback IP, it sends a fixed
 // Authorization value, and it reads no credential.
 //
-// One [Run] is one cell. The reference cell ([FaultNone]) must end scored:
-// its ledger (execution_ledger.ndjson) reads back complete and scored, the
+// One [Run] is one cell. The reference cell ([FaultNone]) is to end scored
+// with an audited pair ([Result.OK]): its ledger (execution_ledger.ndjson) reads back complete and scored, the
 // wire digest of every call row is the digest of the body the scripted
 // provider received, the artefact (episode_artifact.json) is contract 8
 // with a binding to that ledger, the bundle audit passes, and the
