@@ -8,14 +8,16 @@
 // Authorization value, and it reads no credential.
 //
 // One [Run] is one cell. The reference cell ([FaultNone]) is to end scored
-// with an audited pair ([Result.OK]): its ledger (execution_ledger.ndjson) reads back complete and scored, the
-// wire digest of every call row is the digest of the body the scripted
-// provider received, the artefact (episode_artifact.json) is contract 8
-// with a binding to that ledger, the bundle audit passes, and the
-// artefact replays at zero provider calls. A fault cell (429, 500, an
-// invalid body, a wrong model, a closed connection, on request
-// [DefaultFaultAt]) must end excluded with that fault, and writes its
-// ledger (execution_ledger_<cell>.ndjson) and no artefact.
+// with an audited pair ([Result.OK]): its ledger (execution_ledger.ndjson)
+// reads back complete and scored, the wire digest of every call row is the
+// digest of the body the scripted provider received, the artefact
+// (episode_artifact.json) is contract 8 with a binding to that ledger, the
+// bundle audit passes, and the artefact replays at zero provider calls. A
+// fault cell (429, 500, an invalid body, a wrong model, a closed
+// connection, on request [DefaultFaultAt]) is to end excluded with that
+// fault, and writes its ledger (execution_ledger_<cell>.ndjson) and no
+// artefact. A cell that ends otherwise (a lowered call bound, say) is
+// reported ([Result.AsExpected] is false), not refused.
 //
 // The bounds are the build's (package provider): at most
 // [provider.MaxProviderCalls] calls, checked before anything is built and
