@@ -179,6 +179,28 @@ func (c *Complete) Record() map[string]any {
 // which case the requests are recorded as given (the environment refuses
 // that batch, and a replay must reproduce the same refusal).
 func (r *Retrieve) Record() map[string]any {
+	if argumentless(r) {
+		// No arguments: nothing conflicts, and every request records {}.
+		var stack [16]string
+		tools := stack[:0]
+		for _, q := range r.Requests {
+			if !containsString(tools, q.Tool) {
+				tools = append(tools, q.Tool)
+			}
+		}
+		sortStrings(tools)
+		reqs := make([]any, len(tools))
+		for i, t := range tools {
+			reqs[i] = map[string]any{"tool": t, "arguments": map[string]any{}}
+		}
+		return map[string]any{"kind": KindRetrieve, "requests": reqs}
+	}
+	return r.recordFull()
+}
+
+// recordFull is Record by upstream's rule for any arguments (Record's
+// argument-free shortcut is held to it by TestDecisionEncoding).
+func (r *Retrieve) recordFull() map[string]any {
 	seen := map[string]map[string]any{}
 	conflict := false
 	for _, q := range r.Requests {

@@ -41,5 +41,10 @@ func TestDecisionEncoding(t *testing.T) {
 		if got := appendDecision([]byte("x"), d); string(got) != "x"+string(want) {
 			t.Errorf("%T: got %s, want %s", d, got[1:], want)
 		}
+		if r, ok := d.(*Retrieve); ok {
+			if full, _ := canon.Upstream(r.recordFull()); string(full) != string(want) {
+				t.Errorf("Retrieve.Record() = %s, the full rule gives %s", want, full)
+			}
+		}
 	}
 }

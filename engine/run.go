@@ -158,6 +158,13 @@ func execute(d Domain, agent Agent, instanceID string, noDigests bool) (*Episode
 	}
 	x.ctx = &Context{x}
 	x.ledger.digestOnly = noDigests
+	// Scratch buffers sized for the largest row and observation of a
+	// typical episode, so neither grows by doubling mid-run.
+	x.ledger.scratch = make([]byte, 0, 16<<10)
+	if !noDigests {
+		x.obsScratch = make([]byte, 0, 24<<10)
+		x.ledger.rows = make([]any, 0, 256)
+	}
 	x.clock = clock{start: start, now: start, nowText: plan.StartsAt}
 	for i := range plan.Events {
 		p := &plan.Events[i]

@@ -117,7 +117,7 @@ func (r *runState) refreshRoot(name string) *rootCache {
 	if rc.gen != 0 && string(enc) == string(rc.json) {
 		return rc
 	}
-	rc.json = append(rc.json[:0:0], enc...)
+	rc.json = append(rc.json[:0], enc...) // only this cache holds rc.json
 	rc.tree = r.buildRoot(name, rc)
 	rc.gen++
 	return rc
@@ -189,7 +189,11 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 			if changed {
 				records := make(map[string]any, len(t.Roots))
 				gens := make([]uint32, len(meta.sorted))
-				js := make([]byte, 0, 64)
+				size := 2
+				for _, root := range meta.sorted {
+					size += len(root) + 4 + len(r.roots[rootIndex[root]].json)
+				}
+				js := make([]byte, 0, size)
 				js = append(js, '{')
 				for i, root := range meta.sorted {
 					if i > 0 {
