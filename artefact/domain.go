@@ -24,7 +24,10 @@ type Domain struct {
 	// recovery is true for a contract-8 document of the 0.7.0
 	// delivery-recovery operation. It returns nil or an error describing the
 	// first problem (its class, if any, is kept in the refusal's chain under
-	// [ErrFinalState]). It must not be nil.
+	// [ErrFinalState]). If an error in its chain has a method
+	// StatePointer() string returning an RFC 6901 pointer relative to the
+	// final state, the refusal's [Pointer] is "/final_state" followed by it.
+	// It must not be nil.
 	ValidateState func(state map[string]any, engineVersion string, contract int, recovery bool) error
 }
 

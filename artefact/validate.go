@@ -3,6 +3,7 @@ package artefact
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -147,7 +148,12 @@ func (v *validator) document(tree any) error {
 		return fail(ErrUnknownOperationType, "/operation/operation_type", "%q is registered without a canonical-state validator", op["operation_type"])
 	}
 	if err := v.domain.ValidateState(state, root["engine_version"].(string), v.version, recovery); err != nil {
-		return wrapAt(ErrFinalState, err, "/final_state", "the domain's canonical-state validator refused it")
+		at := "/final_state"
+		var sp interface{ StatePointer() string }
+		if errors.As(err, &sp) {
+			at += sp.StatePointer()
+		}
+		return wrapAt(ErrFinalState, err, at, "the domain's canonical-state validator refused it")
 	}
 	for _, name := range []string{"final_state_digest_sha256", "trajectory_digest_sha256"} {
 		if err := digest(root[name], "/"+name); err != nil {

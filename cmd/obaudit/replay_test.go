@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/obaudit/obaudit/canon"
@@ -77,24 +78,37 @@ func TestReplayDiffersExitsTwo(t *testing.T) {
 	}
 }
 
-// The pack wiring holds final_state to the maintenance roots: a missing,
-// unknown or mistyped root is refused as artefact/final-state.
+// The pack wiring holds final_state to the maintenance pack's canonical
+// state (maintenance.ValidateFinalState): a missing, unknown or mistyped
+// root, a nested record's unknown field and a dangling reference are each
+// refused as artefact/final-state with the pack's class in the chain, at the
+// value's pointer.
 func TestValidateHoldsMaintenanceRoots(t *testing.T) {
-	for name, edit := range map[string]func(map[string]any){
-		"missing-root": func(s map[string]any) { delete(s, "payment") },
-		"unknown-root": func(s map[string]any) { s["issue_reporting_actor_id"] = "customer_1" },
-		"mistyped":     func(s map[string]any) { s["reopen_count"] = "1" },
+	for name, tc := range map[string]struct {
+		edit           func(map[string]any)
+		inner, pointer string
+	}{
+		"missing-root":     {func(s map[string]any) { delete(s, "payment") }, "state/missing-field", "/final_state"},
+		"unknown-root":     {func(s map[string]any) { s["issue_reporting_actor_id"] = "customer_1" }, "state/unknown-field", "/final_state/issue_reporting_actor_id"},
+		"mistyped":         {func(s map[string]any) { s["reopen_count"] = "1" }, "state/bad-field", "/final_state/reopen_count"},
+		"nested-unknown":   {func(s map[string]any) { s["cycles"].(map[string]any)["work_cycle_1"].(map[string]any)["x"] = true }, "state/unknown-field", "/final_state/cycles/work_cycle_1/x"},
+		"dangling-current": {func(s map[string]any) { s["current_cycle_id"] = "work_cycle_7" }, "state/dangling-reference", "/final_state/current_cycle_id"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := writeEdited(t, "artifact8-deterministic-reference-v1.json", func(d map[string]any) {
-				edit(d["final_state"].(map[string]any))
+				tc.edit(d["final_state"].(map[string]any))
 			})
 			var out, errOut bytes.Buffer
 			if code := run(context.Background(), []string{"validate", p}, nil, &out, &errOut); code != exitRefused {
 				t.Fatalf("exit %d, want %d", code, exitRefused)
 			}
-			if !regexp.MustCompile(`^refused: artefact/final-state: /final_state: `).MatchString(errOut.String()) {
-				t.Fatalf("stderr = %q", errOut.String())
+			if !strings.HasPrefix(errOut.String(), "refused: artefact/final-state: "+tc.pointer+": ") || !strings.Contains(errOut.String(), ": "+tc.inner+": ") {
+				t.Fatalf("stderr = %q, want artefact/final-state at %s with %s in the chain", errOut.String(), tc.pointer, tc.inner)
+			}
+			out.Reset()
+			run(context.Background(), []string{"validate", "--json", p}, nil, &out, &errOut)
+			if !bytes.Contains(out.Bytes(), []byte(`"pointer":"`+tc.pointer+`"`)) {
+				t.Fatalf("--json report %s lacks pointer %s", out.String(), tc.pointer)
 			}
 		})
 	}

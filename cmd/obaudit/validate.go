@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/obaudit/obaudit/artefact"
@@ -171,7 +170,7 @@ func artefactOptions() artefact.Options {
 		d := artefact.Domain{OperationType: p.OperationType, Agents: agents}
 		if p.OperationType == maintenance.OperationType {
 			d.TerminalClasses = slices.Clone(maintenance.ProducibleTerminals)
-			d.ValidateState = maintenanceStateShape
+			d.ValidateState = maintenance.ValidateFinalState
 		}
 		opts.Domains = append(opts.Domains, d)
 	}
@@ -184,62 +183,4 @@ func artefactOptions() artefact.Options {
 func validateArtefactTree(tree map[string]any) error {
 	_, err := artefact.Validate(tree, artefactOptions())
 	return err
-}
-
-// maintenanceStateShape holds a maintenance final_state to the canonical
-// state's root field set and root shapes as the pack publishes them
-// (maintenance.ObservableRoots and maintenance.RootShapes, plus the hidden
-// root), with issue_reporting_actor_id added for engines 0.11.0-0.13.0.
-//
-// INTERIM: the maintenance pack does not yet export its canonical-state
-// validator (upstream's validate_canonical_state, which also holds every
-// cycle, quote, approval, exception, invoice, obligation, payment and
-// record to its exact fields and vocabularies). Until it does, this checks
-// the roots only; the content digest still binds every byte of the state.
-func maintenanceStateShape(state map[string]any, engineVersion string, contract int, recovery bool) error {
-	roots := map[string]string{"hidden": "object"}
-	for _, r := range maintenance.ObservableRoots {
-		roots[r] = maintenance.RootShapes[r]
-	}
-	if slices.Contains([]string{"0.11.0", "0.12.0", "0.13.0"}, engineVersion) {
-		roots["issue_reporting_actor_id"] = "optional_text"
-	}
-	for k := range state {
-		if _, ok := roots[k]; !ok {
-			return fmt.Errorf("unknown root %q", k)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(roots)) {
-		v, ok := state[k]
-		if !ok {
-			return fmt.Errorf("missing root %q", k)
-		}
-		var good bool
-		switch kind := roots[k]; kind {
-		case "text":
-			s, isStr := v.(string)
-			good = isStr && s != ""
-		case "optional_text":
-			s, isStr := v.(string)
-			good = v == nil || (isStr && s != "")
-		case "object":
-			_, good = v.(map[string]any)
-		case "optional_object":
-			_, isObj := v.(map[string]any)
-			good = v == nil || isObj
-		case "list":
-			_, good = v.([]any)
-		case "flag":
-			_, good = v.(bool)
-		case "counter":
-			n, isInt := v.(int64)
-			good = isInt && n >= 0
-		default:
-			return fmt.Errorf("root %q has a shape %q this check does not know", k, kind)
-		}
-		if !good {
-			return fmt.Errorf("root %q is not %s", k, roots[k])
-		}
-	}
-	return nil
 }

@@ -1,0 +1,952 @@
+package maintenance
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/refusal"
+)
+
+// Refusals of the canonical-state validator ([ValidateFinalState]). Each
+// detail starts with the RFC 6901 pointer of the offending value relative to
+// the final state, which [StatePointer] recovers; read through an artefact,
+// they sit in the chain under artefact/final-state, whose pointer is
+// "/final_state" followed by this one.
+var (
+	// ErrStateUnknownField is returned when a state object (the root, a
+	// registry record, payment, provisional_close, terminal, an assertion, a
+	// communication, an authoritative record) carries a field the canonical
+	// state this build reads does not define.
+	ErrStateUnknownField = refusal.Sentinel("state/unknown-field")
+	// ErrStateMissingField is returned when a state object lacks a field its
+	// shape requires.
+	ErrStateMissingField = refusal.Sentinel("state/missing-field")
+	// ErrStateBadField is returned when a state value has the wrong JSON type
+	// or form: a non-object where a record or registry belongs, an empty or
+	// non-string text, a boolean, float or out-of-range number where an
+	// integer belongs, a malformed or impossible instant, a float anywhere
+	// in hidden.
+	ErrStateBadField = refusal.Sentinel("state/bad-field")
+	// ErrStateUnknownValue is returned when a value is outside its closed
+	// vocabulary: phase, customer resolution, cycle kind, visit, quote,
+	// approval, exception, invoice, obligation or payment status, exception
+	// type, terminal outcome, authoritative record kind, dispatch status or
+	// channel.
+	ErrStateUnknownValue = refusal.Sentinel("state/unknown-value")
+	// ErrStateKeyMismatch is returned when a registry record is filed under
+	// a key that is not its own identity (a cycle, checkpoint, invoice or
+	// obligation id; "<quote_id>:v<version>" for a quote; the attendance,
+	// evidence, validation or settlement id an authoritative record is
+	// stored under).
+	ErrStateKeyMismatch = refusal.Sentinel("state/key-mismatch")
+	// ErrStateDanglingReference is returned when the state names a record it
+	// does not hold, where the operation only ever writes a reference to a
+	// record it has: the current cycle, a quote's, approval's, exception's
+	// or obligation's cycle, an approval's quote version, a cycle's work
+	// evidence, an invoice's validation, the payment's invoice, cycle and
+	// settlement, the provisional close's and terminal's cycle, an
+	// authoritative record's cycle or invoice.
+	ErrStateDanglingReference = refusal.Sentinel("state/dangling-reference")
+	// ErrStateRecoveryUnbound is returned when a delivery-recovery
+	// communication (operation 0.7.0) is not bound to exactly one earlier
+	// failed transfer notice to the same recipient and correlation.
+	ErrStateRecoveryUnbound = refusal.Sentinel("state/recovery-unbound")
+)
+
+// Vocabularies of the canonical state (upstream state.py).
+var (
+	statePhases = []string{"NEW", "ACTIVE", "WAITING_VISIT", "WAITING_APPROVAL", "WAITING_EXCEPTION",
+		"PROVISIONALLY_CLOSED", "FINALIZED", "TRANSFERRED_TO_HUMAN"}
+	stateResolutions       = []string{resolutionUnconfirmed, resolutionResolved, resolutionPersists}
+	stateCycleKinds        = []string{cycleDiagnostic, cycleApprovedWork, cycleWarrantyRevisit}
+	stateVisitStatuses     = []string{visitNone, visitRequested, visitScheduled, visitDeclined, visitAttended, visitWorkReported, visitWorkVerified}
+	stateQuoteStatuses     = []string{quoteReceived, quoteApproved, quoteRejected, quoteExpired}
+	stateApprovalStatuses  = []string{approvalOpen, approvalApproved, approvalRejected, approvalExpired}
+	stateExceptionStatuses = []string{"OPEN", "RESOLVED"}
+	stateInvoiceStatuses   = []string{invoiceUnvalidated, invoiceValidationRequested, invoiceValidated, invoiceRejected}
+	stateObligationStatus  = []string{obligationOpen, obligationDischarged, obligationCancelled, obligationBreached}
+	statePaymentStatuses   = []string{paymentNotRequested, paymentRequested, paymentSettled}
+	stateDispatchStatuses  = []string{"DELIVERED", "FAILED"}
+)
+
+// Record shapes of the canonical state: the exact field set of each.
+var (
+	stateCycleFields      = []string{"cycle_id", "kind", "parent_cycle_id", "scope_digest", "visit_id", "visit_status", "reported_outcome", "work_evidence_id", "requires_payment", "completion_notice_sent"}
+	stateQuoteFields      = []string{"quote_id", "version", "cycle_id", "amount_minor", "currency", "scope_digest", "status", "valid_until"}
+	stateApprovalFields   = []string{"checkpoint_id", "quote_id", "quote_version", "cycle_id", "amount_minor", "currency", "scope_digest", "opened_at", "deadline_at", "status", "resolved_at", "reminder_fired"}
+	stateExceptionFields  = []string{"checkpoint_id", "exception_type", "cycle_id", "opened_at", "deadline_at", "evidence_refs", "status", "resolution", "resolved_at"}
+	stateInvoiceFields    = []string{"invoice_id", "cycle_id", "quote_id", "quote_version", "amount_minor", "currency", "status", "validation_id"}
+	stateObligationFields = []string{"obligation_id", "kind", "cycle_id", "due_at", "status", "closed_at"}
+	statePaymentFields    = []string{"request_id", "invoice_id", "cycle_id", "status", "settlement_id"}
+	stateAssertionFields  = []string{"assertion_id", "actor_id", "assertion", "cycle_id", "at"}
+	stateMessageFields    = []string{"recipient_actor_id", "message_fixture_id", "correlation_id", "at"}
+	stateProvisionalField = []string{"cycle_id", "accepted_at", "reopen_until", "timer_event_id"}
+	stateTerminalFields   = []string{"outcome", "at", "cycle_id"}
+	// stateAuthoritative are the authoritative record variants by kind.
+	stateAuthoritative = map[string][]string{
+		"visit_attendance":   {"kind", "cycle_id", "visit_id", "at"},
+		"work_evidence":      {"kind", "cycle_id", "visit_id", "scope_digest", "outcome", "at"},
+		"invoice_validation": {"kind", "invoice_id", "cycle_id", "valid", "reason_code", "at"},
+		"payment_settlement": {"kind", "payment_request_id", "invoice_id", "cycle_id", "amount_minor", "currency", "at"},
+	}
+)
+
+// StateFields returns the canonical state's root field set for an engine
+// version, sorted: the observable roots and hidden, plus
+// issue_reporting_actor_id for the engines that wrote it (0.11.0 to 0.13.0).
+func StateFields(engineVersion string) []string {
+	out := append(slices.Clone(ObservableRoots), "hidden")
+	if reportingActorEngine(engineVersion) {
+		out = append(out, "issue_reporting_actor_id")
+	}
+	slices.Sort(out)
+	return out
+}
+
+func reportingActorEngine(v string) bool {
+	return v == "0.11.0" || v == "0.12.0" || v == "0.13.0"
+}
+
+// stateError is a state refusal's cause: the pointer of the value it is
+// about, relative to the final state.
+type stateError struct{ pointer string }
+
+func (e *stateError) Error() string { return "at " + e.pointer }
+
+// StatePointer returns the RFC 6901 pointer, relative to the final state, of
+// the value the refusal is about.
+func (e *stateError) StatePointer() string { return e.pointer }
+
+// StatePointer returns the pointer (relative to the final state) of the
+// value a [ValidateFinalState] refusal is about, and whether err carries one.
+func StatePointer(err error) (string, bool) {
+	for e := err; e != nil; {
+		if se, ok := e.(*stateError); ok {
+			return se.pointer, true
+		}
+		u, ok := e.(interface{ Unwrap() error })
+		if !ok {
+			return "", false
+		}
+		e = u.Unwrap()
+	}
+	return "", false
+}
+
+func stateFail(sentinel *refusal.Refusal, pointer, format string, args ...any) error {
+	r := refusal.New(sentinel, format, args...)
+	shown := pointer
+	if shown == "" {
+		shown = "/"
+	}
+	r.Detail = shown + ": " + r.Detail
+	r.Err = &stateError{pointer: pointer}
+	return r
+}
+
+// ValidateFinalState holds an untrusted final_state (a canon.Parse tree) to
+// the exact canonical state this operation writes, strictly: every root,
+// registry, record and list item with exactly its fields, every text
+// non-empty, every integer an integer in range, every instant canonical,
+// every status, kind and phase in its vocabulary, every registry record
+// filed under its own identity, every reference the operation only writes
+// to a record it holds resolving to that record, and hidden plain JSON
+// without floats. It returns nil or the first refusal (classes state/…)
+// with the value's pointer; records are visited in key order, so the
+// refusal is deterministic.
+//
+// engineVersion selects the root set (issue_reporting_actor_id for engines
+// 0.11.0 to 0.13.0); recovery admits operation 0.7.0's delivery-recovery
+// communications. Communications carry dispatch_status when recovery is on
+// or any of them does (all of them then). contract is accepted for the
+// artefact reader's hook; the state's shape does not depend on it.
+func ValidateFinalState(state map[string]any, engineVersion string, contract int, recovery bool) error {
+	_ = contract
+	v := stateValidator{s: state}
+	return v.validate(engineVersion, recovery)
+}
+
+type stateValidator struct {
+	s map[string]any
+	// registries, once their shapes are checked.
+	cycles, quotes, invoices, records map[string]any
+}
+
+func statePtr(p, k string) string {
+	if strings.ContainsAny(k, "~/") {
+		k = strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+	}
+	return p + "/" + k
+}
+
+func stateKind(x any) string {
+	switch x.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "a non-JSON value"
+}
+
+func stateObject(x any, p string) (map[string]any, error) {
+	m, ok := x.(map[string]any)
+	if !ok {
+		return nil, stateFail(ErrStateBadField, p, "must be a JSON object, got %s", stateKind(x))
+	}
+	return m, nil
+}
+
+func stateExact(m map[string]any, fields []string, p string) error {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(fields, k) {
+			return stateFail(ErrStateUnknownField, statePtr(p, k), "is not a field of this record; the canonical state carries exactly %v", sortedCopy(fields))
+		}
+	}
+	for _, k := range sortedCopy(fields) {
+		if _, ok := m[k]; !ok {
+			return stateFail(ErrStateMissingField, p, "lacks required field %q", k)
+		}
+	}
+	return nil
+}
+
+func sortedCopy(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
+}
+
+func stateText(x any, p string) (string, error) {
+	s, ok := x.(string)
+	if !ok || s == "" {
+		return "", stateFail(ErrStateBadField, p, "must be a non-empty string, got %s", stateKind(x))
+	}
+	return s, nil
+}
+
+func stateOptText(x any, p string) error {
+	if x == nil {
+		return nil
+	}
+	_, err := stateText(x, p)
+	return err
+}
+
+func stateString(x any, p string) error {
+	if _, ok := x.(string); !ok {
+		return stateFail(ErrStateBadField, p, "must be a string, got %s", stateKind(x))
+	}
+	return nil
+}
+
+func stateInt(x any, p string, minimum int64) (int64, error) {
+	n, ok := x.(int64)
+	if !ok {
+		return 0, stateFail(ErrStateBadField, p, "must be an integer, got %s", stateKind(x))
+	}
+	if n < minimum {
+		return 0, stateFail(ErrStateBadField, p, "must not be below %d, got %d", minimum, n)
+	}
+	return n, nil
+}
+
+func stateFlag(x any, p string) error {
+	if _, ok := x.(bool); !ok {
+		return stateFail(ErrStateBadField, p, "must be true or false, got %s", stateKind(x))
+	}
+	return nil
+}
+
+func stateOneOf(x any, vocab []string, p string) error {
+	s, ok := x.(string)
+	if !ok {
+		return stateFail(ErrStateBadField, p, "must be a string, got %s", stateKind(x))
+	}
+	if !slices.Contains(vocab, s) {
+		return stateFail(ErrStateUnknownValue, p, "%q is not one of %v", s, vocab)
+	}
+	return nil
+}
+
+func stateInstant(x any, p string) error {
+	s, ok := x.(string)
+	if !ok {
+		return stateFail(ErrStateBadField, p, "must be an instant string, got %s", stateKind(x))
+	}
+	if _, err := engine.ParseInstant(s); err != nil {
+		return stateFail(ErrStateBadField, p, "%q is not a canonical instant (YYYY-MM-DDTHH:MM:SSZ, a real date)", s)
+	}
+	return nil
+}
+
+func stateOptInstant(x any, p string) error {
+	if x == nil {
+		return nil
+	}
+	return stateInstant(x, p)
+}
+
+// statePlainJSON holds hidden truth to JSON without floats (upstream's
+// _json_leaf: null, strings, booleans, integers, arrays and objects).
+func statePlainJSON(x any, p string) error {
+	switch v := x.(type) {
+	case nil, string, bool, int64:
+		return nil
+	case []any:
+		for i, e := range v {
+			if err := statePlainJSON(e, p+"/"+strconv.Itoa(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if err := statePlainJSON(v[k], statePtr(p, k)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return stateFail(ErrStateBadField, p, "must be a JSON scalar (no float) or container, got %s", stateKind(x))
+}
+
+func (v *stateValidator) validate(engineVersion string, recovery bool) error {
+	s := v.s
+	if err := stateExact(s, StateFields(engineVersion), ""); err != nil {
+		return err
+	}
+	if err := stateOneOf(s["phase"], statePhases, "/phase"); err != nil {
+		return err
+	}
+	names := []string{"issue_id", "classification", "current_cycle_id", "ownership_transferred_to"}
+	if reportingActorEngine(engineVersion) {
+		names = append(names, "issue_reporting_actor_id")
+	}
+	for _, name := range names {
+		if err := stateOptText(s[name], "/"+name); err != nil {
+			return err
+		}
+	}
+	if err := stateOneOf(s["customer_resolution"], stateResolutions, "/customer_resolution"); err != nil {
+		return err
+	}
+	for _, name := range []string{"transfer_notice_sent", "replay_final"} {
+		if err := stateFlag(s[name], "/"+name); err != nil {
+			return err
+		}
+	}
+	if _, err := stateInt(s["reopen_count"], "/reopen_count", 0); err != nil {
+		return err
+	}
+	// Registries: shapes first (every record), then references between them.
+	regs := []struct {
+		name  string
+		check func(any, string, string) error
+	}{
+		{"cycles", v.cycle}, {"quotes", v.quote}, {"approvals", v.approval}, {"exceptions", v.exception},
+		{"invoices", v.invoice}, {"obligations", v.obligation},
+	}
+	held := map[string]map[string]any{}
+	for _, r := range regs {
+		m, err := stateObject(s[r.name], "/"+r.name)
+		if err != nil {
+			return err
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if k == "" {
+				return stateFail(ErrStateBadField, "/"+r.name+"/", "a record key must be a non-empty string")
+			}
+			if err := r.check(m[k], statePtr("/"+r.name, k), k); err != nil {
+				return err
+			}
+		}
+		held[r.name] = m
+	}
+	v.cycles, v.quotes, v.invoices = held["cycles"], held["quotes"], held["invoices"]
+	records, err := stateObject(s["authoritative_records"], "/authoritative_records")
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(records)) {
+		if err := stateAuthoritativeRecord(records[k], statePtr("/authoritative_records", k), k); err != nil {
+			return err
+		}
+	}
+	v.records = records
+	if err := v.payment(); err != nil {
+		return err
+	}
+	if err := stateAssertions(s["assertions"]); err != nil {
+		return err
+	}
+	if err := stateCommunications(s["communications"], recovery); err != nil {
+		return err
+	}
+	if err := v.provisional(); err != nil {
+		return err
+	}
+	if err := v.terminal(); err != nil {
+		return err
+	}
+	hidden, err := stateObject(s["hidden"], "/hidden")
+	if err != nil {
+		return err
+	}
+	if err := statePlainJSON(hidden, "/hidden"); err != nil {
+		return err
+	}
+	return v.references(held)
+}
+
+func (v *stateValidator) cycle(x any, p, key string) error {
+	c, err := stateObject(x, p)
+	if err != nil {
+		return err
+	}
+	if err := stateExact(c, stateCycleFields, p); err != nil {
+		return err
+	}
+	id, err := stateText(c["cycle_id"], p+"/cycle_id")
+	if err != nil {
+		return err
+	}
+	if id != key {
+		return stateFail(ErrStateKeyMismatch, p+"/cycle_id", "the cycle is filed under %q but calls itself %q", key, id)
+	}
+	if err := stateOneOf(c["kind"], stateCycleKinds, p+"/kind"); err != nil {
+		return err
+	}
+	if err := stateOneOf(c["visit_status"], stateVisitStatuses, p+"/visit_status"); err != nil {
+		return err
+	}
+	for _, f := range []string{"parent_cycle_id", "scope_digest", "visit_id", "reported_outcome", "work_evidence_id"} {
+		if err := stateOptText(c[f], p+"/"+f); err != nil {
+			return err
+		}
+	}
+	for _, f := range []string{"requires_payment", "completion_notice_sent"} {
+		if err := stateFlag(c[f], p+"/"+f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (v *stateValidator) quote(x any, p, key string) error {
+	q, err := stateObject(x, p)
+	if err != nil {
+		return err
+	}
+	if err := stateExact(q, stateQuoteFields, p); err != nil {
+		return err
+	}
+	id, err := stateText(q["quote_id"], p+"/quote_id")
+	if err != nil {
+		return err
+	}
+	ver, err := stateInt(q["version"], p+"/version", 1)
+	if err != nil {
+		return err
+	}
+	if k := quoteKey(id, ver); k != key {
+		return stateFail(ErrStateKeyMismatch, p, "the quote is filed under %q but identifies itself as %q; a revision is a different quote", key, k)
+	}
+	for _, f := range []string{"cycle_id", "currency", "scope_digest"} {
+		if _, err := stateText(q[f], p+"/"+f); err != nil {
+			return err
+		}
+	}
+	if _, err := stateInt(q["amount_minor"], p+"/amount_minor", 0); err != nil {
+		return err
+	}
+	if err := stateOneOf(q["status"], stateQuoteStatuses, p+"/status"); err != nil {
+		return err
+	}
+	return stateOptInstant(q["valid_until"], p+"/valid_until")
+}
+
+func (v *stateValidator) approval(x any, p, key string) error {
+	a, err := stateObject(x, p)
+	if err != nil {
+		return err
+	}
+	if err := stateExact(a, stateApprovalFields, p); err != nil {
+		return err
+	}
+	id, err := stateText(a["checkpoint_id"], p+"/checkpoint_id")
+	if err != nil {
+		return err
+	}
+	if id != key {
+		return stateFail(ErrStateKeyMismatch, p+"/checkpoint_id", "the approval is filed under %q but names checkpoint %q", key, id)
+	}
+	for _, f := range []string{"quote_id", "cycle_id", "currency", "scope_digest"} {
+		if _, err := stateText(a[f], p+"/"+f); err != nil {
+			return err
+		}
+	}
+	if _, err := stateInt(a["quote_version"], p+"/quote_version", 1); err != nil {
+		return err
+	}
+	if _, err := stateInt(a["amount_minor"], p+"/amount_minor", 0); err != nil {
+		return err
+	}
+	for _, f := range []string{"opened_at", "deadline_at"} {
+		if err := stateInstant(a[f], p+"/"+f); err != nil {
+			return err
+		}
+	}
+	if err := stateOneOf(a["status"], stateApprovalStatuses, p+"/status"); err != nil {
+		return err
+	}
+	if err := stateOptInstant(a["resolved_at"], p+"/resolved_at"); err != nil {
+		return err
+	}
+	return stateFlag(a["reminder_fired"], p+"/reminder_fired")
+}
+
+func (v *stateValidator) exception(x any, p, key string) error {
+	e, err := stateObject(x, p)
+	if err != nil {
+		return err
+	}
+	if err := stateExact(e, stateExceptionFields, p); err != nil {
+		return err
+	}
+	id, err := stateText(e["checkpoint_id"], p+"/checkpoint_id")
+	if err != nil {
+		return err
+	}
+	if id != key {
+		return stateFail(ErrStateKeyMismatch, p+"/checkpoint_id", "the exception is filed under %q but names checkpoint %q", key, id)
+	}
+	if err := stateOneOf(e["exception_type"], ExceptionTypes, p+"/exception_type"); err != nil {
+		return err
+	}
+	if err := stateOptText(e["cycle_id"], p+"/cycle_id"); err != nil {
+		return err
+	}
+	for _, f := range []string{"opened_at", "deadline_at"} {
+		if err := stateInstant(e[f], p+"/"+f); err != nil {
+			return err
+		}
+	}
+	refs, ok := e["evidence_refs"].([]any)
+	if !ok {
+		return stateFail(ErrStateBadField, p+"/evidence_refs", "must be a JSON array, got %s", stateKind(e["evidence_refs"]))
+	}
+	for i, r := range refs {
+		if _, err := stateText(r, p+"/evidence_refs/"+strconv.Itoa(i)); err != nil {
+			return err
+		}
+	}
+	if err := stateOneOf(e["status"], stateExceptionStatuses, p+"/status"); err != nil {
+		return err
+	}
+	if err := stateOptText(e["resolution"], p+"/resolution"); err != nil {
+		return err
+	}
+	return stateOptInstant(e["resolved_at"], p+"/resolved_at")
+}
+
+func (v *stateValidator) invoice(x any, p, key string) error {
+	inv, err := stateObject(x, p)
+	if err != nil {
+		return err
+	}
+	if err := stateExact(inv, stateInvoiceFields, p); err != nil {
+		return err
+	}
+	id, err := stateText(inv["invoice_id"], p+"/invoice_id")
+	if err != nil {
+		return err
+	}
+	if id != key {
+		return stateFail(ErrStateKeyMismatch, p+"/invoice_id", "the invoice is filed under %q but names invoice %q", key, id)
+	}
+	for _, f := range []string{"cycle_id", "quote_id", "currency"} {
+		if _, err := stateText(inv[f], p+"/"+f); err != nil {
+			return err
+		}
+	}
+	if _, err := stateInt(inv["quote_version"], p+"/quote_version", 1); err != nil {
+		return err
+	}
+	if _, err := stateInt(inv["amount_minor"], p+"/amount_minor", 0); err != nil {
+		return err
+	}
+	if err := stateOneOf(inv["status"], stateInvoiceStatuses, p+"/status"); err != nil {
+		return err
+	}
+	return stateOptText(inv["validation_id"], p+"/validation_id")
+}
+
+func (v *stateValidator) obligation(x any, p, key string) error {
+	o, err := stateObject(x, p)
+	if err != nil {
+		return err
+	}
+	if err := stateExact(o, stateObligationFields, p); err != nil {
+		return err
+	}
+	id, err := stateText(o["obligation_id"], p+"/obligation_id")
+	if err != nil {
+		return err
+	}
+	if id != key {
+		return stateFail(ErrStateKeyMismatch, p+"/obligation_id", "the obligation is filed under %q but names obligation %q", key, id)
+	}
+	if _, err := stateText(o["kind"], p+"/kind"); err != nil {
+		return err
+	}
+	if err := stateOptText(o["cycle_id"], p+"/cycle_id"); err != nil {
+		return err
+	}
+	if err := stateInstant(o["due_at"], p+"/due_at"); err != nil {
+		return err
+	}
+	if err := stateOneOf(o["status"], stateObligationStatus, p+"/status"); err != nil {
+		return err
+	}
+	return stateOptInstant(o["closed_at"], p+"/closed_at")
+}
+
+func stateAuthoritativeRecord(x any, p, key string) error {
+	r, err := stateObject(x, p)
+	if err != nil {
+		return err
+	}
+	kind, _ := r["kind"].(string)
+	fields, ok := stateAuthoritative[kind]
+	if !ok {
+		if _, present := r["kind"]; !present {
+			return stateFail(ErrStateMissingField, p, "lacks required field %q", "kind")
+		}
+		return stateFail(ErrStateUnknownValue, p+"/kind", "%s is not an authoritative record kind this build writes; known kinds are %v",
+			engine.PyReprValue(r["kind"]), slices.Sorted(maps.Keys(stateAuthoritative)))
+	}
+	if err := stateExact(r, fields, p); err != nil {
+		return err
+	}
+	for _, name := range fields {
+		fp := p + "/" + name
+		switch name {
+		case "kind":
+		case "at":
+			err = stateInstant(r[name], fp)
+		case "valid":
+			err = stateFlag(r[name], fp)
+		case "amount_minor":
+			_, err = stateInt(r[name], fp, 0)
+		case "reason_code":
+			err = stateString(r[name], fp)
+		default:
+			_, err = stateText(r[name], fp)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	// The key a record is stored under is its identity: attendance:<visit>
+	// for an attendance (the others are stored under the event's own id,
+	// which the record does not repeat).
+	if kind == "visit_attendance" && key != "attendance:"+r["visit_id"].(string) {
+		return stateFail(ErrStateKeyMismatch, p, "an attendance record is filed under attendance:<visit_id>, not %q", key)
+	}
+	return nil
+}
+
+func (v *stateValidator) payment() error {
+	const p = "/payment"
+	pay, err := stateObject(v.s["payment"], p)
+	if err != nil {
+		return err
+	}
+	if err := stateExact(pay, statePaymentFields, p); err != nil {
+		return err
+	}
+	for _, f := range []string{"request_id", "invoice_id", "cycle_id", "settlement_id"} {
+		if err := stateOptText(pay[f], p+"/"+f); err != nil {
+			return err
+		}
+	}
+	return stateOneOf(pay["status"], statePaymentStatuses, p+"/status")
+}
+
+func stateAssertions(x any) error {
+	const p = "/assertions"
+	list, ok := x.([]any)
+	if !ok {
+		return stateFail(ErrStateBadField, p, "must be a JSON array, got %s", stateKind(x))
+	}
+	for i, item := range list {
+		ip := p + "/" + strconv.Itoa(i)
+		a, err := stateObject(item, ip)
+		if err != nil {
+			return err
+		}
+		if err := stateExact(a, stateAssertionFields, ip); err != nil {
+			return err
+		}
+		for _, f := range []string{"assertion_id", "actor_id", "assertion"} {
+			if _, err := stateText(a[f], ip+"/"+f); err != nil {
+				return err
+			}
+		}
+		if err := stateOptText(a["cycle_id"], ip+"/cycle_id"); err != nil {
+			return err
+		}
+		if err := stateInstant(a["at"], ip+"/at"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stateCommunications holds the append-ordered message list to its shape: the
+// 4-field row of engine 0.9.0; with dispatch_status on every row when the
+// recovery operation is read or any row carries it; and, for recovery,
+// secondary-channel rows each bound to one earlier failed transfer notice.
+func stateCommunications(x any, recovery bool) error {
+	const p = "/communications"
+	list, ok := x.([]any)
+	if !ok {
+		return stateFail(ErrStateBadField, p, "must be a JSON array, got %s", stateKind(x))
+	}
+	delivery := recovery
+	for _, item := range list {
+		if m, ok := item.(map[string]any); ok {
+			if _, has := m["dispatch_status"]; has {
+				delivery = true
+			}
+		}
+	}
+	recovered := map[int64]bool{}
+	for i, item := range list {
+		ip := p + "/" + strconv.Itoa(i)
+		m, err := stateObject(item, ip)
+		if err != nil {
+			return err
+		}
+		fields := stateMessageFields
+		if delivery {
+			fields = append(slices.Clone(fields), "dispatch_status")
+		}
+		_, hasOf := m["recovery_of"]
+		_, hasChannel := m["dispatch_channel"]
+		if recovery && (hasOf || hasChannel) {
+			fields = append(slices.Clone(fields), "recovery_of", "dispatch_channel")
+		}
+		if err := stateExact(m, fields, ip); err != nil {
+			return err
+		}
+		if _, err := stateText(m["recipient_actor_id"], ip+"/recipient_actor_id"); err != nil {
+			return err
+		}
+		if _, err := stateText(m["message_fixture_id"], ip+"/message_fixture_id"); err != nil {
+			return err
+		}
+		if err := stateOptText(m["correlation_id"], ip+"/correlation_id"); err != nil {
+			return err
+		}
+		if err := stateInstant(m["at"], ip+"/at"); err != nil {
+			return err
+		}
+		if delivery {
+			if err := stateOneOf(m["dispatch_status"], stateDispatchStatuses, ip+"/dispatch_status"); err != nil {
+				return err
+			}
+		}
+		if recovery && (hasOf || hasChannel) {
+			of, err := stateInt(m["recovery_of"], ip+"/recovery_of", 0)
+			if err != nil {
+				return err
+			}
+			if err := stateOneOf(m["dispatch_channel"], []string{"secondary"}, ip+"/dispatch_channel"); err != nil {
+				return err
+			}
+			if of >= int64(i) || recovered[of] {
+				return stateFail(ErrStateRecoveryUnbound, ip+"/recovery_of", "a recovery must name one earlier failed intent, exactly once (names %d)", of)
+			}
+			orig, _ := list[of].(map[string]any)
+			_, origRecovery := orig["recovery_of"]
+			if orig["dispatch_status"] != "FAILED" || origRecovery || m["message_fixture_id"] != MsgTransferNotice {
+				return stateFail(ErrStateRecoveryUnbound, ip+"/recovery_of", "a recovery re-sends one failed transfer notice")
+			}
+			for _, f := range []string{"recipient_actor_id", "message_fixture_id", "correlation_id"} {
+				if orig[f] != m[f] {
+					return stateFail(ErrStateRecoveryUnbound, ip+"/"+f, "differs from the failed intent it recovers (%s/%d)", p, of)
+				}
+			}
+			recovered[of] = true
+		}
+	}
+	return nil
+}
+
+func (v *stateValidator) provisional() error {
+	const p = "/provisional_close"
+	pc, err := stateObject(v.s["provisional_close"], p)
+	if err != nil {
+		return err
+	}
+	if err := stateExact(pc, stateProvisionalField, p); err != nil {
+		return err
+	}
+	for _, f := range []string{"cycle_id", "timer_event_id"} {
+		if err := stateOptText(pc[f], p+"/"+f); err != nil {
+			return err
+		}
+	}
+	for _, f := range []string{"accepted_at", "reopen_until"} {
+		if err := stateOptInstant(pc[f], p+"/"+f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (v *stateValidator) terminal() error {
+	const p = "/terminal"
+	if v.s["terminal"] == nil {
+		return nil
+	}
+	t, err := stateObject(v.s["terminal"], p)
+	if err != nil {
+		return err
+	}
+	if err := stateExact(t, stateTerminalFields, p); err != nil {
+		return err
+	}
+	if err := stateOneOf(t["outcome"], ProducibleTerminals, p+"/outcome"); err != nil {
+		return err
+	}
+	if err := stateInstant(t["at"], p+"/at"); err != nil {
+		return err
+	}
+	return stateOptText(t["cycle_id"], p+"/cycle_id")
+}
+
+// references checks, once every shape holds, that each reference the
+// operation only ever writes to a record it holds names such a record.
+// References copied from authored event payloads (a quote's parent cycle,
+// an invoice's cycle and quote, an assertion's cycle, a message's
+// correlation) are claims, not links, and are not held to resolve.
+func (v *stateValidator) references(held map[string]map[string]any) error {
+	s := v.s
+	cycle := func(x any, p string) error {
+		id, ok := x.(string)
+		if !ok {
+			return nil // null (shapes already checked)
+		}
+		if _, ok := v.cycles[id]; !ok {
+			return stateFail(ErrStateDanglingReference, p, "names cycle %q, which the state does not hold", id)
+		}
+		return nil
+	}
+	record := func(x any, p, kind string, match map[string]any) error {
+		id, ok := x.(string)
+		if !ok {
+			return nil
+		}
+		r, ok := v.records[id].(map[string]any)
+		if !ok || r["kind"] != kind {
+			return stateFail(ErrStateDanglingReference, p, "names %s record %q, which the state does not hold", kind, id)
+		}
+		for _, f := range slices.Sorted(maps.Keys(match)) {
+			if r[f] != match[f] {
+				return stateFail(ErrStateDanglingReference, p, "names %s record %q, whose %s is not %s", kind, id, f, engine.PyReprValue(match[f]))
+			}
+		}
+		return nil
+	}
+	if err := cycle(s["current_cycle_id"], "/current_cycle_id"); err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.cycles)) {
+		c := v.cycles[k].(map[string]any)
+		if err := record(c["work_evidence_id"], statePtr("/cycles", k)+"/work_evidence_id", "work_evidence", map[string]any{"cycle_id": k}); err != nil {
+			return err
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.quotes)) {
+		if err := cycle(v.quotes[k].(map[string]any)["cycle_id"], statePtr("/quotes", k)+"/cycle_id"); err != nil {
+			return err
+		}
+	}
+	approvals := held["approvals"]
+	for _, k := range slices.Sorted(maps.Keys(approvals)) {
+		a := approvals[k].(map[string]any)
+		p := statePtr("/approvals", k)
+		if err := cycle(a["cycle_id"], p+"/cycle_id"); err != nil {
+			return err
+		}
+		qk := quoteKey(a["quote_id"].(string), a["quote_version"].(int64))
+		if _, ok := v.quotes[qk]; !ok {
+			return stateFail(ErrStateDanglingReference, p+"/quote_id", "binds quote %q, which the state does not hold", qk)
+		}
+	}
+	for _, name := range []string{"exceptions", "obligations"} {
+		reg := held[name]
+		for _, k := range slices.Sorted(maps.Keys(reg)) {
+			if err := cycle(reg[k].(map[string]any)["cycle_id"], statePtr("/"+name, k)+"/cycle_id"); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.invoices)) {
+		if err := record(v.invoices[k].(map[string]any)["validation_id"], statePtr("/invoices", k)+"/validation_id", "invoice_validation", map[string]any{"invoice_id": k}); err != nil {
+			return err
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.records)) {
+		r := v.records[k].(map[string]any)
+		p := statePtr("/authoritative_records", k)
+		switch r["kind"] {
+		case "visit_attendance", "work_evidence":
+			if err := cycle(r["cycle_id"], p+"/cycle_id"); err != nil {
+				return err
+			}
+		case "invoice_validation", "payment_settlement":
+			id := r["invoice_id"].(string)
+			if _, ok := v.invoices[id]; !ok {
+				return stateFail(ErrStateDanglingReference, p+"/invoice_id", "names invoice %q, which the state does not hold", id)
+			}
+		}
+	}
+	pay := s["payment"].(map[string]any)
+	if id, ok := pay["invoice_id"].(string); ok {
+		if _, held := v.invoices[id]; !held {
+			return stateFail(ErrStateDanglingReference, "/payment/invoice_id", "names invoice %q, which the state does not hold", id)
+		}
+	}
+	if err := cycle(pay["cycle_id"], "/payment/cycle_id"); err != nil {
+		return err
+	}
+	if err := record(pay["settlement_id"], "/payment/settlement_id", "payment_settlement", map[string]any{"payment_request_id": pay["request_id"]}); err != nil {
+		return err
+	}
+	if err := cycle(s["provisional_close"].(map[string]any)["cycle_id"], "/provisional_close/cycle_id"); err != nil {
+		return err
+	}
+	if t, ok := s["terminal"].(map[string]any); ok {
+		if err := cycle(t["cycle_id"], "/terminal/cycle_id"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
