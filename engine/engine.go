@@ -96,6 +96,49 @@ type ledger struct {
 	digestOnly bool
 	atText     string
 	atBox      any // atText as an interface value, boxed once per instant
+	// keep, when set, receives every byte fed to the digest.
+	keep *[]byte
+	// comparing: instead of hashing, compare every byte with ref (the
+	// first execution's trajectory), from refOff on; diverged records the
+	// first difference.
+	comparing bool
+	ref       []byte
+	refOff    int
+	diverged  bool
+}
+
+// feed passes encoded trajectory bytes to the digest, the kept copy, or the
+// comparison.
+func (l *ledger) feed(b []byte) {
+	if l.comparing {
+		if !l.diverged {
+			end := l.refOff + len(b)
+			if end > len(l.ref) || string(l.ref[l.refOff:end]) != string(b) {
+				l.diverged = true
+				return
+			}
+			l.refOff = end
+		}
+		return
+	}
+	if l.hash == nil {
+		l.hash = sha256.New()
+	}
+	l.hash.Write(b)
+	if l.keep != nil {
+		*l.keep = append(*l.keep, b...)
+	}
+}
+
+// finishCompare closes the compared trajectory and reports whether it was
+// byte for byte the reference.
+func (l *ledger) finishCompare() bool {
+	if l.n == 0 {
+		l.feed([]byte("[]"))
+	} else {
+		l.feed([]byte("]"))
+	}
+	return !l.diverged && l.refOff == len(l.ref)
 }
 
 // boxAt returns at as an interface value, reusing the box while the instant
@@ -131,10 +174,7 @@ func (l *ledger) begin() []byte {
 
 // commit feeds one encoded row (with its separator) to the running digest.
 func (l *ledger) commit(b []byte) {
-	if l.hash == nil {
-		l.hash = sha256.New()
-	}
-	l.hash.Write(b)
+	l.feed(b)
 	l.scratch = b
 	l.n++
 }
@@ -191,12 +231,14 @@ func (l *ledger) appendServed(at string, invocation, turn, batch, pos int, r *To
 
 // digest is the trajectory digest of the rows appended so far.
 func (l *ledger) digest() string {
-	h := l.hash
-	if h == nil {
+	if l.n == 0 {
+		if l.keep != nil {
+			*l.keep = append(*l.keep, "[]"...)
+		}
 		return hexSum([]byte("[]"))
 	}
-	h.Write([]byte("]"))
-	return hex.EncodeToString(h.Sum(nil))
+	l.feed([]byte("]"))
+	return hex.EncodeToString(l.hash.Sum(nil))
 }
 
 type rejection struct{ actionType, code, detail string }
@@ -232,6 +274,8 @@ type execution struct {
 	claims       map[string]bool
 	trigAuth     bool
 	turn         int
+
+	keep, compare *replayRef
 
 	decisions  []any
 	lastRecord map[string]any // the record of the decision just taped

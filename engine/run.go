@@ -3,6 +3,7 @@ package engine
 import (
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
@@ -91,7 +92,8 @@ type Episode struct {
 	Contract *GradingContract
 
 	// ReplayOK is the determinism self-check: nil when not run, else whether
-	// the second execution reproduced the final-state and trajectory digests.
+	// the second execution reproduced the final-state and trajectory digests
+	// (under SelfCheckRerun: their canonical bytes, byte for byte).
 	ReplayOK *bool
 	// SelfCheck is how ReplayOK was obtained.
 	SelfCheck SelfCheck
@@ -113,7 +115,12 @@ func Run(cfg Config) (*Episode, error) {
 	if cfg.SelfCheck < SelfCheckNone || cfg.SelfCheck > SelfCheckPlayback {
 		return nil, refusal.New(ErrConfig, "unknown self-check mode %d", cfg.SelfCheck)
 	}
-	first, err := Execute(cfg.Domain, cfg.NewAgent(), cfg.OperationInstanceID)
+	var ref *replayRef
+	if cfg.SelfCheck == SelfCheckRerun {
+		ref = newReplayRef()
+		defer ref.release()
+	}
+	first, err := execute(cfg.Domain, cfg.NewAgent(), cfg.OperationInstanceID, execOpts{keep: ref})
 	if err != nil {
 		return nil, err
 	}
@@ -123,29 +130,66 @@ func Run(cfg Config) (*Episode, error) {
 	if g, ok := cfg.Domain.(Graded); ok {
 		first.Contract = g.GradingContract()
 	}
-	var second *Episode
 	switch cfg.SelfCheck {
 	case SelfCheckRerun:
-		second, err = execute(cfg.Domain, cfg.NewAgent(), cfg.OperationInstanceID, true)
+		// The rerun is a whole second execution with a fresh agent and a
+		// fresh state. It shares nothing mutable with the first: it only
+		// reads the first execution's finished trajectory and final-state
+		// bytes, as the reference its own bytes are compared with. Equal
+		// canonical bytes are equal digests (and unequal bytes unequal
+		// digests, collisions aside), so this is the digest comparison
+		// without hashing the rerun.
+		if _, err := execute(cfg.Domain, cfg.NewAgent(), cfg.OperationInstanceID, execOpts{noDigests: true, compare: ref}); err != nil {
+			return nil, err
+		}
+		ok := ref.matched
+		first.ReplayOK = &ok
 	case SelfCheckPlayback:
-		second, err = execute(cfg.Domain, NewPlayback(first.Decisions), cfg.OperationInstanceID, false)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if second != nil {
+		second, err := execute(cfg.Domain, NewPlayback(first.Decisions), cfg.OperationInstanceID, execOpts{})
+		if err != nil {
+			return nil, err
+		}
 		ok := second.FinalStateDigest == first.FinalStateDigest && second.TrajectoryDigest == first.TrajectoryDigest
 		first.ReplayOK = &ok
 	}
 	return first, nil
 }
 
-// Execute runs one episode once with agent, recording its decision tape.
-func Execute(d Domain, agent Agent, instanceID string) (*Episode, error) {
-	return execute(d, agent, instanceID, false)
+// execOpts shape one execution. noDigests: no decision tape, observation
+// digests or kept rows (the rerun). keep: also record the trajectory and
+// final-state bytes into keep. compare: instead of hashing them, compare
+// the trajectory and final-state bytes with compare's, setting matched.
+type execOpts struct {
+	noDigests     bool
+	keep, compare *replayRef
 }
 
-func execute(d Domain, agent Agent, instanceID string, noDigests bool) (*Episode, error) {
+// replayRef is the first execution's canonical trajectory and final-state
+// bytes, which the rerun compares its own with.
+type replayRef struct {
+	trajectory, final []byte
+	matched           bool
+}
+
+var refPool = sync.Pool{New: func() any { return &replayRef{trajectory: make([]byte, 0, 256<<10)} }}
+
+func newReplayRef() *replayRef {
+	r := refPool.Get().(*replayRef)
+	r.trajectory, r.final, r.matched = r.trajectory[:0], r.final[:0], false
+	return r
+}
+
+// release returns the buffers for another run; every use overwrites them
+// from the start.
+func (r *replayRef) release() { refPool.Put(r) }
+
+// Execute runs one episode once with agent, recording its decision tape.
+func Execute(d Domain, agent Agent, instanceID string) (*Episode, error) {
+	return execute(d, agent, instanceID, execOpts{})
+}
+
+func execute(d Domain, agent Agent, instanceID string, opts execOpts) (*Episode, error) {
+	noDigests := opts.noDigests
 	plan := d.Plan()
 	start, err := ParseInstant(plan.StartsAt)
 	if err != nil {
@@ -158,6 +202,14 @@ func execute(d Domain, agent Agent, instanceID string, noDigests bool) (*Episode
 	}
 	x.ctx = &Context{x}
 	x.ledger.digestOnly = noDigests
+	x.keep, x.compare = opts.keep, opts.compare
+	if x.keep != nil {
+		x.ledger.keep = &x.keep.trajectory
+	}
+	if x.compare != nil {
+		x.ledger.ref = x.compare.trajectory
+		x.ledger.comparing = true
+	}
 	// Scratch buffers sized for the largest row and observation of a
 	// typical episode, so neither grows by doubling mid-run.
 	x.ledger.scratch = make([]byte, 0, 16<<10)
@@ -203,17 +255,26 @@ func (x *execution) finish() (*Episode, error) {
 	}
 	x.ledger.row(x.clock.nowText, "episode_ended", fStr("phase", "ended"), fStr("status", status), fInt("invocations", int64(x.invocations)))
 	var final map[string]any
-	var finalDigest string
+	var finalBytes []byte
 	if enc, ok := x.state.(StateEncoder); ok {
-		b := enc.AppendCanonical(x.ledger.scratch[:0])
-		x.ledger.scratch = b
-		finalDigest = hexSum(b)
+		finalBytes = enc.AppendCanonical(x.ledger.scratch[:0])
+		x.ledger.scratch = finalBytes
 		if !x.noDigests {
 			final = x.state.Canonical()
 		}
 	} else {
 		final = x.state.Canonical()
-		finalDigest = CanonicalDigest(final)
+		finalBytes = AppendCanonical(x.ledger.scratch[:0], final)
+		x.ledger.scratch = finalBytes
+	}
+	var finalDigest string
+	if x.compare != nil {
+		x.compare.matched = string(finalBytes) == string(x.compare.final) && x.ledger.finishCompare()
+	} else {
+		finalDigest = hexSum(finalBytes)
+	}
+	if x.keep != nil {
+		x.keep.final = append(x.keep.final, finalBytes...)
 	}
 	ep := &Episode{
 		OperationInstanceID: x.instID,
@@ -237,7 +298,9 @@ func (x *execution) finish() (*Episode, error) {
 	if ep.Decisions == nil {
 		ep.Decisions = []any{}
 	}
-	ep.TrajectoryDigest = x.ledger.digest()
+	if x.compare == nil {
+		ep.TrajectoryDigest = x.ledger.digest()
+	}
 	ep.FinalStateDigest = finalDigest
 	ep.DecisionsDigest = x.decisionsDigest()
 	return ep, nil
