@@ -245,21 +245,6 @@ type ToolResult struct {
 	RecordsJSON []byte
 	OK          bool
 
-	boxed *resultBoxes // the string fields as interface values, boxed once
-}
-
-type resultBoxes struct {
-	tool, source, authority, recordID, recordVersion, asOf, schemaID any
-}
-
-// boxes returns r's string fields as interface values for trajectory rows:
-// a result served in several rows is boxed once (strings are immutable, so
-// the rows share nothing mutable).
-func (r *ToolResult) boxes() *resultBoxes {
-	if r.boxed == nil {
-		r.boxed = &resultBoxes{r.Tool, r.Source, r.Authority, r.RecordID, r.RecordVersion, r.AsOf, r.SchemaID}
-	}
-	return r.boxed
 }
 
 func (r *ToolResult) recordsJSON() []byte {

@@ -96,6 +96,7 @@ type ledger struct {
 	digestOnly bool
 	atText     string
 	atBox      any // atText as an interface value, boxed once per instant
+	boxes      map[string]any
 	// keep, when set, receives every byte fed to the digest.
 	keep *[]byte
 	// comparing: instead of hashing, compare every byte with ref (the
@@ -139,6 +140,20 @@ func (l *ledger) finishCompare() bool {
 		l.feed([]byte("]"))
 	}
 	return !l.diverged && l.refOff == len(l.ref)
+}
+
+// box returns s as an interface value, boxing each distinct string once per
+// execution (the rows share immutable strings, nothing else).
+func (l *ledger) box(s string) any {
+	if v, ok := l.boxes[s]; ok {
+		return v
+	}
+	if l.boxes == nil {
+		l.boxes = make(map[string]any, 64)
+	}
+	var v any = s
+	l.boxes[s] = v
+	return v
 }
 
 // boxAt returns at as an interface value, reusing the box while the instant
@@ -218,13 +233,12 @@ func (l *ledger) appendServed(at string, invocation, turn, batch, pos int, r *To
 	if l.digestOnly {
 		return
 	}
-	bx := r.boxes()
 	l.rows = append(l.rows, map[string]any{
 		"index": index, "at": l.boxAt(at), "record_type": "retrieval_served",
 		"invocation_index": int64(invocation), "turn_index": int64(turn),
 		"batch_index": int64(batch), "request_index": int64(pos), "initiated_by": "agent",
-		"tool": bx.tool, "source": bx.source, "authority": bx.authority, "record_id": bx.recordID,
-		"record_version": bx.recordVersion, "as_of": bx.asOf, "schema_id": bx.schemaID,
+		"tool": l.box(r.Tool), "source": l.box(r.Source), "authority": l.box(r.Authority), "record_id": l.box(r.RecordID),
+		"record_version": l.box(r.RecordVersion), "as_of": l.box(r.AsOf), "schema_id": l.box(r.SchemaID),
 		"records": r.Records, "ok": r.OK,
 	})
 }
