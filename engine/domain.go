@@ -244,7 +244,6 @@ type ToolResult struct {
 	// already has it (see [EncodeRecords]); nil means the engine encodes it.
 	RecordsJSON []byte
 	OK          bool
-
 }
 
 func (r *ToolResult) recordsJSON() []byte {
