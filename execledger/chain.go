@@ -47,11 +47,22 @@ type lineFacts struct {
 	computed   [64]byte
 }
 
+// chainBuf is one work unit's memory, pooled: its bytes and the facts of
+// its lines.
+type chainBuf struct {
+	b     []byte
+	lines []lineFacts
+}
+
+// chainBufs keeps work units between calls; a call holds at most
+// chainBuffers of them.
+var chainBufs = sync.Pool{New: func() any { return &chainBuf{b: make([]byte, chainChunk)} }}
+
 type chunk struct {
 	seq   int
-	buf   []byte // pooled backing buffer
-	data  []byte // complete lines, each ending in '\n' except possibly the last when final
-	final bool   // data's last line has no newline (end of input)
+	buf   *chainBuf // pooled backing memory
+	data  []byte    // complete lines, each ending in '\n' except possibly the last when final
+	final bool      // data's last line has no newline (end of input)
 	lines []lineFacts
 	err   error // a read error after data
 	done  chan struct{}
@@ -70,10 +81,8 @@ type chunk struct {
 // parsed, on every core (the chain links are then checked in order); memory
 // stays bounded whatever the journal's size.
 func VerifyChain(r io.Reader) (*ChainResult, error) {
-	pool := make(chan []byte, chainBuffers)
-	for range chainBuffers {
-		pool <- make([]byte, chainChunk)
-	}
+	pool := make(chan *chainBuf, chainBuffers) // units returned by the sequencer
+	allocated := 0                             // units taken from chainBufs
 	ordered := make(chan *chunk, chainBuffers)
 	work := make(chan *chunk, chainBuffers)
 	stop := make(chan struct{})
@@ -83,8 +92,9 @@ func VerifyChain(r io.Reader) (*ChainResult, error) {
 		go func() {
 			defer wg.Done()
 			var scratch []byte
+			var rs rowScanner
 			for c := range work {
-				scratch = c.scan(scratch)
+				scratch = c.scan(&rs, scratch)
 				close(c.done)
 			}
 		}()
@@ -94,16 +104,26 @@ func VerifyChain(r io.Reader) (*ChainResult, error) {
 		defer close(ordered)
 		var carry []byte
 		for seq := 0; ; seq++ {
-			var buf []byte
+			var cb *chainBuf
 			select {
-			case buf = <-pool:
-			case <-stop:
-				return
+			case cb = <-pool:
+			default:
+				if allocated < chainBuffers {
+					cb = chainBufs.Get().(*chainBuf)
+					allocated++
+					break
+				}
+				select {
+				case cb = <-pool:
+				case <-stop:
+					return
+				}
 			}
+			buf := cb.b
 			n := copy(buf, carry)
 			m, err := io.ReadFull(r, buf[n:])
 			n += m
-			c := &chunk{seq: seq, buf: buf, done: make(chan struct{})}
+			c := &chunk{seq: seq, buf: cb, lines: cb.lines[:0], done: make(chan struct{})}
 			eof := err == io.EOF || err == io.ErrUnexpectedEOF
 			if err != nil && !eof {
 				c.err = err
@@ -145,11 +165,14 @@ func VerifyChain(r io.Reader) (*ChainResult, error) {
 		<-c.done
 	}
 	wg.Wait()
+	for len(pool) > 0 { // (units of chunks left unjudged are dropped)
+		chainBufs.Put(<-pool)
+	}
 	return res, err
 }
 
 // scan splits a chunk into lines and digests every canonical one.
-func (c *chunk) scan(scratch []byte) []byte {
+func (c *chunk) scan(rs *rowScanner, scratch []byte) []byte {
 	data := c.data
 	for start := 0; start < len(data); {
 		end := bytes.IndexByte(data[start:], '\n')
@@ -163,7 +186,7 @@ func (c *chunk) scan(scratch []byte) []byte {
 		if len(line) <= limits.MaxLedgerLineBytes {
 			var env envelope
 			var ok bool
-			scratch, env, ok = scanCanonical(scratch[:0], line)
+			scratch, env, ok = rs.scan(scratch[:0], line)
 			if ok && env.version != nil && env.index != nil && env.kind != nil && env.previous != nil {
 				v, ok1 := smallInt(env.version)
 				ix, ok2 := smallInt(env.index)
@@ -189,7 +212,7 @@ func unquote(b []byte) []byte {
 }
 
 // sequence judges the lines in order.
-func sequence(ordered chan *chunk, pool chan []byte) (*ChainResult, error) {
+func sequence(ordered chan *chunk, pool chan *chainBuf) (*ChainResult, error) {
 	res := &ChainResult{}
 	prev := []byte(GenesisDigest)
 	header := false
@@ -293,6 +316,7 @@ func sequence(ordered chan *chunk, pool chan []byte) (*ChainResult, error) {
 		if c.err != nil {
 			return nil, c.err
 		}
+		c.buf.lines = c.lines
 		pool <- c.buf
 		if res.TruncatedTail {
 			break

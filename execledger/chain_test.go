@@ -12,6 +12,7 @@ import (
 
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/execledger/internal/vectors"
+	lt "github.com/obaudit/obaudit/execledger/ledgertest"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -79,6 +80,33 @@ func TestLineBound(t *testing.T) {
 		}
 		if _, err := execledger.VerifyChain(bytes.NewReader(data)); !errors.Is(err, limits.ErrExceeded) {
 			t.Errorf("VerifyChain = %v, want limits/exceeded", err)
+		}
+	}
+}
+
+// TestVerifyChainNestedEnvelope: an envelope member whose value is a
+// structure holding the right scalar (re-digested, so the row hashes to what
+// it states) is refused as the slow path refuses it, never read as the
+// scalar inside.
+func TestVerifyChainNestedEnvelope(t *testing.T) {
+	for _, tc := range []struct {
+		key  string
+		want *refusal.Refusal
+	}{
+		{"row_index", execledger.ErrRowIndex},
+		{"ledger_version", execledger.ErrVersion},
+		{"row_kind", execledger.ErrVocabulary},
+		{"previous_row_digest_sha256", execledger.ErrBackLink},
+	} {
+		rows := lt.Rows(lt.Scored())[:2]
+		rows[1][tc.key] = map[string]any{"x": rows[1][tc.key]}
+		lt.Redigest(rows[1])
+		data := lt.Rewrite(rows)
+		if _, err := execledger.VerifyChain(bytes.NewReader(data)); !errors.Is(err, tc.want) {
+			t.Errorf("%s nested in an object: VerifyChain = %v, want %s", tc.key, err, tc.want.Class)
+		}
+		if _, err := execledger.Read(bytes.NewReader(data), execledger.Options{}); err == nil {
+			t.Errorf("%s nested in an object: Read accepted it", tc.key)
 		}
 	}
 }
