@@ -295,7 +295,7 @@ type execution struct {
 	lastRecord map[string]any // the record of the decision just taped
 	decHash    hash.Hash
 	decScratch []byte
-	obsScratch []byte
+	mid        midstates
 	obsDigests []string
 	noDigests  bool
 	err        error

@@ -67,6 +67,13 @@ func (s *Static) fragments() *fragments {
 // building the tree: static parts are pre-encoded, served results carry
 // their own encoding.
 func (o *Observation) appendProjection(b []byte) []byte {
+	return o.appendSuffix(o.appendPrefix(b))
+}
+
+// appendPrefix writes the projection up to and including `"event":`: the
+// action schemas and the actors, which depend only on the static vocabulary
+// and on which tools are served ok (see servedKey).
+func (o *Observation) appendPrefix(b []byte) []byte {
 	f := o.static.fragments()
 	b = append(b, `{"action_schemas":{`...)
 	for i, k := range f.actionKeys {
@@ -112,7 +119,30 @@ func (o *Observation) appendProjection(b []byte) []byte {
 	}
 	b = append(b, `},"actors":`...)
 	b = append(b, f.actors...)
-	b = append(b, `,"event":`...)
+	return append(b, `,"event":`...)
+}
+
+// servedKey identifies what appendPrefix depends on besides the static
+// vocabulary: the sorted names of the tools served ok.
+func (o *Observation) servedKey(b []byte) []byte {
+	var stack [16]string
+	tools := stack[:0]
+	for t, r := range o.Served {
+		if r.OK {
+			tools = append(tools, t)
+		}
+	}
+	sortStrings(tools)
+	for _, t := range tools {
+		b = append(b, t...)
+		b = append(b, 0)
+	}
+	return b
+}
+
+// appendSuffix writes the projection after `"event":` to its end.
+func (o *Observation) appendSuffix(b []byte) []byte {
+	f := o.static.fragments()
 	if o.Event == nil {
 		b = append(b, "null"...)
 	} else {

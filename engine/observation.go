@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"hash"
 	"slices"
 )
 
@@ -73,9 +77,9 @@ type Observation struct {
 	// BatchBudgetRemaining is the retrieval batches left in this invocation.
 	BatchBudgetRemaining int
 
-	static  *Static
-	digest  string
-	scratch *[]byte // the execution's encoding buffer
+	static *Static
+	digest string
+	mid    *midstates // the execution's digest cache
 }
 
 // Static is the operation's published vocabulary (policy view, action
@@ -207,16 +211,52 @@ func (o *Observation) Projection() map[string]any {
 // tree; a test holds the two equal).
 func (o *Observation) Digest() string {
 	if o.digest == "" {
-		var b []byte
-		if o.scratch != nil {
-			b = o.appendProjection((*o.scratch)[:0])
-			*o.scratch = b
+		if o.mid != nil {
+			o.digest = o.mid.digest(o)
 		} else {
-			b = o.appendProjection(make([]byte, 0, 16<<10))
+			o.digest = hexSum(o.appendProjection(make([]byte, 0, 16<<10)))
 		}
-		o.digest = hexSum(b)
 	}
 	return o.digest
+}
+
+// midstates digests observations for one execution. The projection's
+// prefix (action schemas and actors) repeats whenever the same tools are
+// served ok, so the SHA-256 state after it is kept per served set and each
+// digest hashes only the rest. The cache belongs to one execution and is
+// keyed by everything the prefix depends on; TestServeCacheIsExact holds
+// every digest to the hash of the whole canonical projection.
+type midstates struct {
+	states  map[string][]byte // servedKey → marshalled SHA-256 state after the prefix
+	h       hash.Hash
+	key     []byte
+	scratch []byte
+	sum     [sha256.Size]byte
+}
+
+func (m *midstates) digest(o *Observation) string {
+	if m.h == nil {
+		m.h = sha256.New()
+		m.states = map[string][]byte{}
+	}
+	m.key = o.servedKey(m.key[:0])
+	st, ok := m.states[string(m.key)]
+	if !ok {
+		m.h.Reset()
+		m.scratch = o.appendPrefix(m.scratch[:0])
+		m.h.Write(m.scratch)
+		var err error
+		if st, err = m.h.(encoding.BinaryMarshaler).MarshalBinary(); err != nil {
+			panic("engine: sha256 state: " + err.Error())
+		}
+		m.states[string(m.key)] = st
+	} else if err := m.h.(encoding.BinaryUnmarshaler).UnmarshalBinary(st); err != nil {
+		panic("engine: sha256 state: " + err.Error())
+	}
+	// m.h now holds the state after the prefix.
+	m.scratch = o.appendSuffix(m.scratch[:0])
+	m.h.Write(m.scratch)
+	return hex.EncodeToString(m.h.Sum(m.sum[:0]))
 }
 
 // ProjectionJSON is the canonical JSON the observation digest is taken over.
@@ -228,7 +268,7 @@ func (x *execution) observation(env *Envelope, turn int) *Observation {
 		OperationInstanceID: x.instID, OperationID: x.static.OperationID, Now: x.clock.nowText,
 		InvocationIndex: x.invocations, TurnIndex: turn, Phase: x.state.Phase(), Event: env,
 		Served: served, BatchBudgetRemaining: x.plan.MaxRetrievalBatchesPerInvocation - x.batches,
-		static: x.static, scratch: &x.obsScratch,
+		static: x.static, mid: &x.mid,
 	}
 	if x.lastRej != nil {
 		o.LastRejection = &Rejection{x.lastRej.actionType, x.lastRej.code, x.lastRej.detail}

@@ -214,7 +214,7 @@ func execute(d Domain, agent Agent, instanceID string, opts execOpts) (*Episode,
 	// typical episode, so neither grows by doubling mid-run.
 	x.ledger.scratch = make([]byte, 0, 16<<10)
 	if !noDigests {
-		x.obsScratch = make([]byte, 0, 24<<10)
+		x.mid.scratch = make([]byte, 0, 24<<10)
 		x.ledger.rows = make([]any, 0, 256)
 	}
 	x.clock = clock{start: start, now: start, nowText: plan.StartsAt}
