@@ -171,7 +171,6 @@ type runState struct {
 	cache [8]*toolCache
 	roots []rootCache // by rootIndex
 	buf   []byte
-	ebuf  []byte
 }
 
 type toolCache struct {

@@ -107,19 +107,34 @@ type entryCache struct {
 // refreshRoot brings one root's cache up to date with the state.
 func (r *runState) refreshRoot(name string) *rootCache {
 	rc := &r.roots[rootIndex[name]]
-	enc := r.s.appendRoot(r.buf[:0], name)
-	r.buf = enc
-	if verifyServeCache {
-		if want := engine.AppendCanonical(nil, r.s.root(name)); string(enc) != string(want) {
-			panic("maintenance: direct encoding of root " + name + " differs from its tree:\n" + string(enc) + "\n" + string(want))
+	s := r.s
+	switch name {
+	case "cycles":
+		refreshRegistry(r, rc, &s.cycles, (*cycle).appendJSON, (*cycle).tree)
+	case "quotes":
+		refreshRegistry(r, rc, &s.quotes, (*quote).appendJSON, (*quote).tree)
+	case "approvals":
+		refreshRegistry(r, rc, &s.approvals, (*approval).appendJSON, (*approval).tree)
+	case "exceptions":
+		refreshRegistry(r, rc, &s.exceptions, (*exception).appendJSON, (*exception).tree)
+	case "invoices":
+		refreshRegistry(r, rc, &s.invoices, (*invoice).appendJSON, (*invoice).tree)
+	case "obligations":
+		refreshRegistry(r, rc, &s.obligations, (*obligation).appendJSON, (*obligation).tree)
+	default:
+		enc := s.appendRoot(r.buf[:0], name)
+		r.buf = enc
+		if rc.gen == 0 || string(enc) != string(rc.json) {
+			rc.json = append(rc.json[:0], enc...) // only this cache holds rc.json
+			rc.tree = s.root(name)
+			rc.gen++
 		}
 	}
-	if rc.gen != 0 && string(enc) == string(rc.json) {
-		return rc
+	if verifyServeCache {
+		if want := engine.AppendCanonical(nil, s.root(name)); string(rc.json) != string(want) {
+			panic("maintenance: direct encoding of root " + name + " differs from its tree:\n" + string(rc.json) + "\n" + string(want))
+		}
 	}
-	rc.json = append(rc.json[:0], enc...) // only this cache holds rc.json
-	rc.tree = r.buildRoot(name, rc)
-	rc.gen++
 	return rc
 }
 
@@ -127,44 +142,52 @@ func (r *runState) refreshRoot(name string) *rootCache {
 // root's bytes hold.
 func (r *runState) rootTree(name string) any { return r.refreshRoot(name).tree }
 
-func (r *runState) buildRoot(name string, rc *rootCache) any {
-	s := r.s
-	switch name {
-	case "cycles":
-		return cachedRegistry(r, rc, &s.cycles, (*cycle).appendJSON, (*cycle).tree)
-	case "quotes":
-		return cachedRegistry(r, rc, &s.quotes, (*quote).appendJSON, (*quote).tree)
-	case "approvals":
-		return cachedRegistry(r, rc, &s.approvals, (*approval).appendJSON, (*approval).tree)
-	case "exceptions":
-		return cachedRegistry(r, rc, &s.exceptions, (*exception).appendJSON, (*exception).tree)
-	case "invoices":
-		return cachedRegistry(r, rc, &s.invoices, (*invoice).appendJSON, (*invoice).tree)
-	case "obligations":
-		return cachedRegistry(r, rc, &s.obligations, (*obligation).appendJSON, (*obligation).tree)
-	}
-	return s.root(name)
-}
-
-// cachedRegistry is registryTree reusing the tree of every entry whose
-// bytes did not change.
-func cachedRegistry[T any](r *runState, rc *rootCache, o *ordered[T], enc func(*T, []byte) []byte, build func(*T) map[string]any) map[string]any {
+// refreshRegistry encodes a registry root entry by entry (keys sorted, as
+// appendRegistry does), keeping each entry's bytes; when the root's bytes
+// changed it rebuilds the registry map, building trees only for entries
+// whose bytes changed.
+func refreshRegistry[T any](r *runState, rc *rootCache, o *ordered[T], enc func(*T, []byte) []byte, build func(*T) map[string]any) {
 	if rc.ents == nil {
 		rc.ents = map[string]*entryCache{}
 	}
-	out := make(map[string]any, o.len())
-	for _, k := range o.keys {
-		e := o.m[k]
-		b := enc(e, r.ebuf[:0])
-		r.ebuf = b
+	var stack [16]string
+	keys := append(stack[:0], o.keys...)
+	slices.Sort(keys)
+	b := append(r.buf[:0], '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = engine.AppendString(b, k)
+		b = append(b, ':')
+		start := len(b)
+		b = enc(o.m[k], b)
 		ec := rc.ents[k]
-		if ec == nil || string(ec.json) != string(b) {
-			ec = &entryCache{json: append([]byte(nil), b...), tree: build(e)}
+		if ec == nil {
+			ec = &entryCache{}
 			rc.ents[k] = ec
+		}
+		if ec.tree == nil || string(ec.json) != string(b[start:]) {
+			ec.json = append(ec.json[:0], b[start:]...)
+			ec.tree = nil // built below, when the registry is rebuilt
+		}
+	}
+	b = append(b, '}')
+	r.buf = b
+	if rc.gen != 0 && string(b) == string(rc.json) {
+		return // no entry changed (an entry's bytes are part of the root's)
+	}
+	rc.json = append(rc.json[:0], b...)
+	out := make(map[string]any, len(keys))
+	for _, k := range o.keys {
+		ec := rc.ents[k]
+		if ec.tree == nil {
+			ec.tree = build(o.m[k])
 		}
 		out[k] = ec.tree
 	}
-	return out
+	rc.tree = out
+	rc.gen++
 }
 
 // Serve implements [engine.State]. A tool's records are re-encoded only when
