@@ -50,13 +50,13 @@ type Options struct {
 	// Domains are the operation types this reader can validate.
 	Domains []Domain
 	// JSONSchema, if set, also holds a contract-8 document to the published
-	// JSON Schema after the named checks have passed: cmd/obaudit passes
-	// artefact/schema.Check (santhosh-tekuri/jsonschema/v5 over
-	// schemas/artefact/v8.json) for `validate --schema`. The named checks
-	// already enforce every constraint the schema states (the test suite
-	// checks both directions), so this is an independent second engine, not
-	// extra coverage; it costs about three times everything else Read does.
-	// Its refusal is returned as is ([ErrSchema]). Nil skips it.
+	// JSON Schema: cmd/obaudit passes artefact/schema.Check (santhosh-tekuri/
+	// jsonschema/v5 over schemas/artefact/v8.json) for `obaudit validate`.
+	// It is called on its own goroutine, concurrently with the named checks
+	// (it must only read the tree); its refusal ([ErrSchema]) is returned
+	// only if the named checks pass. The named checks already enforce every
+	// constraint the schema states (the test suite checks both directions),
+	// so this is an independent second engine. Nil skips it.
 	JSONSchema func(tree any) error
 }
 

@@ -30,8 +30,10 @@ import (
 //     record;
 //  4. last, the final_state, trajectory and decisions content digests,
 //     recomputed over upstream canonical JSON;
-//  5. for contract 8 and only if opts.JSONSchema is set, the published JSON
-//     Schema, by an independent engine (defence in depth).
+//  5. for contract 8 and if opts.JSONSchema is set (obaudit validate sets
+//     it), the published JSON Schema, by an independent engine (defence in
+//     depth), run concurrently with 1-4; its refusal counts only if theirs
+//     do not refuse.
 //
 // Validation establishes coherence, never attestation: a party who can run
 // the build can mint a fully coherent record. It never opens a ledger.
@@ -42,18 +44,28 @@ func Validate(tree any, opts Options) (*Artefact, error) {
 
 // validate is Validate that also returns the document's upstream canonical
 // encoding (computed once, for the digests).
+//
+// The JSON Schema pass (opts.JSONSchema, for a document that declares
+// contract 8) runs on its own goroutine while the named checks run on this
+// one; both only read the tree. The verdict does not depend on which
+// finishes first: a named check's refusal wins, then the schema's.
 func validate(tree any, opts Options) (*Artefact, []byte, error) {
-	v := validator{opts: &opts}
-	if err := v.document(tree); err != nil {
-		return nil, nil, err
+	var schemaDone chan error
+	if root, ok := tree.(map[string]any); ok && opts.JSONSchema != nil && root["artifact_version"] == int64(Version) {
+		schemaDone = make(chan error, 1)
+		go func() { schemaDone <- opts.JSONSchema(root) }()
 	}
-	root := tree.(map[string]any)
-	if v.version == Version && opts.JSONSchema != nil {
-		if err := opts.JSONSchema(root); err != nil {
-			return nil, nil, err
+	v := validator{opts: &opts}
+	err := v.document(tree)
+	if schemaDone != nil {
+		if schemaErr := <-schemaDone; err == nil {
+			err = schemaErr
 		}
 	}
-	return decode(root), v.encoding, nil
+	if err != nil {
+		return nil, nil, err
+	}
+	return decode(tree.(map[string]any)), v.encoding, nil
 }
 
 type validator struct {
