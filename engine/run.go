@@ -171,6 +171,14 @@ type replayRef struct {
 	matched           bool
 }
 
+// scratch is one execution's encoding buffers (rows, observations), sized
+// for the largest row and observation of a typical episode.
+type scratch struct{ row, obs []byte }
+
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{row: make([]byte, 0, 16<<10), obs: make([]byte, 0, 24<<10)}
+}}
+
 var refPool = sync.Pool{New: func() any { return &replayRef{trajectory: make([]byte, 0, 256<<10)} }}
 
 func newReplayRef() *replayRef {
@@ -210,11 +218,13 @@ func execute(d Domain, agent Agent, instanceID string, opts execOpts) (*Episode,
 		x.ledger.ref = x.compare.trajectory
 		x.ledger.comparing = true
 	}
-	// Scratch buffers sized for the largest row and observation of a
-	// typical episode, so neither grows by doubling mid-run.
-	x.ledger.scratch = make([]byte, 0, 16<<10)
+	// Encoding scratch comes from a pool: every use overwrites it from the
+	// start, and nothing the episode returns refers to it.
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	x.ledger.scratch, x.mid.scratch = sc.row[:0], sc.obs[:0]
+	defer func() { sc.row, sc.obs = x.ledger.scratch[:0], x.mid.scratch[:0] }()
 	if !noDigests {
-		x.mid.scratch = make([]byte, 0, 24<<10)
 		x.ledger.rows = make([]any, 0, 256)
 	}
 	x.clock = clock{start: start, now: start, nowText: plan.StartsAt}

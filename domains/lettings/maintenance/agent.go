@@ -39,68 +39,51 @@ func (e *MissingRootError) Error() string { return "no served record carries roo
 // View is a record-shaped view over served records: the union of the
 // records of every ok result. A miss is never a default: it is a
 // [*MissingRootError].
-type View struct{ facts map[string]any }
+type View struct {
+	facts map[string]any // a view over one {root: value} map
+	// layers are the Records of the ok results in tool order; where two
+	// carry a root, the later one's value is the union's (as a merge in
+	// tool order would keep it).
+	layers []map[string]any
+}
 
 // ViewOf builds a view over served results (an observation's Served map, or
-// a cached copy of one).
+// a cached copy of one). It reads the results' records in place.
 func ViewOf(served map[string]*engine.ToolResult) View {
 	var stack [16]string
-	tools, n := stack[:0], 0
+	tools := stack[:0]
 	for t, r := range served {
-		tools = append(tools, t)
 		if r.OK {
-			n += len(r.Records)
+			tools = append(tools, t)
 		}
 	}
 	slices.Sort(tools)
-	facts := make(map[string]any, n)
-	for _, t := range tools {
-		if r := served[t]; r.OK {
-			for k, v := range r.Records {
-				facts[k] = v
-			}
-		}
+	layers := make([]map[string]any, len(tools))
+	for i, t := range tools {
+		layers[i] = served[t].Records
 	}
-	return View{facts}
+	return View{layers: layers}
 }
 
-// viewCache keeps the view of the last served window an agent decided
-// from: a window's results never change, so the same results give the
-// same view.
-type viewCache struct {
-	tools   []string
-	results []*engine.ToolResult
-	view    View
-}
-
-func (c *viewCache) of(served map[string]*engine.ToolResult) View {
-	if c.view.facts != nil && len(served) == len(c.tools) {
-		same := true
-		for i, t := range c.tools {
-			if served[t] != c.results[i] {
-				same = false
-				break
-			}
-		}
-		if same {
-			return c.view
+func (v View) lookup(root string) (any, bool) {
+	if v.facts != nil {
+		x, ok := v.facts[root]
+		return x, ok
+	}
+	for i := len(v.layers) - 1; i >= 0; i-- {
+		if x, ok := v.layers[i][root]; ok {
+			return x, true
 		}
 	}
-	c.tools, c.results = c.tools[:0], c.results[:0]
-	for t, r := range served {
-		c.tools = append(c.tools, t)
-		c.results = append(c.results, r)
-	}
-	c.view = ViewOf(served)
-	return c.view
+	return nil, false
 }
 
 // ViewOfRecords builds a view over a {root: value} map.
-func ViewOfRecords(records map[string]any) View { return View{records} }
+func ViewOfRecords(records map[string]any) View { return View{facts: records} }
 
 // Get returns a root, or a *MissingRootError.
 func (v View) Get(root string) (any, error) {
-	x, ok := v.facts[root]
+	x, ok := v.lookup(root)
 	if !ok {
 		return nil, &MissingRootError{root}
 	}
@@ -119,7 +102,7 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 
 // must is the lazy access the rules use; a miss unwinds to Decide.
 func (v View) must(root string) any {
-	x, ok := v.facts[root]
+	x, ok := v.lookup(root)
 	if !ok {
 		panic(&MissingRootError{root})
 	}
@@ -560,7 +543,6 @@ type Reference struct {
 	planner *Planner
 	// TopupBatches counts batches the phase table alone did not plan.
 	TopupBatches int
-	views        viewCache
 }
 
 var _ engine.Agent = (*Reference)(nil)
@@ -572,7 +554,6 @@ func NewReference() *Reference { return &Reference{planner: NewPlanner()} }
 func (a *Reference) BeginEpisode(engine.AgentIdentity) {
 	a.planner.BeginEpisode()
 	a.TopupBatches = 0
-	a.views = viewCache{}
 }
 
 // DecisionBoundary forwards a business-outcome boundary to the planner
@@ -584,7 +565,7 @@ func (a *Reference) Decide(obs *engine.Observation) (engine.Decision, error) {
 	if planned := a.planner.Plan(obs); planned != nil {
 		return planned, nil
 	}
-	d, err := Decide(a.views.of(obs.Served), obs.Static().Policy)
+	d, err := Decide(ViewOf(obs.Served), obs.Static().Policy)
 	if err != nil {
 		root := err.(*MissingRootError).Root
 		tool, ok := RootTool[root]
