@@ -2,7 +2,7 @@
 # Artefact round trips with the built binary:
 #  1. `obaudit run --engine 0.9.0 ... --output` writes upstream's V1 artefact byte for byte;
 #  2. every scenario and every registered agent, under both engines: the artefact obaudit
-#     just wrote validates (named checks and the published JSON Schema) and replays;
+#     just wrote validates (named checks and the published JSON Schema, always both) and replays;
 #  3. the upstream fixtures validate under their own contracts, contract 8 replays, and
 #     contract 1 is refused by name (read, never reproduced).
 set -euo pipefail
@@ -30,20 +30,20 @@ for engine in 0.9.0 0.9.0+obaudit.1; do
       out=$tmp/$engine-$scenario-$agent.json
       # exit 2 would mean the determinism self-check failed: not tolerated here.
       "$bin" run --engine "$engine" --scenario "$scenario" --agent "$agent" --output "$out" >/dev/null 2>&1
-      "$bin" validate --schema "$out" >/dev/null
+      "$bin" validate "$out" >/dev/null
       "$bin" replay "$out" >/dev/null
       n=$((n + 1))
     done
   done
 done
-echo "ran, validated (with --schema) and replayed $n fresh artefacts"
+echo "ran, validated (named checks and the JSON Schema) and replayed $n fresh artefacts"
 
 if [ ! -d "$up" ]; then
   if [ "${OBAUDIT_REQUIRE_UPSTREAM:-}" = 1 ]; then echo "upstream fixtures required but $up is missing"; exit 1; fi
   echo "upstream fixtures not present; skipping the fixture checks"; exit 0
 fi
 for f in artifact8-deterministic-reference-v1.json artifact8-fake-openai-reference-v1.json; do
-  "$bin" validate --schema "$up/$f" >/dev/null
+  "$bin" validate "$up/$f" >/dev/null
   "$bin" replay "$up/$f" >/dev/null
 done
 "$bin" validate "$up/artifact1-reference-V1.json" >/dev/null

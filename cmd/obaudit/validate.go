@@ -24,10 +24,10 @@ type, form and vocabulary; the domain's final-state validator; the evaluation's 
 fields; from contract 2 the decision tape, the execution record and the provenance
 binding between identity, execution and tape; from contract 7 the provider execution
 binding and its coherence with the record; last, the final_state, trajectory and
-decisions digests, recomputed over upstream canonical JSON.
-
---schema also holds a contract-8 document to the published JSON Schema
-(schemas/artefact/v8.json) with an independent engine.
+decisions digests, recomputed over upstream canonical JSON. A contract-8 document is also
+held to the published JSON Schema (schemas/artefact/v8.json) by an independent engine,
+concurrently with the named checks. (--schema, which used to opt into the schema pass,
+is accepted and changes nothing.)
 
 Validation establishes coherence, not attestation, and never opens a ledger: a binding
 read out of an artefact alone attributes nothing (see obaudit bundle).
@@ -42,11 +42,7 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 			if err != nil {
 				return err
 			}
-			opts := artefactOptions()
-			if schema {
-				opts.JSONSchema = artefactschema.Check
-			}
-			doc, err := artefact.Read(b, opts)
+			doc, err := validateArtefact(b)
 			if err != nil {
 				if g.json {
 					if werr := writeJSON(cmd, refusedReport(err)); werr != nil {
@@ -55,7 +51,7 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 				}
 				return err
 			}
-			r := validateReport(doc, schema)
+			r := validateReport(doc)
 			if g.json {
 				return writeJSON(cmd, r)
 			}
@@ -81,18 +77,36 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 				}
 			}
 			fmt.Fprintf(w, "reproducible contract: %v\n", artefact.Reproducible(doc.Version()))
-			fmt.Fprintf(w, "json schema:      %s\n", map[bool]string{true: "passed", false: "not run (--schema)"}[schema && doc.Version() == artefact.Version])
+			schemaLine := "passed (schemas/artefact/v8.json)"
+			if doc.Version() != artefact.Version {
+				schemaLine = fmt.Sprintf("not applicable (contract %d; the published schema is contract %d's)", doc.Version(), artefact.Version)
+			}
+			fmt.Fprintf(w, "json schema:      %s\n", schemaLine)
 			fmt.Fprintf(w, "established:      coherence only; no ledger was opened and nothing is attested\n")
 			return nil
 		},
 	}
-	c.Flags().BoolVar(&schema, "schema", false, "also check a contract-8 artefact against the published JSON Schema")
+	// --schema opted into the JSON Schema pass before it became part of
+	// every validation; it is still accepted, and changes nothing.
+	c.Flags().BoolVar(&schema, "schema", true, "no effect: a contract-8 artefact is always held to the published JSON Schema")
+	c.Flags().MarkHidden("schema")
 	agentRun = addAgentRunFlags(c)
 	return c
 }
 
+// validateArtefact is obaudit validate's whole check of an artefact file's
+// bytes: the strict read with every named check of the contract the
+// document declares, every carried pack's final-state validator and, for
+// contract 8, the published JSON Schema (run concurrently with the named
+// checks).
+func validateArtefact(b []byte) (*artefact.Document, error) {
+	opts := artefactOptions()
+	opts.JSONSchema = artefactschema.Check
+	return artefact.Read(b, opts)
+}
+
 // validateReport is the --json report of a coherent artefact.
-func validateReport(doc *artefact.Document, schema bool) map[string]any {
+func validateReport(doc *artefact.Document) map[string]any {
 	a := doc.Artefact
 	digests := map[string]any{
 		"final_state_digest_sha256": a.FinalStateDigest,
@@ -112,7 +126,7 @@ func validateReport(doc *artefact.Document, schema bool) map[string]any {
 		"agent_id":              a.AgentID,
 		"agent_kind":            a.AgentKind,
 		"digests":               digests,
-		"json_schema":           schema && doc.Version() == artefact.Version,
+		"json_schema":           doc.Version() == artefact.Version,
 	}
 	if doc.Version() >= 2 {
 		digests["decisions_digest_sha256"] = a.DecisionsDigest
