@@ -39,6 +39,9 @@ func Read(b []byte, opts Options) (*Document, error) {
 	if len(b) > limits.MaxArtefactBytes {
 		return nil, limits.Exceeded("MaxArtefactBytes", limits.MaxArtefactBytes, int64(len(b)))
 	}
+	// The file's digest does not depend on the parse: it is computed beside it.
+	fileSum := make(chan [sha256.Size]byte, 1)
+	go func() { fileSum <- sha256.Sum256(b) }()
 	tree, err := canon.Parse(b)
 	if err != nil {
 		return nil, err
@@ -47,7 +50,7 @@ func Read(b []byte, opts Options) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(b)
+	sum := <-fileSum
 	d := &Document{Artefact: a, Tree: tree.(map[string]any), FileSHA256: hex.EncodeToString(sum[:])}
 	d.Canonical = len(enc)+1 == len(b) && b[len(b)-1] == '\n' && bytes.Equal(enc, b[:len(enc)])
 	return d, nil

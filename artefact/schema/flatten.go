@@ -29,7 +29,8 @@ import (
 //  2. an allOf whose every branch is {"if": {"properties": {K: {"const":
 //     c}}}, "then": T} over one discriminator K with pairwise distinct
 //     constants, in an object schema that requires K, becomes the chain
-//     if K=c1 then T1 else (if K=c2 then T2 else ...). With K required the
+//     if K=c1 then T1 else (if K=c2 then T2 else ...), the commonest
+//     decision kinds tested first (commonFirst). With K required the
 //     two agree on every instance: K absent fails "required" either way; K
 //     equal to some ci selects exactly Ti in both (the other conditions are
 //     false); any other K constrains nothing in both. The conditions test
@@ -171,6 +172,7 @@ func chainDiscriminators(x any) {
 		if !ok || !requires(v, key) {
 			return
 		}
+		consts, thens = commonFirst(consts, thens)
 		var chain map[string]any
 		for i := len(branches) - 1; i >= 0; i-- {
 			link := map[string]any{
@@ -226,6 +228,30 @@ func discriminated(branches []any) (key string, consts []any, thens []any, ok bo
 		thens = append(thens, br["then"])
 	}
 	return key, consts, thens, true
+}
+
+// commonFirst is the order a chain tests its constants in: the decision
+// kinds an episode's tape and trajectory are mostly made of first (a
+// RETRIEVE is tested once instead of after five failed tests), the rest in
+// the schema's order. Any order gives the same verdicts: at most one
+// condition holds.
+func commonFirst(consts, thens []any) ([]any, []any) {
+	rank := func(c any) int {
+		if i := slices.Index([]any{"RETRIEVE", "WAIT", "ACT", "COMPLETE"}, c); i >= 0 {
+			return i
+		}
+		return 4
+	}
+	idx := make([]int, len(consts))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return rank(consts[a]) - rank(consts[b]) })
+	c2, t2 := make([]any, len(idx)), make([]any, len(idx))
+	for k, i := range idx {
+		c2[k], t2[k] = consts[i], thens[i]
+	}
+	return c2, t2
 }
 
 func requires(schema map[string]any, key string) bool {
