@@ -184,6 +184,47 @@ func (d Decimal) round() Decimal {
 	return Decimal{coef: q, exp: d.exp + drop}.round() // a carry can add a digit
 }
 
+// smallPow10 holds 10^0 … 10^63, shared and never modified.
+var smallPow10 = func() (t [64]*big.Int) {
+	for i := range t {
+		t[i] = new(big.Int).Exp(bigTen, big.NewInt(int64(i)), nil)
+	}
+	return t
+}()
+
+// pow10 returns 10^n (n ≥ 0); the result must not be modified.
+func pow10(n int) *big.Int {
+	if n < len(smallPow10) {
+		return smallPow10[n]
+	}
+	return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil)
+}
+
+// amountMemo remembers the last amounts ParseAmount accepted: a journal's
+// calls repeat the same few (one reservation, one measured cost per count
+// pair), and parsing one allocates. Decimals are never modified in place,
+// so a remembered one can be shared.
+type amountMemo struct {
+	s    [4]string
+	d    [4]Decimal
+	next int
+}
+
+// parse is ParseAmount(s).
+func (m *amountMemo) parse(s string) (Decimal, bool) {
+	for i := range m.s {
+		if m.d[i].coef != nil && m.s[i] == s {
+			return m.d[i], true
+		}
+	}
+	d, ok := ParseAmount(s)
+	if ok {
+		m.s[m.next], m.d[m.next] = s, d
+		m.next = (m.next + 1) % len(m.s)
+	}
+	return d, ok
+}
+
 // Mul returns d×e rounded to Precision digits.
 func (d Decimal) Mul(e Decimal) Decimal {
 	return Decimal{coef: new(big.Int).Mul(d.c(), e.c()), exp: d.exp + e.exp}.round()
@@ -195,10 +236,10 @@ func (d Decimal) Add(e Decimal) Decimal {
 	exp := d.exp
 	switch {
 	case d.exp > e.exp:
-		a = new(big.Int).Mul(a, new(big.Int).Exp(bigTen, big.NewInt(int64(d.exp-e.exp)), nil))
+		a = new(big.Int).Mul(a, pow10(d.exp-e.exp))
 		exp = e.exp
 	case e.exp > d.exp:
-		b = new(big.Int).Mul(b, new(big.Int).Exp(bigTen, big.NewInt(int64(e.exp-d.exp)), nil))
+		b = new(big.Int).Mul(b, pow10(e.exp-d.exp))
 	}
 	return Decimal{coef: new(big.Int).Add(a, b), exp: exp}.round()
 }

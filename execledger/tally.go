@@ -22,6 +22,7 @@ type tally struct {
 	// memo of the last derived amounts (calls repeat bounds and counts)
 	memoBound, memoIn, memoOut int64
 	memoReserve, memoMeasured  string
+	amounts                    amountMemo
 }
 
 func newTally(h *parsedHeader) *tally {
@@ -87,15 +88,15 @@ func (t *tally) addCall(c *Call) {
 			t.out += *a.OutputTokens
 		}
 		if a.CostMeasuredUSD != nil {
-			d, _ := ParseAmount(*a.CostMeasuredUSD)
+			d, _ := t.amounts.parse(*a.CostMeasuredUSD)
 			t.measured = t.measured.Add(d)
 		}
 		if a.CostForfeitedUSD != nil {
-			d, _ := ParseAmount(*a.CostForfeitedUSD)
+			d, _ := t.amounts.parse(*a.CostForfeitedUSD)
 			t.forfeit = t.forfeit.Add(d)
 		}
 		if a.CostReservationUSD != nil {
-			d, _ := ParseAmount(*a.CostReservationUSD)
+			d, _ := t.amounts.parse(*a.CostReservationUSD)
 			t.reserv = t.reserv.Add(d)
 		}
 		if a.Fault != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/safefs"
@@ -67,7 +68,8 @@ type Writer struct {
 	closed    bool
 	terminal  *Terminal
 	decisions []int64
-	buf, pbuf []byte
+	// scratch: the line, the compact row, the payload compact and spaced
+	buf, cbuf, pbuf, sbuf []byte
 }
 
 // Create creates the journal at path exclusively (never appending to a file
@@ -178,22 +180,27 @@ func (w *Writer) RecordCall(c Call) error {
 	if err := normalizeSeconds(&c); err != nil {
 		return err
 	}
-	// c.Map() holds exactly the value kinds the reader's parse yields, so
-	// the reader's own validation runs on it directly.
-	v := c.Map()
-	call, err := decodeCall(v, Version)
-	if err != nil {
+	// The reader's rules, on the typed call (validateCall is decodeCall
+	// without the map tree; both are held equal by tests and a fuzz target).
+	if err := validateCall(&c, Version, &w.t.amounts); err != nil {
 		return err
 	}
-	if err := w.t.admitCall(call); err != nil {
+	if err := w.t.admitCall(&c); err != nil {
 		return err
 	}
-	if err := w.append(RowCall, v); err != nil {
+	if err := scanCall(&c, "row "+itoa(w.rows)+"."+RowCall); err != nil {
 		return err
 	}
-	w.t.addCall(call)
-	if call.Decision != nil {
-		w.decisions = append(w.decisions, call.CallIndex)
+	var err error
+	if w.pbuf, w.sbuf, err = appendCallJSON(w.pbuf[:0], w.sbuf[:0], &c); err != nil {
+		return refusal.Wrap(ErrSchema, err, "row %d could not be canonically encoded", w.rows)
+	}
+	if err := w.appendRow(RowCall, w.pbuf, w.sbuf); err != nil {
+		return err
+	}
+	w.t.addCall(&c)
+	if c.Decision != nil {
+		w.decisions = append(w.decisions, c.CallIndex)
 	}
 	return nil
 }
@@ -238,10 +245,18 @@ func (w *Writer) append(kind string, payload map[string]any) error {
 	if err != nil {
 		return refusal.Wrap(ErrSchema, err, "row %d could not be canonically encoded", w.rows)
 	}
+	return w.appendRow(kind, w.pbuf, nil)
+}
+
+// appendRow renders the row around the payload (compact canonical bytes,
+// and the spaced ones if the caller has them) and writes it whole: on any
+// write or fsync error it truncates back to the row's start and poisons the
+// writer.
+func (w *Writer) appendRow(kind string, payload, spaced []byte) error {
 	var d string
-	d, w.buf = renderRow(w.buf[:0], kind, w.pbuf, w.rows, w.prev)
+	d, w.buf, w.cbuf = renderRow(w.buf[:0], w.cbuf[:0], kind, payload, spaced, w.rows, w.prev)
 	startAt := w.f.Size()
-	err = w.f.WriteAll(w.buf)
+	err := w.f.WriteAll(w.buf)
 	if err == nil {
 		err = w.f.Sync()
 	}
@@ -338,74 +353,66 @@ func normalizeSeconds(c *Call) error {
 }
 
 // renderRow appends to dst the spaced line (with newline) of the row whose
-// payload's compact canonical bytes are payload, and returns its digest: the
-// SHA-256 of the compact canonical row without row_digest_sha256. The
-// envelope's keys and values are known, so the row is assembled rather than
-// re-encoded; the reader's fast path checks the same bytes.
-func renderRow(dst []byte, kind string, payload []byte, index int, prev string) (string, []byte) {
-	type member struct{ key, compact string }
-	env := []member{
-		{"ledger_version", itoa(Version)},
-		{"previous_row_digest_sha256", `"` + prev + `"`},
-		{"row_index", itoa(index)},
-		{"row_kind", `"` + kind + `"`},
-	}
-	var compact []byte
-	compact = append(compact, '{')
-	first := true
-	put := func(k string, v []byte) {
-		if !first {
-			compact = append(compact, ',')
-		}
-		first = false
-		compact = append(compact, '"')
-		compact = append(compact, k...)
-		compact = append(compact, '"', ':')
-		compact = append(compact, v...)
-	}
+// payload's compact canonical bytes are payload (and spaced ones spaced, or
+// nil to derive them), and returns its digest: the SHA-256 of the compact
+// canonical row without row_digest_sha256, laid out in scratch (returned
+// for reuse). The envelope's keys and values are known, so the row is
+// assembled rather than re-encoded; the reader's fast path checks the same
+// bytes.
+func renderRow(dst, scratch []byte, kind string, payload, spaced []byte, index int, prev string) (string, []byte, []byte) {
+	var ixb [20]byte
+	ix := strconv.AppendInt(ixb[:0], int64(index), 10)
+	version := itoa(Version)
+
+	c := append(scratch, '{')
 	if kind < "ledger_version" {
-		put(kind, payload)
+		c = member(c, ",", ":", kind, "", payload, "")
 	}
-	for _, m := range env {
-		put(m.key, []byte(m.compact))
-	}
+	c = member(c, ",", ":", "ledger_version", "", version, "")
+	c = member(c, ",", ":", "previous_row_digest_sha256", `"`, prev, `"`)
+	c = member(c, ",", ":", "row_index", "", ix, "")
+	c = member(c, ",", ":", "row_kind", `"`, kind, `"`)
 	if kind > "row_kind" {
-		put(kind, payload)
+		c = member(c, ",", ":", kind, "", payload, "")
 	}
-	compact = append(compact, '}')
-	s := sha256.Sum256(compact)
-	d := hex.EncodeToString(s[:])
+	c = append(c, '}')
+	sum := sha256.Sum256(c)
+	var d [64]byte
+	hex.Encode(d[:], sum[:])
 
 	// The spaced line: the same members plus the digest, ", " and ": ".
-	dst = append(dst, '{')
-	first = true
-	sput := func(k string, v []byte, spaceOut bool) {
-		if !first {
-			dst = append(dst, ',', ' ')
-		}
-		first = false
-		dst = append(dst, '"')
-		dst = append(dst, k...)
-		dst = append(dst, '"', ':', ' ')
-		if spaceOut {
-			dst = appendSpaced(dst, v)
-		} else {
-			dst = append(dst, v...)
-		}
+	if spaced == nil {
+		spaced = appendSpaced(nil, payload)
 	}
+	line := append(dst, '{')
 	if kind < "ledger_version" {
-		sput(kind, payload, true)
+		line = member(line, ", ", ": ", kind, "", spaced, "")
 	}
-	sput("ledger_version", []byte(env[0].compact), false)
-	sput("previous_row_digest_sha256", []byte(env[1].compact), false)
-	sput("row_digest_sha256", []byte(`"`+d+`"`), false)
-	sput("row_index", []byte(env[2].compact), false)
-	sput("row_kind", []byte(env[3].compact), false)
+	line = member(line, ", ", ": ", "ledger_version", "", version, "")
+	line = member(line, ", ", ": ", "previous_row_digest_sha256", `"`, prev, `"`)
+	line = member(line, ", ", ": ", "row_digest_sha256", `"`, d[:], `"`)
+	line = member(line, ", ", ": ", "row_index", "", ix, "")
+	line = member(line, ", ", ": ", "row_kind", `"`, kind, `"`)
 	if kind > "row_kind" {
-		sput(kind, payload, true)
+		line = member(line, ", ", ": ", kind, "", spaced, "")
 	}
-	dst = append(dst, '}', '\n')
-	return d, dst
+	line = append(line, '}', '\n')
+	return string(d[:]), line, c
+}
+
+// member appends one object member (preceded by comma unless it opens the
+// object): the key, colon, and the value between open and close.
+func member[V string | []byte](dst []byte, comma, colon, key, open string, v V, close string) []byte {
+	if dst[len(dst)-1] != '{' {
+		dst = append(dst, comma...)
+	}
+	dst = append(dst, '"')
+	dst = append(dst, key...)
+	dst = append(dst, '"')
+	dst = append(dst, colon...)
+	dst = append(dst, open...)
+	dst = append(dst, v...)
+	return append(dst, close...)
 }
 
 // appendSpaced turns compact canonical JSON into the spaced form: ", " and
