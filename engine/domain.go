@@ -244,6 +244,49 @@ type ToolResult struct {
 	// already has it (see [EncodeRecords]); nil means the engine encodes it.
 	RecordsJSON []byte
 	OK          bool
+
+	frags *resultFrags // the quoted string fields, encoded once
+}
+
+// resultFrags are a result's string fields as canonical JSON, so rows and
+// observations that show the result copy them instead of re-encoding.
+type resultFrags struct {
+	asOf, authority, recordID, recordVersion []byte
+	// tail is `,"schema_id":…,"source":…,"tool":…`, the last keys of both
+	// the served row and the observation entry.
+	tail []byte
+}
+
+// fragments encodes r's string fields once (a result is not changed after
+// Serve returns it).
+func (r *ToolResult) fragments() *resultFrags {
+	if r.frags == nil {
+		b := make([]byte, 0, 96+len(r.AsOf)+len(r.Authority)+len(r.RecordID)+len(r.RecordVersion)+len(r.SchemaID)+len(r.Source)+len(r.Tool))
+		cut := func(from int) []byte { return b[from:len(b):len(b)] }
+		f := &resultFrags{}
+		n := len(b)
+		b = appendString(b, r.AsOf)
+		f.asOf = cut(n)
+		n = len(b)
+		b = appendString(b, r.Authority)
+		f.authority = cut(n)
+		n = len(b)
+		b = appendString(b, r.RecordID)
+		f.recordID = cut(n)
+		n = len(b)
+		b = appendString(b, r.RecordVersion)
+		f.recordVersion = cut(n)
+		n = len(b)
+		b = append(b, `,"schema_id":`...)
+		b = appendString(b, r.SchemaID)
+		b = append(b, `,"source":`...)
+		b = appendString(b, r.Source)
+		b = append(b, `,"tool":`...)
+		b = appendString(b, r.Tool)
+		f.tail = cut(n)
+		r.frags = f
+	}
+	return r.frags
 }
 
 func (r *ToolResult) recordsJSON() []byte {
@@ -255,26 +298,22 @@ func (r *ToolResult) recordsJSON() []byte {
 
 // appendEntry writes the canonical JSON of Tree(), field by field.
 func (r *ToolResult) appendEntry(b []byte) []byte {
+	f := r.fragments()
 	b = append(b, `{"as_of":`...)
-	b = appendString(b, r.AsOf)
+	b = append(b, f.asOf...)
 	b = append(b, `,"authority":`...)
-	b = appendString(b, r.Authority)
+	b = append(b, f.authority...)
 	if r.OK {
 		b = append(b, `,"error_code":null,"ok":true,"record_id":`...)
 	} else {
 		b = append(b, `,"error_code":null,"ok":false,"record_id":`...)
 	}
-	b = appendString(b, r.RecordID)
+	b = append(b, f.recordID...)
 	b = append(b, `,"record_version":`...)
-	b = appendString(b, r.RecordVersion)
+	b = append(b, f.recordVersion...)
 	b = append(b, `,"records":`...)
 	b = append(b, r.recordsJSON()...)
-	b = append(b, `,"schema_id":`...)
-	b = appendString(b, r.SchemaID)
-	b = append(b, `,"source":`...)
-	b = appendString(b, r.Source)
-	b = append(b, `,"tool":`...)
-	b = appendString(b, r.Tool)
+	b = append(b, f.tail...)
 	return append(b, '}')
 }
 

@@ -93,10 +93,12 @@ type ledger struct {
 	scratch []byte
 	// digestOnly keeps no rows, only the running digest (the self-check
 	// rerun, whose rows are never read).
-	digestOnly bool
-	atText     string
-	atBox      any // atText as an interface value, boxed once per instant
-	boxes      map[string]any
+	digestOnly  bool
+	atText      string
+	atBox       any // atText as an interface value, boxed once per instant
+	boxes       map[string]any
+	atQuoted    []byte // atQuotedFor as canonical JSON
+	atQuotedFor string
 	// keep, when set, receives every byte fed to the digest.
 	keep *[]byte
 	// comparing: instead of hashing, compare every byte with ref (the
@@ -156,6 +158,15 @@ func (l *ledger) box(s string) any {
 	return v
 }
 
+// appendAt writes the quoted instant, encoding it once per instant.
+func (l *ledger) appendAt(b []byte, at string) []byte {
+	if l.atQuotedFor != at || l.atQuoted == nil {
+		l.atQuoted = appendString(l.atQuoted[:0], at)
+		l.atQuotedFor = at
+	}
+	return append(b, l.atQuoted...)
+}
+
 // boxAt returns at as an interface value, reusing the box while the instant
 // is the same (rows at one instant share the string, never a mutable value).
 func (l *ledger) boxAt(at string) any {
@@ -198,34 +209,32 @@ func (l *ledger) commit(b []byte) {
 func (l *ledger) appendServed(at string, invocation, turn, batch, pos int, r *ToolResult) {
 	index := l.n
 	b := l.begin()
+	f := r.fragments()
 	b = append(b, `{"as_of":`...)
-	b = appendString(b, r.AsOf)
+	b = append(b, f.asOf...)
 	b = append(b, `,"at":`...)
-	b = appendString(b, at)
+	b = l.appendAt(b, at)
 	b = append(b, `,"authority":`...)
-	b = appendString(b, r.Authority)
+	b = append(b, f.authority...)
 	b = append(b, `,"batch_index":`...)
 	b = appendSafeInt(b, int64(batch))
 	b = append(b, `,"index":`...)
 	b = appendSafeInt(b, index)
 	b = append(b, `,"initiated_by":"agent","invocation_index":`...)
 	b = appendSafeInt(b, int64(invocation))
-	b = append(b, `,"ok":`...)
-	b = AppendCanonical(b, r.OK)
-	b = append(b, `,"record_id":`...)
-	b = appendString(b, r.RecordID)
+	if r.OK {
+		b = append(b, `,"ok":true,"record_id":`...)
+	} else {
+		b = append(b, `,"ok":false,"record_id":`...)
+	}
+	b = append(b, f.recordID...)
 	b = append(b, `,"record_type":"retrieval_served","record_version":`...)
-	b = appendString(b, r.RecordVersion)
+	b = append(b, f.recordVersion...)
 	b = append(b, `,"records":`...)
 	b = append(b, r.recordsJSON()...)
 	b = append(b, `,"request_index":`...)
 	b = appendSafeInt(b, int64(pos))
-	b = append(b, `,"schema_id":`...)
-	b = appendString(b, r.SchemaID)
-	b = append(b, `,"source":`...)
-	b = appendString(b, r.Source)
-	b = append(b, `,"tool":`...)
-	b = appendString(b, r.Tool)
+	b = append(b, f.tail...)
 	b = append(b, `,"turn_index":`...)
 	b = appendSafeInt(b, int64(turn))
 	b = append(b, '}')

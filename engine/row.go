@@ -26,6 +26,7 @@ const (
 	kindStrs    // ss, a list of strings ([]any in the map)
 	kindMapCopy // v, a map[string]any the row holds a shallow copy of
 	kindDecision
+	kindAt // s, the row's instant (encoded once per instant by the ledger)
 )
 
 func fStr(k, s string) field       { return field{key: k, kind: kindStr, s: s} }
@@ -62,7 +63,7 @@ func b2i(b bool) int64 {
 
 func (f *field) appendValue(b []byte) []byte {
 	switch f.kind {
-	case kindStr:
+	case kindStr, kindAt:
 		return appendString(b, f.s)
 	case kindInt:
 		return appendSafeInt(b, f.n)
@@ -83,7 +84,7 @@ func (f *field) appendValue(b []byte) []byte {
 
 func (f *field) value() any {
 	switch f.kind {
-	case kindStr:
+	case kindStr, kindAt:
 		return f.s
 	case kindInt:
 		return f.n
@@ -108,7 +109,7 @@ func (f *field) value() any {
 func (l *ledger) row(at, recordType string, fs ...field) {
 	var stack [24]field
 	all := append(stack[:0], fs...)
-	all = append(all, fInt("index", l.n), fStr("at", at), fStr("record_type", recordType))
+	all = append(all, fInt("index", l.n), field{key: "at", kind: kindAt, s: at}, fStr("record_type", recordType))
 	// Insertion sort by key: rows are small.
 	for i := 1; i < len(all); i++ {
 		for j := i; j > 0 && all[j].key < all[j-1].key; j-- {
@@ -122,6 +123,10 @@ func (l *ledger) row(at, recordType string, fs ...field) {
 			b = append(b, ',')
 		}
 		b = appendKey(b, all[i].key)
+		if all[i].kind == kindAt {
+			b = l.appendAt(b, all[i].s)
+			continue
+		}
 		b = all[i].appendValue(b)
 	}
 	b = append(b, '}')
