@@ -37,6 +37,7 @@ import (
 //     the constant as a one-value enum, which means the same and fails
 //     without formatting a message.
 //
+// Definitions nothing references any more are dropped (pruneDefinitions).
 // Annotations and keyword locations differ; verdicts and instance locations
 // (the JSON pointers refusals carry) do not. TestFlattenedAgreesWithPublished
 // holds the two forms to the same verdict on every mutation of the real
@@ -62,6 +63,7 @@ func flatten(doc []byte) ([]byte, error) {
 		defs, _ = root["$defs"].(map[string]any)
 	}
 	chainDiscriminators(root)
+	pruneDefinitions(root)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -69,6 +71,74 @@ func flatten(doc []byte) ([]byte, error) {
 		return nil, fmt.Errorf("re-encode flattened schema: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// entryPoints are the definitions Check compiles on their own (see
+// compile): they stay, whether or not anything references them.
+func entryPoint(name string) bool {
+	return name == "row" || name == "decision" || strings.HasPrefix(name, "row_")
+}
+
+// pruneDefinitions drops the definitions nothing references any more once
+// the leaves are inlined (text, counter, instant, ...): they would only be
+// compiled, checked against the meta-schema and kept in memory for nothing.
+// A definition stays if it is an entry point or reachable by references
+// from the document's own keywords or from a definition that stays.
+func pruneDefinitions(root map[string]any) {
+	defs, _ := root["$defs"].(map[string]any)
+	keep := map[string]bool{}
+	var queue []any
+	for name := range defs {
+		if entryPoint(name) {
+			keep[name] = true
+			queue = append(queue, defs[name])
+		}
+	}
+	outside := map[string]any{}
+	for k, v := range root {
+		if k != "$defs" {
+			outside[k] = v
+		}
+	}
+	queue = append(queue, outside)
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		for _, ref := range references(x) {
+			name, ok := strings.CutPrefix(ref, "#/$defs/")
+			if ok && !keep[name] && defs[name] != nil {
+				keep[name] = true
+				queue = append(queue, defs[name])
+			}
+		}
+	}
+	for name := range defs {
+		if !keep[name] {
+			delete(defs, name)
+		}
+	}
+}
+
+// references lists the $ref values in a schema.
+func references(x any) []string {
+	var out []string
+	switch v := x.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if dataKeywords[k] {
+				continue
+			}
+			if s, ok := e.(string); ok && k == "$ref" {
+				out = append(out, s)
+			}
+			out = append(out, references(e)...)
+		}
+	case []any:
+		for _, e := range v {
+			out = append(out, references(e)...)
+		}
+	}
+	return out
 }
 
 // dataKeywords hold instance values, not subschemas: never rewritten.
