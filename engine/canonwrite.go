@@ -13,8 +13,33 @@ import (
 // dst: byte-identical to canon.Upstream (a test holds it so over every row,
 // observation and state of the reference runs), specialised for the small
 // objects the engine writes many of. It panics on a value canon would refuse
-// (the engine only ever builds well-formed trees).
-func AppendCanonical(dst []byte, v any) []byte {
+// (the engine only ever builds well-formed trees); see
+// [AppendCanonicalChecked] for values from elsewhere.
+func AppendCanonical(dst []byte, v any) []byte { return appendValue(dst, v, 0) }
+
+// AppendCanonicalChecked is AppendCanonical for a tree the engine did not
+// build (an artefact's, say): where canon would refuse the value, it returns
+// canon's own error (the value is then handed to canon.Append, so the bytes
+// or the error are exactly canon's). TestAppendCanonicalChecked holds it to
+// canon.Append over random trees, deep ones, invalid UTF-8 and out-of-range
+// numbers included.
+func AppendCanonicalChecked(dst []byte, v any) ([]byte, error) {
+	if b, ok := tryAppendCanonical(dst, v); ok {
+		return b, nil
+	}
+	return canon.Append(dst, v, canon.UpstreamForm)
+}
+
+func tryAppendCanonical(dst []byte, v any) (b []byte, ok bool) {
+	defer func() {
+		if recover() != nil {
+			b, ok = nil, false
+		}
+	}()
+	return appendValue(dst, v, 0), true
+}
+
+func appendValue(dst []byte, v any, depth int) []byte {
 	switch x := v.(type) {
 	case nil:
 		return append(dst, "null"...)
@@ -30,15 +55,17 @@ func AppendCanonical(dst []byte, v any) []byte {
 	case int:
 		return appendSafeInt(dst, int64(x))
 	case []any:
+		checkDepth(depth)
 		dst = append(dst, '[')
 		for i, e := range x {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendCanonical(dst, e)
+			dst = appendValue(dst, e, depth+1)
 		}
 		return append(dst, ']')
 	case []string:
+		checkDepth(depth)
 		dst = append(dst, '[')
 		for i, e := range x {
 			if i > 0 {
@@ -48,13 +75,22 @@ func AppendCanonical(dst []byte, v any) []byte {
 		}
 		return append(dst, ']')
 	case map[string]any:
-		return appendObject(dst, x, "", nil)
+		checkDepth(depth)
+		return appendObjectAt(dst, x, "", nil, depth)
 	}
 	b, err := canon.Append(dst, v, canon.UpstreamForm)
 	if err != nil {
 		panic("engine: value has no canonical JSON form: " + err.Error())
 	}
 	return b
+}
+
+// checkDepth refuses nesting canon refuses (more than canon.MaxDepth
+// containers).
+func checkDepth(depth int) {
+	if depth >= canon.MaxDepth {
+		panic("engine: value nests deeper than canon allows")
+	}
 }
 
 // AppendString appends the upstream canonical JSON of the string s (what
@@ -83,6 +119,10 @@ func appendSafeInt(dst []byte, n int64) []byte {
 // appendObject encodes m with sorted keys; when rawKey is set its value is
 // written as the pre-encoded raw bytes instead of m[rawKey].
 func appendObject(dst []byte, m map[string]any, rawKey string, raw []byte) []byte {
+	return appendObjectAt(dst, m, rawKey, raw, 0)
+}
+
+func appendObjectAt(dst []byte, m map[string]any, rawKey string, raw []byte, depth int) []byte {
 	var stack [24]string
 	keys := stack[:0]
 	for k := range m {
@@ -105,7 +145,7 @@ func appendObject(dst []byte, m map[string]any, rawKey string, raw []byte) []byt
 			dst = append(dst, raw...)
 			continue
 		}
-		dst = AppendCanonical(dst, m[k])
+		dst = appendValue(dst, m[k], depth+1)
 	}
 	return append(dst, '}')
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -148,6 +149,58 @@ func TestAppendStringRandom(t *testing.T) {
 		}
 		if plainASCII(s) != (strings.Trim(s, "abcdefghijklmnopqrstuvwxyzZ0 ~/<\x7f") == "") {
 			t.Fatalf("plainASCII(%q) = %v", s, plainASCII(s))
+		}
+	}
+}
+
+// TestAppendCanonicalChecked holds the checked encoder to canon.Append over
+// random trees: the same bytes where canon encodes, canon's own error where
+// it refuses (too deep, invalid UTF-8 in a key or a value, integers out of
+// range, non-finite floats, unsupported types).
+func TestAppendCanonicalChecked(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	leaves := []any{nil, true, false, "", "plain", "caf\u00e9", "q\"\\\n", "bad\xff", int64(0), int64(-9007199254740991),
+		int64(9007199254740992), 3, 1.5, 1e300, math.Inf(1), math.NaN(), []string{"a", "b\xfe"}, []string{}, struct{}{}}
+	keys := []string{"a", "b", "", "k\xff", "\u00e9", "zz"}
+	var gen func(depth int) any
+	gen = func(depth int) any {
+		if depth > 4 || r.IntN(3) == 0 {
+			return leaves[r.IntN(len(leaves))]
+		}
+		if r.IntN(2) == 0 {
+			l := make([]any, r.IntN(4))
+			for i := range l {
+				l[i] = gen(depth + 1)
+			}
+			return l
+		}
+		m := map[string]any{}
+		for i := r.IntN(4); i > 0; i-- {
+			m[keys[r.IntN(len(keys))]] = gen(depth + 1)
+		}
+		return m
+	}
+	nest := func(n int) any {
+		var v any = "x"
+		for i := 0; i < n; i++ {
+			if i%2 == 0 {
+				v = []any{v}
+			} else {
+				v = map[string]any{"k": v}
+			}
+		}
+		return v
+	}
+	trees := []any{nest(canon.MaxDepth - 1), nest(canon.MaxDepth), nest(canon.MaxDepth + 1), nest(canon.MaxDepth + 5),
+		[]any{nest(canon.MaxDepth)}, map[string]any{"a": []string{"x"}, "b": nest(canon.MaxDepth - 1)}}
+	for i := 0; i < 20000; i++ {
+		trees = append(trees, gen(0))
+	}
+	for _, v := range trees {
+		want, werr := canon.Append([]byte("p"), v, canon.UpstreamForm)
+		got, gerr := AppendCanonicalChecked([]byte("p"), v)
+		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) || (werr == nil && string(got) != string(want)) {
+			t.Fatalf("%#v:\n got %s, %v\nwant %s, %v", v, got, gerr, want, werr)
 		}
 	}
 }

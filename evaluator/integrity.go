@@ -559,7 +559,9 @@ func (g *grader) recordVersion(rm map[string]any) (string, error) {
 	if v, ok := g.versions[key]; ok {
 		return v, nil
 	}
-	b, err := canon.Append(g.scratch[:0], rm, canon.UpstreamForm)
+	// The engine's encoder: canon's bytes, or canon's own error where canon
+	// refuses the body (held to canon.Append by engine's tests).
+	b, err := engine.AppendCanonicalChecked(g.scratch[:0], rm)
 	g.scratch = b
 	if err != nil {
 		return "", err
