@@ -208,11 +208,13 @@ func (sc *Scenario) semanticPayload() map[string]any {
 
 // ComputeDigest recomputes spec_digest_sha256 from what the spec now holds.
 func (s *Spec) ComputeDigest() (string, error) {
-	d, err := canon.UpstreamDigest(s.SemanticPayload())
+	// canon.UpstreamDigest, through the engine's faster encoder (canon's
+	// bytes or canon's own error; NewOperation verifies the spec per run).
+	b, err := engine.AppendCanonicalChecked(nil, s.SemanticPayload())
 	if err != nil {
 		return "", refusal.Wrap(ErrSchema, err, "%s: this spec cannot be given a content identity", s.Source)
 	}
-	return d, nil
+	return canon.SHA256Hex(b), nil
 }
 
 // Verify refuses a spec that no longer hashes to the digest it was loaded
