@@ -28,9 +28,12 @@
 //
 // [Create] makes the file exclusively beneath a directory reached without
 // following links (internal/safefs; directory mode 0700, owned by the
-// effective user) and writes the header. [Writer.RecordCall] and
-// [Writer.Finalize] validate a row with the reader's own code before
-// appending it, then write it whole and fsync; a failed write or fsync
+// effective user; the mode and owner are judged on the held directory
+// descriptor) and writes the header. [Writer.RecordCall] and
+// [Writer.Finalize] validate a row by the reader's rules before appending
+// it (call rows on the typed Call, a mirror of the reader's map-tree code
+// held to it by tests and a fuzz target), then write it whole and fsync; a
+// failed write or fsync
 // truncates back to the row's start and poisons the writer for good, so
 // what survives is always a verified prefix ([WriteError]).
 //

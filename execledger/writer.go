@@ -55,9 +55,11 @@ type AppendFile interface {
 }
 
 // Writer appends a version-3 execution ledger: one header row, one row per
-// model call, one terminal row. Every row is validated by the same code the
-// reader uses before it is appended, then written whole, flushed and
-// fsynced. A Writer is not safe for concurrent use.
+// model call, one terminal row. Every row is validated by the reader's rules
+// before it is appended (the header and terminal rows by the reader's own
+// code; call rows by its typed mirror, which tests and a fuzz target hold to
+// the same refusals and bytes), then written whole, flushed and fsynced. A
+// Writer is not safe for concurrent use.
 type Writer struct {
 	f         AppendFile
 	h         *parsedHeader
