@@ -3,7 +3,9 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/obaudit/obaudit/canon"
@@ -123,31 +125,41 @@ func appendObject(dst []byte, m map[string]any, rawKey string, raw []byte) []byt
 }
 
 func appendObjectAt(dst []byte, m map[string]any, rawKey string, raw []byte, depth int) []byte {
-	var stack [24]string
-	keys := stack[:0]
-	for k := range m {
-		keys = append(keys, k)
+	var stack [16]member
+	ms := stack[:0]
+	for k, v := range m {
+		ms = append(ms, member{k, v})
 	}
-	// Insertion sort: objects here are small.
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
+	if len(ms) <= 12 {
+		// Insertion sort: most objects here are small.
+		for i := 1; i < len(ms); i++ {
+			for j := i; j > 0 && ms[j].k < ms[j-1].k; j-- {
+				ms[j], ms[j-1] = ms[j-1], ms[j]
+			}
 		}
+	} else {
+		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.k, b.k) })
 	}
 	dst = append(dst, '{')
-	for i, k := range keys {
+	for i := range ms {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, k)
+		dst = appendString(dst, ms[i].k)
 		dst = append(dst, ':')
-		if raw != nil && k == rawKey {
+		if raw != nil && ms[i].k == rawKey {
 			dst = append(dst, raw...)
 			continue
 		}
-		dst = appendValue(dst, m[k], depth+1)
+		dst = appendValue(dst, ms[i].v, depth+1)
 	}
 	return append(dst, '}')
+}
+
+// member is one key and value of an object being encoded.
+type member struct {
+	k string
+	v any
 }
 
 const (
