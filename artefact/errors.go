@@ -100,8 +100,8 @@ var (
 	ErrDigestMismatch = refusal.Sentinel("artefact/digest-mismatch")
 	// ErrSchema is returned when a contract-8 document that passed every
 	// named check still violates the published JSON Schema (defence in
-	// depth, opted into with Options.JSONSchema; package artefact/schema
-	// raises it).
+	// depth, run when Options.JSONSchema is set, as obaudit validate always
+	// sets it; package artefact/schema raises it).
 	ErrSchema = refusal.Sentinel("artefact/schema")
 	// ErrNotReproducible is returned by replay for a contract this build
 	// reads but does not reproduce (1..7).

@@ -6,8 +6,12 @@
 // checks, which already enforce every constraint the schema states (the
 // artefact test suite checks both directions). It lives in its own package
 // so that the reading and replay paths do not link the schema library (and
-// the address parsers it brings); `obaudit validate --schema` passes
-// [Check] to artefact.Options.JSONSchema.
+// the address parsers it brings); `obaudit validate` always passes [Check]
+// to artefact.Options.JSONSchema, which runs it beside the named checks.
+//
+// What is compiled is an equivalent form of the published document (see
+// flatten), and a document is validated as parts shared among GOMAXPROCS
+// goroutines (see Check).
 //
 // # Refusals
 //
