@@ -148,7 +148,7 @@ func approvalsWith(v View, statuses ...string) []map[string]any {
 		}
 	}
 	slices.SortFunc(out, func(a, b map[string]any) int {
-		return strings.Compare(fmt.Sprint(a["checkpoint_id"]), fmt.Sprint(b["checkpoint_id"]))
+		return strings.Compare(sprint(a["checkpoint_id"]), sprint(b["checkpoint_id"]))
 	})
 	return out
 }
@@ -205,7 +205,7 @@ func decide(v View, policy map[string]any) engine.Decision {
 		if a["status"] == approvalRejected {
 			et = "APPROVAL_REJECTED"
 		}
-		cp := fmt.Sprint(a["checkpoint_id"])
+		cp := sprint(a["checkpoint_id"])
 		return &engine.Escalate{
 			CheckpointID: cp, ExceptionType: et,
 			EvidenceRefs:         []string{cp, fmt.Sprintf("%v:v%v", a["quote_id"], a["quote_version"])},
@@ -215,7 +215,7 @@ func decide(v View, policy map[string]any) engine.Decision {
 	// 4. A decision is outstanding: chase it once when the reminder is due.
 	if open := approvalsWith(v, approvalOpen); len(open) > 0 {
 		a := open[0]
-		cp := fmt.Sprint(a["checkpoint_id"])
+		cp := sprint(a["checkpoint_id"])
 		if fired, _ := a["reminder_fired"].(bool); fired && obligationOpenIn(v, reminderObligationID(cp)) {
 			return message(Approver, MsgApprovalReminder, a["cycle_id"])
 		}
@@ -223,7 +223,7 @@ func decide(v View, policy map[string]any) engine.Decision {
 	}
 	// 5. An approved quote whose work has not been booked: authorise it.
 	for _, a := range approvalsWith(v, approvalApproved) {
-		target, ok := v.mapRoot("cycles")[fmt.Sprint(a["cycle_id"])].(map[string]any)
+		target, ok := v.mapRoot("cycles")[sprint(a["cycle_id"])].(map[string]any)
 		if ok && target["visit_status"] == visitNone {
 			return &engine.Act{
 				ActionType: "authorise_supplier_work",
@@ -231,7 +231,7 @@ func decide(v View, policy map[string]any) engine.Decision {
 					"quote_id": a["quote_id"], "quote_version": a["quote_version"],
 					"approval_checkpoint_id": a["checkpoint_id"], "cycle_id": a["cycle_id"],
 				},
-				EvidenceRefs: []string{fmt.Sprint(a["checkpoint_id"])},
+				EvidenceRefs: []string{sprint(a["checkpoint_id"])},
 				Rationale:    "the approver granted this exact quote version",
 			}
 		}
@@ -266,7 +266,7 @@ func decide(v View, policy map[string]any) engine.Decision {
 	if cycle == nil || cycleID == nil {
 		return &engine.Wait{Reason: "nothing has been reported yet", WakeOn: []string{"customer_issue_reported"}, FallbackAfterMinutes: engine.Minutes(1440)}
 	}
-	cid := fmt.Sprint(cycleID)
+	cid := sprint(cycleID)
 	// 7. The current cycle's work is verified: bill it, pay it, close it.
 	if cycle["visit_status"] == visitWorkVerified {
 		return afterVerifiedWork(v, cycle, cid)
@@ -280,7 +280,7 @@ func decide(v View, policy map[string]any) engine.Decision {
 		}
 	}
 	// 9. Otherwise the world owes us something. Wait for exactly that.
-	status := fmt.Sprint(cycle["visit_status"])
+	status := sprint(cycle["visit_status"])
 	return &engine.Wait{Reason: fmt.Sprintf("cycle %s is %s", cid, status), WakeOn: wakeForVisit(status)}
 }
 
@@ -304,7 +304,7 @@ func afterVerifiedWork(v View, cycle map[string]any, cid string) engine.Decision
 			list = append(list, m)
 		}
 		slices.SortFunc(list, func(a, b map[string]any) int {
-			return strings.Compare(fmt.Sprint(a["invoice_id"]), fmt.Sprint(b["invoice_id"]))
+			return strings.Compare(sprint(a["invoice_id"]), sprint(b["invoice_id"]))
 		})
 		for _, m := range list {
 			if m["cycle_id"] == cid {
@@ -319,7 +319,7 @@ func afterVerifiedWork(v View, cycle map[string]any, cid string) engine.Decision
 		case invoiceUnvalidated:
 			return &engine.Act{
 				ActionType: "request_invoice_validation", Payload: map[string]any{"invoice_id": inv["invoice_id"]},
-				EvidenceRefs: []string{fmt.Sprint(cycle["work_evidence_id"])}, Rationale: "the work is verified, so the invoice can be matched",
+				EvidenceRefs: []string{sprint(cycle["work_evidence_id"])}, Rationale: "the work is verified, so the invoice can be matched",
 			}
 		case invoiceValidationRequested:
 			return &engine.Wait{Reason: "invoice validation is with the payment system", WakeOn: WakeValidation, FallbackAfterMinutes: engine.Minutes(2880)}
@@ -330,7 +330,7 @@ func afterVerifiedWork(v View, cycle map[string]any, cid string) engine.Decision
 				return &engine.Act{
 					ActionType:   "request_payment",
 					Payload:      map[string]any{"invoice_id": inv["invoice_id"], "amount_minor": inv["amount_minor"], "currency": inv["currency"]},
-					EvidenceRefs: []string{fmt.Sprint(inv["invoice_id"]), fmt.Sprint(cycle["work_evidence_id"])},
+					EvidenceRefs: []string{sprint(inv["invoice_id"]), sprint(cycle["work_evidence_id"])},
 					Rationale:    "verified work plus a validated matching invoice",
 				}
 			case paymentRequested:
@@ -354,7 +354,7 @@ func closeOut(cycle map[string]any, cid string) engine.Decision {
 	}
 	return &engine.Complete{
 		Reason:       fmt.Sprintf("cycle %s is verified, settled where payable, and notified", cid),
-		EvidenceRefs: []string{fmt.Sprint(cycle["work_evidence_id"])},
+		EvidenceRefs: []string{sprint(cycle["work_evidence_id"])},
 	}
 }
 
@@ -592,4 +592,13 @@ func (a *Reference) Decide(obs *engine.Observation) (engine.Decision, error) {
 		a.planner.DecisionBoundary(key)
 	}
 	return d, nil
+}
+
+// sprint is fmt.Sprint(x) without formatting when x is already a string
+// (fmt.Sprint of one string operand is that string).
+func sprint(x any) string {
+	if s, ok := x.(string); ok {
+		return s
+	}
+	return fmt.Sprint(x)
 }

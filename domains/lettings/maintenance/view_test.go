@@ -1,6 +1,7 @@
 package maintenance
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -37,5 +38,13 @@ func TestViewIsTheMergedRecords(t *testing.T) {
 	}
 	if _, err := ViewOfRecords(nil).Get("x"); err == nil {
 		t.Error("a view of no records has a root")
+	}
+}
+
+func TestSprintIsFmtSprint(t *testing.T) {
+	for _, x := range []any{"", "a b", nil, int64(-3), 2, true, 1.5, []any{"x"}, map[string]any{"k": "v"}} {
+		if got, want := sprint(x), fmt.Sprint(x); got != want {
+			t.Errorf("sprint(%#v) = %q, want %q", x, got, want)
+		}
 	}
 }
