@@ -332,3 +332,40 @@ func TestBinaryDeps(t *testing.T) {
 		t.Errorf("%s is stale; regenerate with: go test . -run TestBinaryDeps -update", golden)
 	}
 }
+
+// TestReadmeCommands: the README opens with exactly two commands for a fresh
+// machine (the main job, then the tests), and .ci/run calls the README's
+// test command verbatim.
+func TestReadmeCommands(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	open := strings.Index(s, "```sh\n")
+	if open < 0 || strings.TrimSpace(s[:open]) != "# obaudit" {
+		t.Fatalf("README.md must open with its title and then a sh block")
+	}
+	body, _, ok := strings.Cut(s[open+len("```sh\n"):], "```")
+	if !ok {
+		t.Fatal("README.md's first sh block is not closed")
+	}
+	lines := strings.Split(strings.TrimSpace(body), "\n")
+	want := []string{"go run ./cmd/obaudit check", "go test ./..."}
+	if !slices.Equal(lines, want) {
+		t.Fatalf("README.md opens with %q, want %q", lines, want)
+	}
+	ci, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, l := range strings.Split(string(ci), "\n") {
+		if strings.TrimSpace(l) == want[1] {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf(".ci/run does not run the README's test command %q on a line of its own", want[1])
+	}
+}
