@@ -389,99 +389,87 @@ func (j *jsonWriter) seconds(v any) {
 	}
 }
 
+// The encoder's member writers are kept out of line: appendCallJSON is
+// called once per row, after the writer has slept in fsync, so its code is
+// usually cold, and a few kilobytes of calls load faster than tens of
+// kilobytes of inlined appends.
+
+//go:noinline
+func (j *jsonWriter) kInt(k string, n int64) { j.key(k); j.int(n) }
+
+//go:noinline
+func (j *jsonWriter) kOptInt(k string, p *int64) { j.key(k); j.optInt(p) }
+
+//go:noinline
+func (j *jsonWriter) kStr(k string, s string) { j.key(k); j.str(s) }
+
+//go:noinline
+func (j *jsonWriter) kOptStr(k string, p *string) { j.key(k); j.optStr(p) }
+
+//go:noinline
+func (j *jsonWriter) kBool(k string, v bool) { j.key(k); j.bool(v) }
+
+//go:noinline
+func (j *jsonWriter) kSeconds(k string, v any) { j.key(k); j.seconds(v) }
+
+//go:noinline
+func (j *jsonWriter) kOpen(k string, c byte) { j.key(k); j.open(c) }
+
 // appendCallJSON appends canon's upstream encodings of call.Map(), compact
 // to dst and spaced (", " and ": ") to sdst; its keys in code-point order.
 func appendCallJSON(dst, sdst []byte, call *Call) ([]byte, []byte, error) {
 	j := &jsonWriter{c: dst, s: sdst}
 	j.open('{')
-	j.key("attempts")
-	j.open('[')
+	j.kOpen("attempts", '[')
 	for i := range call.Attempts {
 		a := &call.Attempts[i]
 		j.sep()
 		j.open('{')
-		j.key("attempt_index")
-		j.int(a.AttemptIndex)
-		j.key("cost_forfeited_usd")
-		j.optStr(a.CostForfeitedUSD)
-		j.key("cost_measured_usd")
-		j.optStr(a.CostMeasuredUSD)
-		j.key("cost_reservation_usd")
-		j.optStr(a.CostReservationUSD)
-		j.key("cost_settlement")
-		j.optStr(a.CostSettlement)
-		j.key("fault")
-		j.optStr(a.Fault)
-		j.key("http_status")
-		j.optInt(a.HTTPStatus)
-		j.key("input_tokens")
-		j.optInt(a.InputTokens)
-		j.key("latency_seconds")
-		j.seconds(a.LatencySeconds)
-		j.key("outcome")
-		j.str(a.Outcome)
-		j.key("output_tokens")
-		j.optInt(a.OutputTokens)
-		j.key("response_id_digest_sha256")
-		j.optStr(a.ResponseIDDigest)
-		j.key("response_model")
-		j.optStr(a.ResponseModel)
-		j.key("response_normalized_digest_sha256")
-		j.optStr(a.ResponseNormalizedDigest)
-		j.key("response_received")
-		j.bool(a.ResponseReceived)
-		j.key("response_stop_classification")
-		j.optStr(a.ResponseStopClassification)
-		j.key("usage_reported")
-		j.bool(a.UsageReported)
+		j.kInt("attempt_index", a.AttemptIndex)
+		j.kOptStr("cost_forfeited_usd", a.CostForfeitedUSD)
+		j.kOptStr("cost_measured_usd", a.CostMeasuredUSD)
+		j.kOptStr("cost_reservation_usd", a.CostReservationUSD)
+		j.kOptStr("cost_settlement", a.CostSettlement)
+		j.kOptStr("fault", a.Fault)
+		j.kOptInt("http_status", a.HTTPStatus)
+		j.kOptInt("input_tokens", a.InputTokens)
+		j.kSeconds("latency_seconds", a.LatencySeconds)
+		j.kStr("outcome", a.Outcome)
+		j.kOptInt("output_tokens", a.OutputTokens)
+		j.kOptStr("response_id_digest_sha256", a.ResponseIDDigest)
+		j.kOptStr("response_model", a.ResponseModel)
+		j.kOptStr("response_normalized_digest_sha256", a.ResponseNormalizedDigest)
+		j.kBool("response_received", a.ResponseReceived)
+		j.kOptStr("response_stop_classification", a.ResponseStopClassification)
+		j.kBool("usage_reported", a.UsageReported)
 		j.close('}')
 	}
 	j.close(']')
-	j.key("call_index")
-	j.int(call.CallIndex)
-	j.key("decision")
+	j.kInt("call_index", call.CallIndex)
 	if d := call.Decision; d == nil {
-		j.null()
+		j.kOptStr("decision", nil)
 	} else {
-		j.open('{')
-		j.key("classification_code")
-		j.optStr(d.ClassificationCode)
-		j.key("decision_digest_sha256")
-		j.str(d.DecisionDigest)
-		j.key("kind")
-		j.str(d.Kind)
+		j.kOpen("decision", '{')
+		j.kOptStr("classification_code", d.ClassificationCode)
+		j.kStr("decision_digest_sha256", d.DecisionDigest)
+		j.kStr("kind", d.Kind)
 		j.close('}')
 	}
-	j.key("ended_at")
-	j.str(call.EndedAt)
-	j.key("input_token_upper_bound")
-	j.int(call.InputTokenUpperBound)
-	j.key("invocation_index")
-	j.int(call.InvocationIndex)
-	j.key("observation_digest_sha256")
-	j.str(call.ObservationDigest)
-	j.key("payload_digest_sha256")
-	j.str(call.PayloadDigest)
-	j.key("prompt_digest_sha256")
-	j.str(call.PromptDigest)
-	j.key("request_digest_sha256")
-	j.str(call.RequestDigest)
-	j.key("started_at")
-	j.str(call.StartedAt)
-	j.key("terminal_reason")
-	j.optStr(call.TerminalReason)
-	j.key("turn_index")
-	j.int(call.TurnIndex)
-	j.key("turn_latency_seconds")
-	j.seconds(call.TurnLatencySeconds)
-	j.key("wire_request_bytes")
-	j.optInt(call.WireRequestBytes)
-	j.key("wire_request_digest_sha256")
-	j.optStr(call.WireRequestDigest)
-	j.key("wire_request_method")
-	j.optStr(call.WireRequestMethod)
-	j.key("wire_request_url")
-	j.optStr(call.WireRequestURL)
+	j.kStr("ended_at", call.EndedAt)
+	j.kInt("input_token_upper_bound", call.InputTokenUpperBound)
+	j.kInt("invocation_index", call.InvocationIndex)
+	j.kStr("observation_digest_sha256", call.ObservationDigest)
+	j.kStr("payload_digest_sha256", call.PayloadDigest)
+	j.kStr("prompt_digest_sha256", call.PromptDigest)
+	j.kStr("request_digest_sha256", call.RequestDigest)
+	j.kStr("started_at", call.StartedAt)
+	j.kOptStr("terminal_reason", call.TerminalReason)
+	j.kInt("turn_index", call.TurnIndex)
+	j.kSeconds("turn_latency_seconds", call.TurnLatencySeconds)
+	j.kOptInt("wire_request_bytes", call.WireRequestBytes)
+	j.kOptStr("wire_request_digest_sha256", call.WireRequestDigest)
+	j.kOptStr("wire_request_method", call.WireRequestMethod)
+	j.kOptStr("wire_request_url", call.WireRequestURL)
 	j.close('}')
 	if j.err != nil {
 		return dst, sdst, j.err
