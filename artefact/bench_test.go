@@ -6,6 +6,7 @@ import (
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/artefact/schema"
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/cputime"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
 
@@ -38,7 +39,7 @@ func BenchmarkRead(b *testing.B) {
 			}
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
-			reportCPU(b, func() {
+			cputime.Report(b, func() {
 				if _, err := artefact.Read(data, opts); err != nil {
 					b.Fatal(err)
 				}

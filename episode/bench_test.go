@@ -5,6 +5,7 @@ import (
 
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/episode"
+	"github.com/obaudit/obaudit/internal/cputime"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/schemas"
 )
@@ -20,7 +21,7 @@ func BenchmarkReplay(b *testing.B) {
 			opts := testOptions()
 			dom := operation(b, "V1")
 			b.ReportAllocs()
-			reportCPU(b, func() {
+			cputime.Report(b, func() {
 				doc, err := artefact.Read(data, opts)
 				if err != nil {
 					b.Fatal(err)
@@ -41,7 +42,7 @@ func BenchmarkRunAndWrite(b *testing.B) {
 	cfg := runConfig(b, "V1", "reference", schemas.EngineUpstream)
 	opts := testOptions()
 	b.ReportAllocs()
-	reportCPU(b, func() {
+	cputime.Report(b, func() {
 		res, err := episode.Run(cfg)
 		if err != nil {
 			b.Fatal(err)

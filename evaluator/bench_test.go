@@ -5,6 +5,7 @@ import (
 
 	"github.com/obaudit/obaudit/evaluator"
 	"github.com/obaudit/obaudit/evaluator/evaluatortest"
+	"github.com/obaudit/obaudit/internal/cputime"
 	"github.com/obaudit/obaudit/schemas"
 )
 
@@ -18,7 +19,7 @@ func BenchmarkEvaluateV1(b *testing.B) {
 	for _, e := range schemas.Engines() {
 		b.Run(e, func(b *testing.B) {
 			b.ReportAllocs()
-			reportCPU(b, func() {
+			cputime.Report(b, func() {
 				if _, err := evaluator.Evaluate(e, c, r); err != nil {
 					b.Fatal(err)
 				}

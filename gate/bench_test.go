@@ -9,6 +9,7 @@ import (
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/evaluator"
 	"github.com/obaudit/obaudit/gate"
+	"github.com/obaudit/obaudit/internal/cputime"
 	"github.com/obaudit/obaudit/schemas"
 )
 
@@ -24,7 +25,7 @@ func BenchmarkGate(b *testing.B) {
 		}{{"parallel", false}, {"sequential", true}} {
 			b.Run(v+"/"+mode.name, func(b *testing.B) {
 				b.ReportAllocs()
-				reportCPU(b, func() {
+				cputime.Report(b, func() {
 					r, err := gate.Run(gate.Options{Spec: spec, Oracle: m, EngineVersion: v, Sequential: mode.sequential})
 					if err != nil || !r.OK {
 						b.Fatalf("gate: %v ok=%v", err, r != nil && r.OK)
@@ -51,7 +52,7 @@ func BenchmarkEvaluateEpisode(b *testing.B) {
 			}
 			run := gate.RunOf(ep)
 			b.ReportAllocs()
-			reportCPU(b, func() {
+			cputime.Report(b, func() {
 				if _, err := evaluator.Evaluate(schemas.EngineObaudit, c, run); err != nil {
 					b.Fatal(err)
 				}

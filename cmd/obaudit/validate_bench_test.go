@@ -3,10 +3,9 @@ package main
 import (
 	"context"
 	"io"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/obaudit/obaudit/internal/cputime"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
 
@@ -26,23 +25,11 @@ func BenchmarkValidate(b *testing.B) {
 				b.Fatalf("obaudit validate exited %d", code)
 			}
 			b.ReportAllocs()
-			start, n := cpuTime(), 0
-			for b.Loop() {
+			cputime.Report(b, func() {
 				if code := run(context.Background(), args, nil, io.Discard, io.Discard); code != 0 {
 					b.Fatalf("obaudit validate exited %d", code)
 				}
-				n++
-			}
-			b.ReportMetric(float64(cpuTime()-start)/float64(n), "cpu-ns/op")
+			})
 		})
 	}
-}
-
-// cpuTime is this process's user+system CPU time: on a shared machine wall
-// time measures the neighbours as well, CPU time the code (GC workers and
-// the schema's second goroutine included).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -1,11 +1,11 @@
 package maintenance_test
 
 import (
-	"syscall"
 	"testing"
 
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/cputime"
 	"github.com/obaudit/obaudit/schemas"
 )
 
@@ -26,26 +26,13 @@ func BenchmarkReferenceV1(b *testing.B) {
 		EngineVersion: schemas.EngineUpstream, SelfCheck: engine.SelfCheckRerun,
 	}
 	b.ReportAllocs()
-	cpu0 := cpuTime()
-	for b.Loop() {
+	cputime.Report(b, func() {
 		ep, err := engine.Run(cfg)
 		if err != nil || ep.ReplayOK == nil || !*ep.ReplayOK {
 			b.Fatal(err)
 		}
-	}
+	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "episodes/s")
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
-}
-
-// cpuTime is the process's user+system CPU time in nanoseconds (GC workers
-// included): a figure that, unlike ns/op, does not grow when other work
-// competes for the machine's two cores.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // BenchmarkExecuteV1 is one execution of the reference V1 episode (no
