@@ -11,11 +11,12 @@ import (
 // the row without its row_digest_sha256 key.
 type digester struct {
 	buf []byte
+	rs  rowScanner
 }
 
 // rowDigest returns the digest of the parsed row m (whose line is line).
 func (d *digester) rowDigest(line []byte, m map[string]any) (string, error) {
-	if b, ok := compactCanonical(d.buf[:0], line); ok {
+	if b, _, ok := d.rs.scan(d.buf[:0], line); ok {
 		d.buf = b
 		return sum(b), nil
 	}
