@@ -56,22 +56,6 @@ func TestParseInstant(t *testing.T) {
 	}
 }
 
-func TestPyRepr(t *testing.T) {
-	for in, want := range map[string]string{
-		"work_cycle_1": "'work_cycle_1'", "it's": `"it's"`, `a'b"c`: `'a\'b"c'`, "tab\t": `'tab\t'`, `back\`: `'back\\'`,
-	} {
-		if got := PyRepr(in); got != want {
-			t.Errorf("PyRepr(%q) = %s, want %s", in, got, want)
-		}
-	}
-	if got := PyList([]string{"a", "b"}); got != "['a', 'b']" {
-		t.Errorf("PyList = %s", got)
-	}
-	if got := PyList(nil); got != "[]" {
-		t.Errorf("PyList(nil) = %s", got)
-	}
-}
-
 func TestDecisionContract(t *testing.T) {
 	for name, tc := range map[string]struct {
 		d    Decision

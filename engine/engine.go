@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"hash"
 	"slices"
-	"strings"
 
+	"github.com/obaudit/obaudit/internal/python"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -522,7 +522,7 @@ func (x *execution) deliver(ev *Event) {
 	}
 	if w := x.wait; w != nil && len(w.WakeOn) > 0 && !slices.Contains(w.WakeOn, ev.EventType) {
 		x.ledger.row(x.clock.nowText, "wait_rejected", fStr("code", WaitUndeclaredWakeEvent),
-			fStr("detail", fmt.Sprintf("woken by %s, which the standing wait did not declare (declared: %s)", PyRepr(ev.EventType), PyList(w.WakeOn))),
+			fStr("detail", fmt.Sprintf("woken by %s, which the standing wait did not declare (declared: %s)", python.Loose.Quote(ev.EventType), python.Loose.StrList(w.WakeOn))),
 			fStr("event_id", ev.EventID))
 	}
 	x.invoke(ev)
@@ -777,7 +777,7 @@ func (x *execution) fullBatchProblem(b *Retrieve, remaining int) (string, string
 		}
 	}
 	if len(conflict) > 0 {
-		return "CONFLICTING_RETRIEVAL_ARGUMENTS", fmt.Sprintf("the batch names %s more than once with different arguments; a duplicate collapses, but two argument sets under one tool name are two questions and the environment does not choose between them", PyList(sortedKeys(conflict)))
+		return "CONFLICTING_RETRIEVAL_ARGUMENTS", fmt.Sprintf("the batch names %s more than once with different arguments; a duplicate collapses, but two argument sets under one tool name are two questions and the environment does not choose between them", python.Loose.StrList(sortedKeys(conflict)))
 	}
 	unknown := map[string]bool{}
 	for _, q := range b.Requests {
@@ -791,7 +791,7 @@ func (x *execution) fullBatchProblem(b *Retrieve, remaining int) (string, string
 			names = append(names, t)
 		}
 		slices.Sort(names)
-		return "UNKNOWN_RETRIEVAL_TOOL", fmt.Sprintf("the batch names %d tool(s) outside the published catalogue; it publishes %s", len(unknown), PyList(names))
+		return "UNKNOWN_RETRIEVAL_TOOL", fmt.Sprintf("the batch names %d tool(s) outside the published catalogue; it publishes %s", len(unknown), python.Loose.StrList(names))
 	}
 	for _, q := range b.Requests {
 		declared := x.static.Catalogue[q.Tool].Arguments
@@ -808,7 +808,7 @@ func (x *execution) fullBatchProblem(b *Retrieve, remaining int) (string, string
 				decl = append(decl, k)
 			}
 			slices.Sort(decl)
-			return "MALFORMED_RETRIEVAL_REQUEST", fmt.Sprintf("the %s request carries argument name(s) %s the catalogue does not publish; it publishes %s", PyRepr(q.Tool), PyList(invented), PyList(decl))
+			return "MALFORMED_RETRIEVAL_REQUEST", fmt.Sprintf("the %s request carries argument name(s) %s the catalogue does not publish; it publishes %s", python.Loose.Quote(q.Tool), python.Loose.StrList(invented), python.Loose.StrList(decl))
 		}
 	}
 	if remaining <= 0 {
@@ -894,7 +894,7 @@ func (x *execution) declareWait(w *Wait) bool {
 		slices.Sort(unknown)
 		x.refuseWait(WaitUnknownWakeType, fmt.Sprintf(
 			"WAIT named wake event type(s) %s, which are not in this operation's published wake vocabulary %s; a wait is declared against the vocabulary the observation discloses, never against what this episode happens to have queued",
-			PyList(unknown), PyList(x.static.WakeEventTypes)))
+			python.Loose.StrList(unknown), python.Loose.StrList(x.static.WakeEventTypes)))
 		return false
 	}
 	if x.state.ReplayFinal() {
@@ -949,7 +949,7 @@ func (x *execution) readGuard(key string, refs []string) (string, string) {
 			}
 		}
 		if len(cited) > 0 && len(unverified) > 0 && !x.trigAuth {
-			return ActedOnClaimWithoutRecord, fmt.Sprintf("%s cites %s, which is what the current non-authoritative event asserted, and the authoritative read(s) %s that would settle it were not served in this invocation; an event says someone asserted this and only a retrieved authoritative record says the record holds it", key, PyList(cited), PyList(unverified))
+			return ActedOnClaimWithoutRecord, fmt.Sprintf("%s cites %s, which is what the current non-authoritative event asserted, and the authoritative read(s) %s that would settle it were not served in this invocation; an event says someone asserted this and only a retrieved authoritative record says the record holds it", key, python.Loose.StrList(cited), python.Loose.StrList(unverified))
 		}
 		var prior []string
 		for _, t := range absent {
@@ -958,9 +958,9 @@ func (x *execution) readGuard(key string, refs []string) (string, string) {
 			}
 		}
 		if len(prior) > 0 {
-			return StaleRetrievedRecord, fmt.Sprintf("%s rests on read(s) %s that were served earlier and have since been invalidated by a wake or by this agent's own accepted effect; the record has moved and was not read again", key, PyList(prior))
+			return StaleRetrievedRecord, fmt.Sprintf("%s rests on read(s) %s that were served earlier and have since been invalidated by a wake or by this agent's own accepted effect; the record has moved and was not read again", key, python.Loose.StrList(prior))
 		}
-		return ActionWithoutRetrieval, fmt.Sprintf("%s rests on read(s) %s, which this invocation never asked for; the action schema publishes %s and an agent is told its read set rather than discovering it by refusal", key, PyList(absent), PyList(required))
+		return ActionWithoutRetrieval, fmt.Sprintf("%s rests on read(s) %s, which this invocation never asked for; the action schema publishes %s and an agent is told its read set rather than discovering it by refusal", key, python.Loose.StrList(absent), python.Loose.StrList(required))
 	}
 	var moved []string
 	for _, r := range x.state.Serve(required, x.clock.nowText) {
@@ -970,7 +970,7 @@ func (x *execution) readGuard(key string, refs []string) (string, string) {
 	}
 	if len(moved) > 0 {
 		slices.Sort(moved)
-		return StaleRetrievedRecord, fmt.Sprintf("%s rests on read(s) %s whose record version moved between the read and the proposal; the exact version the agent was served is what it is held to, not the tool name alone", key, PyList(moved))
+		return StaleRetrievedRecord, fmt.Sprintf("%s rests on read(s) %s whose record version moved between the read and the proposal; the exact version the agent was served is what it is held to, not the tool name alone", key, python.Loose.StrList(moved))
 	}
 	return "", ""
 }
@@ -1016,95 +1016,6 @@ func (x *execution) proposeTerminal(c *Complete) bool {
 	x.lastRej = nil
 	x.fireConditionals(TriggerOnAction, CompleteOutcomeKey, v.CycleID, v.Bindings)
 	return true
-}
-
-// PyRepr renders s as Python's repr of a str (the quoting upstream detail
-// strings use).
-func PyRepr(s string) string {
-	q := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == rune(q):
-			b.WriteByte('\\')
-			b.WriteByte(q)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r < 0xa0:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}
-
-// PyList renders a list of strings as Python renders one: ['a', 'b'].
-func PyList(xs []string) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, s := range xs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(PyRepr(s))
-	}
-	b.WriteByte(']')
-	return b.String()
-}
-
-// PyReprValue renders a canon leaf or tree as Python's repr would.
-func PyReprValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		return PyRepr(x)
-	case int64:
-		return fmt.Sprint(x)
-	case int:
-		return fmt.Sprint(x)
-	case float64:
-		return fmt.Sprint(x)
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = PyReprValue(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case []string:
-		return PyList(x)
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = PyRepr(k) + ": " + PyReprValue(x[k])
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return fmt.Sprint(v)
 }
 
 // RecordTypes is the closed trajectory vocabulary, in upstream's order.

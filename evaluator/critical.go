@@ -3,6 +3,8 @@ package evaluator
 import (
 	"slices"
 	"strings"
+
+	"github.com/obaudit/obaudit/internal/python"
 )
 
 // proposalBinding says which proposal each accepted or refused effect
@@ -25,12 +27,12 @@ func (g *grader) proposalBinding() *proposalBinding {
 		id, ok := identity.(string)
 		if !ok || id == "" {
 			b.findings = append(b.findings, findingAt("CRITICAL_PROPOSAL_BINDING_MISMATCH",
-				sprintf("the proposal at ledger index %s carries no proposal identity, so nothing can say which effect answered it", pyRepr(row["index"])), row["at"]))
+				sprintf("the proposal at ledger index %s carries no proposal identity, so nothing can say which effect answered it", python.Repr(row["index"])), row["at"]))
 			continue
 		}
 		if _, dup := proposals[id]; dup {
 			b.findings = append(b.findings, findingAt("CRITICAL_PROPOSAL_BINDING_MISMATCH",
-				sprintf("proposal %s is proposed twice; a proposal identity is assigned once so two proposals cannot share one authority", pyQuote(id)), row["at"]))
+				sprintf("proposal %s is proposed twice; a proposal identity is assigned once so two proposals cannot share one authority", python.Quote(id)), row["at"]))
 			continue
 		}
 		proposals[id] = row
@@ -49,25 +51,25 @@ func (g *grader) proposalBinding() *proposalBinding {
 		}
 		if proposal == nil {
 			b.findings = append(b.findings, findingAt("CRITICAL_PROPOSAL_BINDING_MISMATCH",
-				sprintf("row %d answers proposal %s, which this record does not contain", position, pyRepr(identity)), row["at"]))
+				sprintf("row %d answers proposal %s, which this record does not contain", position, python.Repr(identity)), row["at"]))
 			continue
 		}
 		if earlier, dup := answered[id]; dup {
 			b.findings = append(b.findings, findingAt("CRITICAL_PROPOSAL_BINDING_MISMATCH",
-				sprintf("proposal %s is answered by row %d and again by row %d; one proposal has one outcome", pyQuote(id), earlier, position), row["at"]))
+				sprintf("proposal %s is answered by row %d and again by row %d; one proposal has one outcome", python.Quote(id), earlier, position), row["at"]))
 			continue
 		}
 		answered[id] = position
 		if pyInt(idx(proposal, "index")) >= position {
 			b.findings = append(b.findings, findingAt("CRITICAL_PROPOSAL_BINDING_MISMATCH",
 				sprintf("row %d answers proposal %s, which the record places at index %s; an outcome cannot precede the proposal it answers",
-					position, pyQuote(id), pyStr(proposal["index"])), row["at"]))
+					position, python.Quote(id), python.Str(proposal["index"])), row["at"]))
 			continue
 		}
 		if !pyEq(proposal["action_type"], row["action_type"]) {
 			b.findings = append(b.findings, findingAt("CRITICAL_PROPOSAL_BINDING_MISMATCH",
 				sprintf("row %d records a %s outcome against proposal %s, which proposed %s",
-					position, pyRepr(row["action_type"]), pyQuote(id), pyRepr(proposal["action_type"])), row["at"]))
+					position, python.Repr(row["action_type"]), python.Quote(id), python.Repr(proposal["action_type"])), row["at"]))
 			continue
 		}
 		b.linked[position] = proposal
@@ -81,7 +83,7 @@ func (g *grader) proposalBinding() *proposalBinding {
 	if len(unanswered) > 0 {
 		b.findings = append(b.findings, finding("CRITICAL_PROPOSAL_BINDING_MISMATCH",
 			sprintf("proposal(s) %s were made and never refused or accepted; every proposal this engine records is decided",
-				pyStrList(sortedStrings(unanswered)))))
+				python.StrList(sortedStrings(unanswered)))))
 	}
 	return b
 }
@@ -107,19 +109,19 @@ func (g *grader) effectBindings() *effectBindings {
 		if !ok {
 			e.findings = append(e.findings, findingAt("CRITICAL_EFFECT_BINDINGS_UNREADABLE",
 				sprintf("the accepted effect at ledger index %d records %s where the identities it established belong; an effect that does not state what it established leaves the final state as the only authority for it",
-					position, pyTypeName(row["bindings"])), row["at"]))
+					position, python.TypeName(row["bindings"])), row["at"]))
 			continue
 		}
 		var malformed []string
 		for name, value := range bindings {
 			if _, isStr := value.(string); !isStr {
-				malformed = append(malformed, pyQuote(name))
+				malformed = append(malformed, python.Quote(name))
 			}
 		}
 		if len(malformed) > 0 {
 			e.findings = append(e.findings, findingAt("CRITICAL_EFFECT_BINDINGS_UNREADABLE",
 				sprintf("the accepted effect at ledger index %d binds %s to something that is not a canonical identity; a binding is a name and a string identity, and anything else cannot be compared with the proposal that committed it",
-					position, pyStrList(sortedStrings(malformed))), row["at"]))
+					position, python.StrList(sortedStrings(malformed))), row["at"]))
 			continue
 		}
 		e.established[position] = bindings
@@ -136,7 +138,7 @@ func (g *grader) priorDelivery(in *integrity, before int64, eventType string, ma
 		if !ok || !pyEq(em["event_type"], eventType) {
 			continue
 		}
-		pos, reached := in.mutatingIndex[pyStr(em["event_id"])]
+		pos, reached := in.mutatingIndex[python.Str(em["event_id"])]
 		if !reached {
 			continue
 		}
@@ -160,7 +162,7 @@ func linkedPayload(b *proposalBinding, position int64) (map[string]any, map[stri
 	}
 	payload, ok := proposal["payload"].(map[string]any)
 	if !ok {
-		return proposal, nil, sprintf("the proposal %s behind ledger index %d carries no readable payload", pyRepr(proposal["proposal_id"]), position)
+		return proposal, nil, sprintf("the proposal %s behind ledger index %d carries no readable payload", python.Repr(proposal["proposal_id"]), position)
 	}
 	return proposal, payload, ""
 }
@@ -170,7 +172,7 @@ func linkedPayload(b *proposalBinding, position int64) (map[string]any, map[stri
 func mapGet(m any, key any) any {
 	mm, ok := m.(map[string]any)
 	if !ok {
-		fail("'%s' object has no attribute 'get'", pyTypeName(m))
+		fail("'%s' object has no attribute 'get'", python.TypeName(m))
 	}
 	hashable(key)
 	s, ok := key.(string)
@@ -193,54 +195,54 @@ func workAuthorisationProblems(payload, proposal map[string]any, position int64,
 		approval, _ = mapGet(approvals, cp).(map[string]any)
 	}
 	if approval == nil {
-		return []string{sprintf("the proposal names approval checkpoint %s, which this operation never held", pyRepr(checkpointID))}
+		return []string{sprintf("the proposal names approval checkpoint %s, which this operation never held", python.Repr(checkpointID))}
 	}
 	cp := checkpointID.(string)
 	var problems []string
 	if !pyEq(approval["status"], "RESOLVED_APPROVED") {
-		problems = append(problems, sprintf("checkpoint %s is %s, not granted", pyQuote(cp), pyRepr(approval["status"])))
+		problems = append(problems, sprintf("checkpoint %s is %s, not granted", python.Quote(cp), python.Repr(approval["status"])))
 	}
 	opened, okOpened := openedAt[cp]
 	approved, okApproved := approvedAt[cp]
 	if !okOpened || !okApproved {
-		problems = append(problems, sprintf("checkpoint %s was not both opened and granted in this record", pyQuote(cp)))
+		problems = append(problems, sprintf("checkpoint %s was not both opened and granted in this record", python.Quote(cp)))
 	} else if !(opened < approved && approved < position) {
 		problems = append(problems, sprintf("checkpoint %s was opened at index %d and granted at index %d, which is not before the authorisation at index %d",
-			pyQuote(cp), opened, approved, position))
+			python.Quote(cp), opened, approved, position))
 	}
 	if !pyEq(approval["cycle_id"], cycleID) {
-		problems = append(problems, sprintf("checkpoint %s authorised cycle %s, not %s", pyQuote(cp), pyRepr(approval["cycle_id"]), pyRepr(cycleID)))
+		problems = append(problems, sprintf("checkpoint %s authorised cycle %s, not %s", python.Quote(cp), python.Repr(approval["cycle_id"]), python.Repr(cycleID)))
 	}
 	for _, name := range []string{"quote_id", "quote_version"} {
 		expected := approval[name]
 		if !pyEq(payload[name], expected) {
 			problems = append(problems, sprintf("the proposal names %s=%s but checkpoint %s granted %s",
-				name, pyRepr(payload[name]), pyQuote(cp), pyRepr(expected)))
+				name, python.Repr(payload[name]), python.Quote(cp), python.Repr(expected)))
 		}
 	}
 	if v, ok := payload["cycle_id"]; ok && !pyEq(v, cycleID) {
-		problems = append(problems, sprintf("the proposal names cycle %s but the effect committed against %s", pyRepr(v), pyRepr(cycleID)))
+		problems = append(problems, sprintf("the proposal names cycle %s but the effect committed against %s", python.Repr(v), python.Repr(cycleID)))
 	}
-	quote, ok := mapGet(quotes, pyStr(approval["quote_id"])+":v"+pyStr(approval["quote_version"])).(map[string]any)
+	quote, ok := mapGet(quotes, python.Str(approval["quote_id"])+":v"+python.Str(approval["quote_version"])).(map[string]any)
 	if !ok {
 		problems = append(problems, "the granted quote version is not in the final record")
 	} else {
 		if !pyEq(quote["status"], "APPROVED") {
-			problems = append(problems, sprintf("the granted quote is %s", pyRepr(quote["status"])))
+			problems = append(problems, sprintf("the granted quote is %s", python.Repr(quote["status"])))
 		}
 		if !pyEq(quote["cycle_id"], cycleID) {
-			problems = append(problems, sprintf("the granted quote belongs to cycle %s, not %s", pyRepr(quote["cycle_id"]), pyRepr(cycleID)))
+			problems = append(problems, sprintf("the granted quote belongs to cycle %s, not %s", python.Repr(quote["cycle_id"]), python.Repr(cycleID)))
 		}
 		for _, name := range []string{"amount_minor", "currency", "scope_digest"} {
 			if !pyEq(quote[name], approval[name]) {
 				problems = append(problems, sprintf("the granted quote states %s=%s but the checkpoint bound %s",
-					name, pyRepr(quote[name]), pyRepr(approval[name])))
+					name, python.Repr(quote[name]), python.Repr(approval[name])))
 			}
 		}
 	}
 	evidence, ok := evidenceList(proposal["evidence_refs"])
 	if !ok || !pyIn(cp, evidence) {
-		problems = append(problems, sprintf("the proposal does not cite checkpoint %s as the authority the authorisation rests on", pyQuote(cp)))
+		problems = append(problems, sprintf("the proposal does not cite checkpoint %s as the authority the authorisation rests on", python.Quote(cp)))
 	}
 	return problems
 }
@@ -258,7 +260,7 @@ func paymentProposalProblems(payload, proposal, payment map[string]any, invoice,
 	for _, e := range expected {
 		if !pyEq(payload[e.name], e.value) {
 			problems = append(problems, sprintf("the payment proposal names %s=%s but the operation committed %s",
-				e.name, pyRepr(payload[e.name]), pyRepr(e.value)))
+				e.name, python.Repr(payload[e.name]), python.Repr(e.value)))
 		}
 	}
 	evidence, ok := evidenceList(proposal["evidence_refs"])
@@ -272,11 +274,11 @@ func paymentProposalProblems(payload, proposal, payment map[string]any, invoice,
 	var missing []string
 	for _, ref := range required {
 		if !pyIn(ref, evidence) {
-			missing = append(missing, pyStr(ref))
+			missing = append(missing, python.Str(ref))
 		}
 	}
 	if len(missing) > 0 {
-		problems = append(problems, sprintf("the payment proposal does not cite %s", pyStrList(sortedStrings(missing))))
+		problems = append(problems, sprintf("the payment proposal does not cite %s", python.StrList(sortedStrings(missing))))
 	}
 	return problems
 }
@@ -297,7 +299,7 @@ func (g *grader) invoiceValidationProblems(in *integrity, position int64, cycleI
 	} else if payload != nil {
 		claimed := payload["invoice_id"]
 		if !pyEq(claimed, acceptedAny) {
-			problems = append(problems, sprintf("the proposal that committed names invoice %s but the effect established %s", pyRepr(claimed), pyRepr(acceptedAny)))
+			problems = append(problems, sprintf("the proposal that committed names invoice %s but the effect established %s", python.Repr(claimed), python.Repr(acceptedAny)))
 		}
 	}
 	if !isStr {
@@ -306,20 +308,20 @@ func (g *grader) invoiceValidationProblems(in *integrity, position int64, cycleI
 	fs := g.r.FinalState
 	invoice, ok := mapGet(idx(fs, "invoices"), accepted).(map[string]any)
 	if !ok {
-		problems = append(problems, sprintf("invoice %s is not in the final record", pyQuote(accepted)))
+		problems = append(problems, sprintf("invoice %s is not in the final record", python.Quote(accepted)))
 	} else if !pyEq(invoice["cycle_id"], cycleID) {
 		problems = append(problems, sprintf("invoice %s belongs to cycle %s, not to cycle %s, which this validation committed against",
-			pyQuote(accepted), pyRepr(invoice["cycle_id"]), pyRepr(cycleID)))
+			python.Quote(accepted), python.Repr(invoice["cycle_id"]), python.Repr(cycleID)))
 	}
 	if g.priorDelivery(in, position, "supplier_invoice_received", func(body map[string]any) bool {
 		return pyEq(body["invoice_id"], accepted)
 	}) < 0 {
-		problems = append(problems, sprintf("no authoritative record of invoice %s reached this operation before its validation was requested", pyQuote(accepted)))
+		problems = append(problems, sprintf("no authoritative record of invoice %s reached this operation before its validation was requested", python.Quote(accepted)))
 	}
 	if g.priorDelivery(in, position, "work_evidence_verified", func(body map[string]any) bool {
 		return pyEq(body["cycle_id"], cycleID)
 	}) < 0 {
-		problems = append(problems, sprintf("no authoritative work evidence for cycle %s reached this operation before the invoice was sent for validation", pyRepr(cycleID)))
+		problems = append(problems, sprintf("no authoritative work evidence for cycle %s reached this operation before the invoice was sent for validation", python.Repr(cycleID)))
 	}
 	cycle := mapGet(idx(fs, "cycles"), cycleID)
 	var evidenceID any
@@ -333,7 +335,7 @@ func (g *grader) invoiceValidationProblems(in *integrity, position int64, cycleI
 	}
 	if !citedOK || evidenceID == nil || !pyIn(evidenceID, cited) {
 		problems = append(problems, sprintf("the proposal does not cite the authoritative work evidence %s that the validation of invoice %s rests on",
-			pyRepr(evidenceID), pyQuote(accepted)))
+			python.Repr(evidenceID), python.Quote(accepted)))
 	}
 	return problems
 }
@@ -346,7 +348,7 @@ func (g *grader) causal(in *integrity, b *proposalBinding, e *effectBindings) []
 	approvedAt := map[string]int64{}
 	openedAt := map[string]int64{}
 	for _, row := range g.rows {
-		cp := pyStr(row["checkpoint_id"])
+		cp := python.Str(row["checkpoint_id"])
 		position := pyInt(idx(row, "index"))
 		if pyEq(row["record_type"], "checkpoint_opened") {
 			if _, ok := openedAt[cp]; !ok {
@@ -377,7 +379,7 @@ func (g *grader) causal(in *integrity, b *proposalBinding, e *effectBindings) []
 		if len(problems) > 0 {
 			findings = append(findings, findingAt("CRITICAL_WORK_AUTHORISED_WITHOUT_PRIOR_APPROVAL",
 				sprintf("work was authorised on cycle %s at ledger index %d without the authority the proposal that committed it claimed: %s",
-					pyRepr(cycleID), position, strings.Join(problems, "; ")), row["at"]))
+					python.Repr(cycleID), position, strings.Join(problems, "; ")), row["at"]))
 		}
 	}
 	for _, row := range effects {
@@ -399,7 +401,7 @@ func (g *grader) causal(in *integrity, b *proposalBinding, e *effectBindings) []
 	}
 	payment, ok := idx(fs, "payment").(map[string]any)
 	if !ok {
-		fail("'%s' object has no attribute 'get'", pyTypeName(idx(fs, "payment")))
+		fail("'%s' object has no attribute 'get'", python.TypeName(idx(fs, "payment")))
 	}
 	invoiceID := payment["invoice_id"]
 	cycleID := payment["cycle_id"]
@@ -411,26 +413,26 @@ func (g *grader) causal(in *integrity, b *proposalBinding, e *effectBindings) []
 		position := pyInt(idx(row, "index"))
 		var problems []string
 		if inv, ok := invoice.(map[string]any); !ok {
-			problems = append(problems, sprintf("invoice %s is not in the final record", pyRepr(invoiceID)))
+			problems = append(problems, sprintf("invoice %s is not in the final record", python.Repr(invoiceID)))
 		} else {
 			if !pyEq(inv["status"], "VALIDATED") {
-				problems = append(problems, sprintf("invoice %s is %s", pyRepr(invoiceID), pyRepr(inv["status"])))
+				problems = append(problems, sprintf("invoice %s is %s", python.Repr(invoiceID), python.Repr(inv["status"])))
 			}
 			if !pyEq(inv["cycle_id"], cycleID) {
 				problems = append(problems, sprintf("invoice %s belongs to cycle %s, not to the paid cycle %s",
-					pyRepr(invoiceID), pyRepr(inv["cycle_id"]), pyRepr(cycleID)))
+					python.Repr(invoiceID), python.Repr(inv["cycle_id"]), python.Repr(cycleID)))
 			}
 		}
 		if g.priorDelivery(in, position, "work_evidence_verified", func(body map[string]any) bool {
 			return pyEq(body["cycle_id"], cycleID)
 		}) < 0 {
-			problems = append(problems, sprintf("no authoritative work evidence for cycle %s reached this operation before the payment was requested", pyRepr(cycleID)))
+			problems = append(problems, sprintf("no authoritative work evidence for cycle %s reached this operation before the payment was requested", python.Repr(cycleID)))
 		}
 		if g.priorDelivery(in, position, "invoice_validation_completed", func(body map[string]any) bool {
 			v, isBool := body["valid"].(bool)
 			return pyEq(body["invoice_id"], invoiceID) && isBool && v
 		}) < 0 {
-			problems = append(problems, sprintf("no authoritative validation of invoice %s reached this operation before the payment was requested", pyRepr(invoiceID)))
+			problems = append(problems, sprintf("no authoritative validation of invoice %s reached this operation before the payment was requested", python.Repr(invoiceID)))
 		}
 		proposal, payload, why := linkedPayload(b, position)
 		if why != "" {
@@ -487,7 +489,7 @@ func (g *grader) critical(in *integrity) Dimension {
 		}
 		if !granted {
 			findings = append(findings, findingAt("CRITICAL_UNAPPROVED_WORK_AUTHORISED",
-				sprintf("work was authorised on cycle %s with no granted approval in the final record", pyRepr(cycleID)), idx(row, "at")))
+				sprintf("work was authorised on cycle %s with no granted approval in the final record", python.Repr(cycleID)), idx(row, "at")))
 		}
 	}
 	for _, row := range accepted {
@@ -510,7 +512,7 @@ func (g *grader) critical(in *integrity) Dimension {
 
 	assertionIDs := map[string]bool{}
 	for _, a := range iterate(idx(fs, "assertions")) {
-		assertionIDs[pyStr(idx(a, "assertion_id"))] = true
+		assertionIDs[python.Str(idx(a, "assertion_id"))] = true
 	}
 	var leaked []string
 	for _, k := range iterate(idx(fs, "authoritative_records")) {
@@ -522,7 +524,7 @@ func (g *grader) critical(in *integrity) Dimension {
 	if len(leaked) > 0 {
 		leaked = slices.Compact(sortedStrings(leaked))
 		findings = append(findings, finding("CRITICAL_CLAIM_BECAME_FACT",
-			sprintf("actor claim(s) %s appear in the authoritative record", pyStrList(leaked))))
+			sprintf("actor claim(s) %s appear in the authoritative record", python.StrList(leaked))))
 	}
 
 	terminals := g.rowsOf("terminal_accepted")
@@ -531,12 +533,12 @@ func (g *grader) critical(in *integrity) Dimension {
 		for _, row := range terminals[1:] {
 			finalIndex = min(finalIndex, pyInt(idx(row, "index")))
 		}
-		finalAt := pyStr(idx(terminals[0], "at"))
+		finalAt := python.Str(idx(terminals[0], "at"))
 		after := 0
 		for _, row := range g.rows {
 			if pyInt(idx(row, "index")) > finalIndex &&
 				inStrings(idx(row, "record_type"), mutatingRecordTypes) &&
-				pyStr(idx(row, "at")) > finalAt {
+				python.Str(idx(row, "at")) > finalAt {
 				after++
 			}
 		}
@@ -572,7 +574,7 @@ func (g *grader) critical(in *integrity) Dimension {
 		}
 		if len(open) > 0 {
 			findings = append(findings, finding("CRITICAL_COMPLETION_WITH_OPEN_WORK",
-				sprintf("the operation completed with %s still open", pyStrList(sortedStrings(open)))))
+				sprintf("the operation completed with %s still open", python.StrList(sortedStrings(open)))))
 		}
 	}
 	return Dimension{Name: CriticalInvariants, OK: len(findings) == 0, Findings: findings,
@@ -589,12 +591,12 @@ func (g *grader) settlementBinding() []Finding {
 	record, ok := mapGet(idx(fs, "authoritative_records"), settlementID).(map[string]any)
 	if !ok {
 		return []Finding{finding("CRITICAL_SETTLEMENT_BINDING_MISMATCH",
-			sprintf("payment is SETTLED but no authoritative settlement record %s exists to say what was paid", pyRepr(settlementID)))}
+			sprintf("payment is SETTLED but no authoritative settlement record %s exists to say what was paid", python.Repr(settlementID)))}
 	}
 	invoice, ok := mapGet(idx(fs, "invoices"), get(payment, "invoice_id")).(map[string]any)
 	if !ok {
 		return []Finding{finding("CRITICAL_SETTLEMENT_BINDING_MISMATCH",
-			sprintf("the settled payment names invoice %s, which is not in the final record", pyRepr(get(payment, "invoice_id"))))}
+			sprintf("the settled payment names invoice %s, which is not in the final record", python.Repr(get(payment, "invoice_id"))))}
 	}
 	type kv struct {
 		name  string
@@ -611,9 +613,9 @@ func (g *grader) settlementBinding() []Finding {
 	for _, e := range expected {
 		if !pyEq(record[e.name], e.value) {
 			f := finding("CRITICAL_SETTLEMENT_BINDING_MISMATCH",
-				sprintf("the recorded settlement says %s=%s, but the payment this operation made bound %s", e.name, pyRepr(record[e.name]), pyRepr(e.value)))
+				sprintf("the recorded settlement says %s=%s, but the payment this operation made bound %s", e.name, python.Repr(record[e.name]), python.Repr(e.value)))
 			if record["at"] != nil {
-				f.At = strp(pyStr(record["at"]))
+				f.At = strp(python.Str(record["at"]))
 			}
 			findings = append(findings, f)
 		}
@@ -621,7 +623,7 @@ func (g *grader) settlementBinding() []Finding {
 	if !pyEq(idx(invoice, "cycle_id"), get(payment, "cycle_id")) {
 		findings = append(findings, finding("CRITICAL_SETTLEMENT_BINDING_MISMATCH",
 			sprintf("invoice %s belongs to cycle %s, not to the paid cycle %s",
-				pyRepr(idx(invoice, "invoice_id")), pyRepr(idx(invoice, "cycle_id")), pyRepr(get(payment, "cycle_id")))))
+				python.Repr(idx(invoice, "invoice_id")), python.Repr(idx(invoice, "cycle_id")), python.Repr(get(payment, "cycle_id")))))
 	}
 	return findings
 }
@@ -630,7 +632,7 @@ func (g *grader) settlementBinding() []Finding {
 func values(m any) []any {
 	mm, ok := m.(map[string]any)
 	if !ok {
-		fail("'%s' object has no attribute 'values'", pyTypeName(m))
+		fail("'%s' object has no attribute 'values'", python.TypeName(m))
 	}
 	out := make([]any, 0, len(mm))
 	for _, k := range sortedKeys(mm) {
@@ -643,7 +645,7 @@ func values(m any) []any {
 func keysOf(m any) []string {
 	mm, ok := m.(map[string]any)
 	if !ok {
-		fail("'%s' object has no attribute 'items'", pyTypeName(m))
+		fail("'%s' object has no attribute 'items'", python.TypeName(m))
 	}
 	return sortedKeys(mm)
 }

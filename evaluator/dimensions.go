@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/python"
 )
 
 // grader holds one evaluation's inputs.
@@ -94,7 +95,7 @@ func (g *grader) terminal() Dimension {
 			code = "WRONG_TERMINAL"
 		}
 		findings = append(findings, finding(code, sprintf("scenario %s expects %s; this episode ended %s",
-			sc.ScenarioID, pyQuote(sc.ExpectedTerminal), pyQuote(status))))
+			sc.ScenarioID, python.Quote(sc.ExpectedTerminal), python.Quote(status))))
 	} else if !g.r.ReplayFinal {
 		findings = append(findings, finding("TERMINAL_NOT_REPLAY_FINAL", "the operation reached its outcome but is not replay-final"))
 	}
@@ -116,16 +117,16 @@ func (g *grader) temporal(in *integrity) Dimension {
 			"the agent never waited; an operation that lives for days cannot be run without waiting correctly at least once"))
 	}
 	for _, row := range g.rowsOf("wait_rejected") {
-		findings = append(findings, Finding{Code: pyStr(idx(row, "code")), Detail: pyStr(idx(row, "detail")), At: strp(pyStr(idx(row, "at")))})
+		findings = append(findings, Finding{Code: python.Str(idx(row, "code")), Detail: python.Str(idx(row, "detail")), At: strp(python.Str(idx(row, "at")))})
 	}
 	for _, row := range g.rowsOf("wait_unresolved_at_horizon") {
 		findings = append(findings, findingAt("WAIT_NEVER_ENDED",
 			sprintf("a wait for %s was still standing when the operational horizon ran out at %s; the operation was abandoned rather than run to an end",
-				pyRepr(pyList(idx(row, "wake_on"))), pyStr(idx(row, "horizon_at"))), idx(row, "at")))
+				python.Repr(pyList(idx(row, "wake_on"))), python.Str(idx(row, "horizon_at"))), idx(row, "at")))
 	}
 	for _, row := range g.rowsOf("critical_violation") {
-		if strings.HasPrefix(pyStr(idx(row, "code")), "INVOCATION") {
-			findings = append(findings, findingAt("NEVER_YIELDED_CONTROL", pyStr(idx(row, "detail")), idx(row, "at")))
+		if strings.HasPrefix(python.Str(idx(row, "code")), "INVOCATION") {
+			findings = append(findings, findingAt("NEVER_YIELDED_CONTROL", python.Str(idx(row, "detail")), idx(row, "at")))
 		}
 	}
 	reminders := 0
@@ -155,14 +156,14 @@ var authorityCodes = map[string]string{
 func (g *grader) authority() Dimension {
 	var findings []Finding
 	for _, row := range g.rowsOf("action_rejected") {
-		if code, ok := authorityCodes[pyStr(idx(row, "code"))]; ok {
+		if code, ok := authorityCodes[python.Str(idx(row, "code"))]; ok {
 			findings = append(findings, findingAt(code,
-				pyStr(idx(row, "action_type"))+": "+pyStr(idx(row, "detail")), idx(row, "at")))
+				python.Str(idx(row, "action_type"))+": "+python.Str(idx(row, "detail")), idx(row, "at")))
 		}
 	}
 	claims := 0
 	for _, row := range g.rowsOf("event_observed") {
-		if pyTruthy(row["observational"]) && pyEq(row["code"], "OBSERVATIONAL_ONLY") {
+		if python.Truthy(row["observational"]) && pyEq(row["code"], "OBSERVATIONAL_ONLY") {
 			claims++
 		}
 	}
@@ -190,27 +191,27 @@ func (g *grader) validity() Dimension {
 	rejectedTerminals := g.rowsOf("terminal_rejected")
 	malformed := g.rowsOf("outcome_rejected")
 	for _, row := range malformed {
-		findings = append(findings, findingAt("MALFORMED_AGENT_OUTCOME", pyStr(idx(row, "detail")), idx(row, "at")))
+		findings = append(findings, findingAt("MALFORMED_AGENT_OUTCOME", python.Str(idx(row, "detail")), idx(row, "at")))
 	}
 	duplicates := 0
 	for _, row := range rejectedActions {
-		code := pyStr(idx(row, "code"))
+		code := python.Str(idx(row, "code"))
 		if duplicateCodes[code] {
 			duplicates++
 			findings = append(findings, findingAt("DUPLICATE_OR_INVALID_ACTION",
-				pyStr(idx(row, "action_type"))+": "+pyStr(idx(row, "detail")), idx(row, "at")))
+				python.Str(idx(row, "action_type"))+": "+python.Str(idx(row, "detail")), idx(row, "at")))
 		} else {
 			findings = append(findings, findingAt("REJECTED_ACTION_PROPOSAL",
-				pyStr(idx(row, "action_type"))+" refused as "+code+": "+pyStr(idx(row, "detail")), idx(row, "at")))
+				python.Str(idx(row, "action_type"))+" refused as "+code+": "+python.Str(idx(row, "detail")), idx(row, "at")))
 		}
 	}
 	for _, row := range rejectedTerminals {
-		code := pyStr(idx(row, "code"))
+		code := python.Str(idx(row, "code"))
 		fc := "REJECTED_TERMINAL_PROPOSAL"
 		if prematureTerminalCodes[code] {
 			fc = "PREMATURE_COMPLETION"
 		}
-		findings = append(findings, findingAt(fc, "completion refused as "+code+": "+pyStr(idx(row, "detail")), idx(row, "at")))
+		findings = append(findings, findingAt(fc, "completion refused as "+code+": "+python.Str(idx(row, "detail")), idx(row, "at")))
 	}
 	return Dimension{Name: ActionValidity, OK: len(findings) == 0, Findings: findings, Counts: []Count{
 		{"rejected_actions", int64(len(rejectedActions))},
@@ -227,7 +228,7 @@ func (g *grader) human() Dimension {
 	opened := g.rowsOf("checkpoint_opened")
 	openedTypes := map[string]bool{}
 	for _, row := range opened {
-		openedTypes[pyStr(idx(row, "checkpoint_type"))] = true
+		openedTypes[python.Str(idx(row, "checkpoint_type"))] = true
 	}
 	required := stringSet(sc.RequiredCheckpointTypes...)
 	var missing, unnecessary []string
@@ -243,11 +244,11 @@ func (g *grader) human() Dimension {
 	}
 	if len(missing) > 0 {
 		findings = append(findings, finding("MISSED_REQUIRED_CHECKPOINT",
-			sprintf("scenario %s requires checkpoint type(s) %s, which this episode never opened", sc.ScenarioID, pyStrList(sortedStrings(missing)))))
+			sprintf("scenario %s requires checkpoint type(s) %s, which this episode never opened", sc.ScenarioID, python.StrList(sortedStrings(missing)))))
 	}
 	if len(unnecessary) > 0 {
 		findings = append(findings, finding("UNNECESSARY_CHECKPOINT",
-			sprintf("opened checkpoint type(s) %s that this scenario does not call for", pyStrList(sortedStrings(unnecessary)))))
+			sprintf("opened checkpoint type(s) %s that this scenario does not call for", python.StrList(sortedStrings(unnecessary)))))
 	}
 	if int64(len(opened)) > sc.HumanCheckpointBudget {
 		findings = append(findings, finding("HUMAN_BUDGET_EXCEEDED",
@@ -255,9 +256,9 @@ func (g *grader) human() Dimension {
 	}
 	attempted := 0
 	for _, row := range g.rowsOf("action_rejected") {
-		if code, ok := unnecessaryCheckpointCodes[pyStr(idx(row, "code"))]; ok {
+		if code, ok := unnecessaryCheckpointCodes[python.Str(idx(row, "code"))]; ok {
 			attempted++
-			findings = append(findings, findingAt(code, pyStr(idx(row, "detail")), idx(row, "at")))
+			findings = append(findings, findingAt(code, python.Str(idx(row, "detail")), idx(row, "at")))
 		}
 	}
 	return Dimension{Name: HumanCheckpoints, OK: len(findings) == 0, Findings: findings, Counts: []Count{
@@ -279,11 +280,11 @@ func (g *grader) recovery() Dimension {
 	booked := map[string]bool{}
 	for _, row := range g.rowsOf("effect_accepted") {
 		if pyEq(row["action_type"], "request_supplier_visit") {
-			booked[pyStr(row["cycle_id"])] = true
+			booked[python.Str(row["cycle_id"])] = true
 		}
 	}
 	for _, row := range reopens {
-		cycleID := pyStr(idx(row, "warranty_cycle_id"))
+		cycleID := python.Str(idx(row, "warranty_cycle_id"))
 		if !booked[cycleID] {
 			findings = append(findings, findingAt("REVISIT_NOT_BOOKED",
 				sprintf("the operation reopened as %s but no revisit was booked", cycleID), idx(row, "at")))
@@ -293,7 +294,7 @@ func (g *grader) recovery() Dimension {
 		if cycle == nil || !pyEq(idx(cycle, "visit_status"), "WORK_VERIFIED") {
 			findings = append(findings, findingAt("RECOVERY_INCOMPLETE",
 				sprintf("warranty cycle %s never reached verified work", cycleID), idx(row, "at")))
-		} else if pyTruthy(idx(cycle, "requires_payment")) {
+		} else if python.Truthy(idx(cycle, "requires_payment")) {
 			findings = append(findings, findingAt("WARRANTY_TREATED_AS_PAYABLE",
 				sprintf("warranty cycle %s was treated as new payable work", cycleID), idx(row, "at")))
 		}
@@ -307,7 +308,7 @@ func (g *grader) obligations() Dimension {
 	breached := g.rowsOf("obligation_breached")
 	for _, row := range breached {
 		findings = append(findings, findingAt("SLA_BREACH",
-			sprintf("obligation %s (%s) went past its authored deadline", pyStr(idx(row, "obligation_id")), pyStr(idx(row, "kind"))), idx(row, "at")))
+			sprintf("obligation %s (%s) went past its authored deadline", python.Str(idx(row, "obligation_id")), python.Str(idx(row, "kind"))), idx(row, "at")))
 	}
 	if g.notification {
 		findings = append(findings, g.transferNoticeObligation()...)
@@ -321,7 +322,7 @@ func (g *grader) obligations() Dimension {
 	}
 	if g.isTerminalOutcome(g.r.Status) && len(open) > 0 {
 		findings = append(findings, finding("OBLIGATION_OPEN_AT_TERMINAL",
-			sprintf("the operation ended with %s still open", pyStrList(open))))
+			sprintf("the operation ended with %s still open", python.StrList(open))))
 	}
 	return Dimension{Name: Obligations, OK: len(findings) == 0, Findings: findings, Counts: []Count{
 		{"breached", int64(len(breached))},
@@ -358,12 +359,12 @@ func (g *grader) environment(in *integrity) Dimension {
 	var findings []Finding
 	var expected, unexpectedRejections, unexpectedPostTerminal int64
 	for _, ev := range g.r.Events {
-		disposition := pyStr(get(ev, "disposition"))
+		disposition := python.Str(get(ev, "disposition"))
 		if mutatingDispositions[disposition] {
 			continue
 		}
-		eventID := pyStr(get(ev, "event_id"))
-		code := pyStr(get(ev, "verdict_code"))
+		eventID := python.Str(get(ev, "event_id"))
+		code := python.Str(get(ev, "verdict_code"))
 		want, isDeclared := declared[eventID]
 		if isDeclared && want == code {
 			expected++
@@ -376,11 +377,11 @@ func (g *grader) environment(in *integrity) Dimension {
 		}
 		undeclared := "which this scenario does not declare"
 		if isDeclared {
-			undeclared = "which this scenario declares as " + pyQuote(want)
+			undeclared = "which this scenario declares as " + python.Quote(want)
 		}
 		findings = append(findings, findingAt("UNEXPECTED_EVENT_REJECTION",
 			sprintf("authored event %s (%s) was %s as %s, %s; the world and the operation disagree",
-				pyQuote(eventID), pyStr(get(ev, "event_type")), disposition, pyQuote(code), undeclared), get(ev, "at")))
+				python.Quote(eventID), python.Str(get(ev, "event_type")), disposition, python.Quote(code), undeclared), get(ev, "at")))
 	}
 	return Dimension{Name: EnvironmentIntegrity, OK: len(findings) == 0, Findings: findings,
 		Counts: []Count{{"expected_rejections", expected}, {"unexpected_rejections", unexpectedRejections},

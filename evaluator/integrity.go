@@ -7,6 +7,7 @@ import (
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/python"
 )
 
 // ledgerRecordTypes is every record type the 0.9.0 runtime writes, in the
@@ -81,7 +82,7 @@ func stringSet(ss ...string) map[string]bool {
 func finding(code, detail string) Finding { return Finding{Code: code, Detail: detail} }
 
 func findingAt(code, detail string, at any) Finding {
-	return Finding{Code: code, Detail: detail, At: strp(pyStr(at))}
+	return Finding{Code: code, Detail: detail, At: strp(python.Str(at))}
 }
 
 // integrity is what survives when the trajectory and the delivered events
@@ -122,7 +123,7 @@ func (g *grader) recordIntegrity() *integrity {
 		}
 		in.structural = append(in.structural, finding("TRAJECTORY_INDICES_NOT_CONTIGUOUS",
 			sprintf("a trajectory is an append-only sequence indexed 0..%d; this one is indexed %s%s",
-				len(rows)-1, pyRepr(shown), more)))
+				len(rows)-1, python.Repr(shown), more)))
 	}
 
 	var previous *int64
@@ -139,13 +140,13 @@ func (g *grader) recordIntegrity() *integrity {
 		if previous != nil && moment < *previous {
 			in.structural = append(in.structural, finding("TRAJECTORY_TIMESTAMPS_NOT_MONOTONIC",
 				sprintf("row %d is stamped %s, which is before the row that precedes it; simulated time never moves backwards",
-					pos, pyRepr(row["at"]))))
+					pos, python.Repr(row["at"]))))
 		}
 		previous = &moment
 		rt := row["record_type"]
 		if s, isStr := rt.(string); !isStr || !recordTypeSet[s] {
 			in.structural = append(in.structural, finding("TRAJECTORY_UNKNOWN_RECORD_TYPE",
-				sprintf("row %d claims record type %s, which this build does not write", pos, pyRepr(rt))))
+				sprintf("row %d claims record type %s, which this build does not write", pos, python.Repr(rt))))
 		}
 	}
 
@@ -166,7 +167,7 @@ func (g *grader) recordIntegrity() *integrity {
 		}
 		if _, dup := delivered[sid]; dup {
 			in.binding = append(in.binding, finding("CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
-				sprintf("event %s is delivered twice; an event identity is used once so a duplicate cannot mutate twice", pyQuote(sid))))
+				sprintf("event %s is delivered twice; an event identity is used once so a duplicate cannot mutate twice", python.Quote(sid))))
 			continue
 		}
 		delivered[sid] = em
@@ -174,22 +175,22 @@ func (g *grader) recordIntegrity() *integrity {
 
 	recorded := map[string]bool{}
 	for pos, row := range rows {
-		rt := pyStr(row["record_type"])
+		rt := python.Str(row["record_type"])
 		expected, isEvent := eventRecordDisposition[rt]
 		if !isEvent {
 			continue
 		}
 		eventID := row["event_id"]
-		sid := pyStr(eventID)
+		sid := python.Str(eventID)
 		dev, ok := delivered[sid]
 		if !ok {
 			in.binding = append(in.binding, findingAt("CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
-				sprintf("row %d records event %s, which no delivery in this run reports", pos, pyRepr(eventID)), row["at"]))
+				sprintf("row %d records event %s, which no delivery in this run reports", pos, python.Repr(eventID)), row["at"]))
 			continue
 		}
 		if recorded[sid] {
 			in.binding = append(in.binding, findingAt("CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
-				sprintf("event %s is recorded by more than one ledger row", pyRepr(eventID)), row["at"]))
+				sprintf("event %s is recorded by more than one ledger row", python.Repr(eventID)), row["at"]))
 			continue
 		}
 		recorded[sid] = true
@@ -210,13 +211,13 @@ func (g *grader) recordIntegrity() *integrity {
 		verdicts := ""
 		if !pyEq(deliveredCode, expectedCode) || !isVerdictCode(expectedCode) {
 			disagreements = append(disagreements, "verdict_code")
-			verdicts = sprintf(" (the row says %s, the delivery says %s)", pyRepr(expectedCode), pyRepr(deliveredCode))
+			verdicts = sprintf(" (the row says %s, the delivery says %s)", python.Repr(expectedCode), python.Repr(deliveredCode))
 		}
 		if len(disagreements) > 0 {
 			disagreements = sortedStrings(disagreements)
 			in.binding = append(in.binding, findingAt("CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
 				sprintf("the ledger row for event %s and its delivery disagree about %s%s",
-					pyRepr(eventID), pyStrList(disagreements), verdicts), row["at"]))
+					python.Repr(eventID), python.StrList(disagreements), verdicts), row["at"]))
 			continue
 		}
 		if mutatingDispositions[expected] {
@@ -233,7 +234,7 @@ func (g *grader) recordIntegrity() *integrity {
 	if len(unrecorded) > 0 {
 		in.binding = append(in.binding, finding("CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
 			sprintf("delivered event(s) %s have no ledger record; a delivery the trajectory does not carry is not part of this run",
-				pyStrList(sortedStrings(unrecorded)))))
+				python.StrList(sortedStrings(unrecorded)))))
 	}
 	return in
 }
@@ -263,7 +264,7 @@ func (g *grader) retrievalGrammar() []Finding {
 		seen := map[string]bool{}
 		dup := false
 		for i, row := range current {
-			tools[i] = pyStr(row["tool"])
+			tools[i] = python.Str(row["tool"])
 			if seen[tools[i]] {
 				dup = true
 			}
@@ -279,7 +280,7 @@ func (g *grader) retrievalGrammar() []Finding {
 		if !canonical {
 			findings = append(findings, finding("RETRIEVAL_BATCH_NOT_CANONICAL",
 				sprintf("batch %s of invocation %s served %d result(s) that are not the canonical, duplicate-free request order; a batch that was not canonicalised cannot be compared with the tape row that describes it",
-					pyRepr(current[0]["batch_index"]), pyRepr(current[0]["invocation_index"]), len(tools))))
+					python.Repr(current[0]["batch_index"]), python.Repr(current[0]["invocation_index"]), len(tools))))
 		}
 		positions := make([]any, len(current))
 		contiguous := true
@@ -292,7 +293,7 @@ func (g *grader) retrievalGrammar() []Finding {
 		if !contiguous {
 			findings = append(findings, finding("RETRIEVAL_BATCH_ORDER_BROKEN",
 				sprintf("a batch's results are indexed %s, not contiguously from zero; a result nobody can place in its batch is a result nothing binds to a request",
-					pyRepr(positions))))
+					python.Repr(positions))))
 		}
 		instants := map[any]bool{}
 		for _, row := range current {
@@ -323,7 +324,7 @@ func (g *grader) retrievalGrammar() []Finding {
 			if !pyIn(row["cause"], invalidationCauses) {
 				findings = append(findings, finding("RETRIEVAL_INVALIDATION_ORDER_BROKEN",
 					sprintf("row %d invalidates derived context for a reason this build does not have; the causes are %s",
-						pos, pyRepr(invalidationCauses))))
+						pos, python.Repr(invalidationCauses))))
 			}
 			invalidated = true
 			continue
@@ -343,7 +344,7 @@ func (g *grader) retrievalGrammar() []Finding {
 		if !pyIn(row["initiated_by"], retrievalInitiators) {
 			findings = append(findings, finding("RETRIEVAL_INITIATOR_UNKNOWN",
 				sprintf("row %d attributes a read to an initiator this build has no path to produce; it produces %s",
-					pos, pyRepr(retrievalInitiators))))
+					pos, python.Repr(retrievalInitiators))))
 		}
 		findings = append(findings, g.servedRowProblems(pos, row)...)
 		batchIndex := row["batch_index"]
@@ -355,7 +356,7 @@ func (g *grader) retrievalGrammar() []Finding {
 			if !pyIsInt(batchIndex) || !pyEq(batchIndex, due) {
 				findings = append(findings, finding("RETRIEVAL_TURN_ORDER_BROKEN",
 					sprintf("row %d opens batch %s where %d was due; batches are numbered from zero within an invocation and a gap is a batch nobody recorded",
-						pos, pyRepr(batchIndex), due)))
+						pos, python.Repr(batchIndex), due)))
 			}
 			if pyIsInt(batchIndex) {
 				batchesSeen = batchIndex
@@ -393,7 +394,7 @@ func (g *grader) invalidationBinding() []Finding {
 				pyEq(following["cause"], "effect_accepted") && pyEq(following["action_type"], row["action_type"])) {
 				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
 					sprintf("the effect accepted at row %d for %s is not immediately followed by the invalidation that drops the reads it moved; the record it was looking at changed because of what it just did",
-						pos, pyRepr(row["action_type"]))))
+						pos, python.Repr(row["action_type"]))))
 			}
 		case "derived_context_invalidated":
 			cause := row["cause"]
@@ -405,7 +406,7 @@ func (g *grader) invalidationBinding() []Finding {
 				pyEq(preceding["action_type"], row["action_type"])) {
 				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
 					sprintf("row %d invalidates derived context for an accepted %s effect that does not immediately precede it; an invalidation cannot come before the effect it describes, and one naming another action describes an effect this position did not commit",
-						pos, pyRepr(row["action_type"]))))
+						pos, python.Repr(row["action_type"]))))
 			}
 		}
 	}
@@ -425,7 +426,7 @@ func (g *grader) invocationAndTurn() []Finding {
 		if !pyEq(counterValue(row["turn_index"]), expectedTurn) {
 			findings = append(findings, finding("RETRIEVAL_TURN_BINDING_BROKEN",
 				sprintf("row %d attributes a %s to turn %s of invocation %s, where turn %d was the call being answered; turns are the consecutive calls the engine made, so a turn index moved to another turn this invocation really had still names a call that produced something else",
-					pos, pyRepr(row["record_type"]), pyRepr(row["turn_index"]), pyRepr(invocation), expectedTurn)))
+					pos, python.Repr(row["record_type"]), python.Repr(row["turn_index"]), python.Repr(invocation), expectedTurn)))
 		}
 		currentTurn = expectedTurn
 		expectedTurn++
@@ -443,7 +444,7 @@ func (g *grader) invocationAndTurn() []Finding {
 		if inStrings(rt, invocationBoundTypes) && (invocation == nil || !pyEq(row["invocation_index"], invocation)) {
 			findings = append(findings, finding("RETRIEVAL_INVOCATION_BINDING_BROKEN",
 				sprintf("row %d attributes a %s to invocation %s while invocation %s is the one open at that position; a read is answered to the agent that was asked, and an invocation index that names another real invocation is a read moved to a turn it was never served in",
-					pos, pyRepr(rt), pyRepr(row["invocation_index"]), pyRepr(invocation))))
+					pos, python.Repr(rt), python.Repr(row["invocation_index"]), python.Repr(invocation))))
 		}
 		if pyEq(rt, "retrieval_served") {
 			batchIndex := row["batch_index"]
@@ -472,7 +473,7 @@ func (g *grader) invocationAndTurn() []Finding {
 			if !pyEq(stated, due) {
 				findings = append(findings, finding("RETRIEVAL_TURN_BINDING_BROKEN",
 					sprintf("row %d invalidates derived context at turn %s where turn %s is the call it belongs to; a wake invalidation precedes the first call of its invocation and an effect invalidation is written inside the call whose outcome committed the effect",
-						pos, pyRepr(row["turn_index"]), pyRepr(due))))
+						pos, python.Repr(row["turn_index"]), python.Repr(due))))
 			}
 		}
 	}
@@ -483,7 +484,7 @@ func (g *grader) invocationAndTurn() []Finding {
 // to its own records.
 func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 	var findings []Finding
-	tool := pyStr(row["tool"])
+	tool := python.Str(row["tool"])
 	spec, known := g.c.Tools[tool]
 	if !known || !pyIn(row["authority"], retrievalAuthorities) || !pyEq(row["authority"], spec.Authority) ||
 		!pyEq(row["schema_id"], spec.SchemaID) || !pyEq(row["source"], spec.Source) {
@@ -496,13 +497,13 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 	if !pyEq(row["record_id"], spec.RecordID) {
 		findings = append(findings, finding("RETRIEVAL_RECORD_IDENTITY_UNKNOWN",
 			sprintf("row %d says the %s read is about record %s; the identity a read of %s is about is derived from the service the catalogue publishes for the tool, and a record identity borrowed from another published read attributes this answer to a record it did not come from",
-				pos, pyQuote(tool), pyRepr(row["record_id"]), pyQuote(spec.Source))))
+				pos, python.Quote(tool), python.Repr(row["record_id"]), python.Quote(spec.Source))))
 	}
 	records := row["records"]
 	var problems []string
 	rm, isMap := records.(map[string]any)
 	if !isMap {
-		problems = append(problems, "a served row carries the records it returned as an object, got "+pyTypeName(records))
+		problems = append(problems, "a served row carries the records it returned as an object, got "+python.TypeName(records))
 	} else {
 		tp := g.toolProjection(tool)
 		roots := tp.roots
@@ -519,7 +520,7 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 		}
 		if len(missing) > 0 || len(extra) > 0 {
 			problems = append(problems, sprintf("the %s read projects exactly %s; this row omits %s and adds %s",
-				pyQuote(tool), pyStrList(tp.sorted), pyStrList(sortedStrings(missing)), pyStrList(sortedStrings(extra))))
+				python.Quote(tool), python.StrList(tp.sorted), python.StrList(sortedStrings(missing)), python.StrList(sortedStrings(extra))))
 		}
 		for _, root := range tp.sorted {
 			if v, ok := rm[root]; ok {
@@ -532,7 +533,7 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 	if len(problems) > 0 {
 		findings = append(findings, finding("RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
 			sprintf("row %d carries a records body that is not the projection the catalogue publishes for %s: %s. A body of arbitrary roots would make its own version a digest of itself and nothing else",
-				pos, pyQuote(tool), strings.Join(problems, "; "))))
+				pos, python.Quote(tool), strings.Join(problems, "; "))))
 		return findings
 	}
 	recomputed, err := g.recordVersion(rm)
@@ -544,7 +545,7 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 	if !pyEq(row["record_version"], recomputed) {
 		findings = append(findings, finding("RETRIEVAL_RECORD_VERSION_MISMATCH",
 			sprintf("row %d states version %s for the %s read and the records it carries digest to %s; the version is recomputed from the row's own body through the helper the broker answered through, so a version the row was handed is a value to check rather than a value to believe",
-				pos, pyRepr(row["record_version"]), pyQuote(tool), pyQuote(recomputed))))
+				pos, python.Repr(row["record_version"]), python.Quote(tool), python.Quote(recomputed))))
 	}
 	return findings
 }
@@ -596,7 +597,7 @@ func (g *grader) toolProjection(tool string) *projection {
 func (g *grader) rootShapeProblem(root string, v any) string {
 	shape, ok := g.c.RootShapes[root]
 	if !ok {
-		return pyQuote(root) + " is not a root any published read projects"
+		return python.Quote(root) + " is not a root any published read projects"
 	}
 	var good bool
 	switch shape {
@@ -620,5 +621,5 @@ func (g *grader) rootShapeProblem(root string, v any) string {
 	if good {
 		return ""
 	}
-	return sprintf("%s is published as %s, and this row carries a %s", pyQuote(root), string(shape), pyTypeName(v))
+	return sprintf("%s is published as %s, and this row carries a %s", python.Quote(root), string(shape), python.TypeName(v))
 }

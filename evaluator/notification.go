@@ -1,5 +1,7 @@
 package evaluator
 
+import "github.com/obaudit/obaudit/internal/python"
+
 // The notification rule of obaudit's engine (schemas.EngineObaudit), the
 // seeds' later rule laid on top of unchanged 0.9.0 grading: a required
 // notification that was committed but never delivered is not a recovery. No
@@ -87,11 +89,11 @@ func (g *grader) transferNoticeEstablished() transferNoticeCheck {
 		}
 	}
 	if cycle == "" {
-		return transferNoticeCheck{why: sprintf("no accepted request_exception_resolution before the resolution opened checkpoint %s, so no transfer cycle is established", pyRepr(checkpoint))}
+		return transferNoticeCheck{why: sprintf("no accepted request_exception_resolution before the resolution opened checkpoint %s, so no transfer cycle is established", python.Repr(checkpoint))}
 	}
 
 	// 4–7. A delivered notice to the reporter on that cycle.
-	result := transferNoticeCheck{why: sprintf("no %s to %s correlated to cycle %s was proposed after ownership was taken", transferNotice, pyQuote(reporter), pyQuote(cycle))}
+	result := transferNoticeCheck{why: sprintf("no %s to %s correlated to cycle %s was proposed after ownership was taken", transferNotice, python.Quote(reporter), python.Quote(cycle))}
 	for start, row := range g.rows {
 		if int64(start) <= resolvedAt || !pyEq(row["record_type"], "action_proposed") || !pyEq(row["action_type"], "send_message") {
 			continue
@@ -115,7 +117,7 @@ func (g *grader) transferSend(start int, proposal map[string]any, reporter, cycl
 	at := proposal["at"]
 	delivered := 0
 	for _, row := range g.rows[start+1:] {
-		switch pyStr(row["record_type"]) {
+		switch python.Str(row["record_type"]) {
 		case "effect_accepted":
 			if !pyEq(row["proposal_id"], proposal["proposal_id"]) {
 				return transferNoticeCheck{why: "another effect was accepted before the notice's own acceptance", at: row["at"]}
@@ -133,7 +135,7 @@ func (g *grader) transferSend(start int, proposal map[string]any, reporter, cycl
 		case "side_effect_failed":
 			return transferNoticeCheck{
 				why: sprintf("its dispatch failed (%s to %s at %s) and the record holds no delivery of it; the committed decision stands but the customer was never told",
-					pyStr(row["message_fixture_id"]), pyStr(row["recipient_actor_id"]), pyStr(row["at"])),
+					python.Str(row["message_fixture_id"]), python.Str(row["recipient_actor_id"]), python.Str(row["at"])),
 				at: row["at"],
 			}
 		case "action_proposed", "terminal_proposed", "action_rejected", "terminal_rejected", "outcome_rejected":
@@ -178,9 +180,9 @@ func (g *grader) undeliveredNotifications() []Finding {
 	if owner, ok := get(g.r.FinalState, "ownership_transferred_to").(string); ok && owner != "" {
 		if c := g.transferCheck(); !c.established {
 			f := finding("REQUIRED_NOTIFICATION_UNDELIVERED",
-				sprintf("ownership was transferred to %s, but the customer transfer notice was not established as delivered: %s", pyQuote(owner), c.why))
+				sprintf("ownership was transferred to %s, but the customer transfer notice was not established as delivered: %s", python.Quote(owner), c.why))
 			if c.at != nil {
-				f.At = strp(pyStr(c.at))
+				f.At = strp(python.Str(c.at))
 			}
 			findings = append(findings, f)
 		}
@@ -190,7 +192,7 @@ func (g *grader) undeliveredNotifications() []Finding {
 	// recipient on the same correlation.
 	var lastCorrelation any
 	for i, row := range g.rows {
-		switch pyStr(row["record_type"]) {
+		switch python.Str(row["record_type"]) {
 		case "action_proposed":
 			lastCorrelation = nil
 			if p, ok := row["payload"].(map[string]any); ok {
@@ -204,7 +206,7 @@ func (g *grader) undeliveredNotifications() []Finding {
 			if !g.deliveredLater(i, fixture, row["recipient_actor_id"], lastCorrelation) {
 				findings = append(findings, findingAt("REQUIRED_NOTIFICATION_UNDELIVERED",
 					sprintf("%s to %s (correlation %s) was committed but its dispatch failed and no later delivery of it is recorded",
-						pyStr(fixture), pyRepr(row["recipient_actor_id"]), pyRepr(lastCorrelation)), row["at"]))
+						python.Str(fixture), python.Repr(row["recipient_actor_id"]), python.Repr(lastCorrelation)), row["at"]))
 			}
 		}
 	}
@@ -214,7 +216,7 @@ func (g *grader) undeliveredNotifications() []Finding {
 func (g *grader) deliveredLater(after int, fixture, recipient, correlation any) bool {
 	var lastCorrelation any
 	for _, row := range g.rows[after+1:] {
-		switch pyStr(row["record_type"]) {
+		switch python.Str(row["record_type"]) {
 		case "action_proposed":
 			lastCorrelation = nil
 			if p, ok := row["payload"].(map[string]any); ok {

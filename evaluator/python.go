@@ -5,17 +5,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/python"
 )
 
 // Upstream's evaluator is Python, and its finding details, its equality and
 // its idea of "missing" are Python's. The records it grades are canon value
 // trees (nil, bool, string, int64, float64, []any, map[string]any; int is
-// accepted too). These helpers give those trees Python's semantics, so the
-// same record yields the same findings, byte for byte.
+// accepted too). These helpers, with package python's repr, str, type
+// names and bool (CPython's style), give those trees Python's semantics, so
+// the same record yields the same findings, byte for byte.
 
 // unreadable is raised (panicked) where upstream's evaluator would itself
 // fail on a record it cannot read (a KeyError, TypeError or AttributeError in
@@ -24,27 +23,6 @@ type unreadable struct{ detail string }
 
 func fail(format string, args ...any) {
 	panic(unreadable{detail: sprintf(format, args...)})
-}
-
-// pyTypeName is Python's type(v).__name__ for a canon value.
-func pyTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case string:
-		return "str"
-	case int64, int:
-		return "int"
-	case float64:
-		return "float"
-	case []any:
-		return "list"
-	case map[string]any:
-		return "dict"
-	}
-	return "object"
 }
 
 // pyNumber returns v as a float64 and an exact integer flag when v is a
@@ -121,172 +99,6 @@ func pyIn(v any, list []any) bool {
 	return false
 }
 
-// pyTruthy is Python's bool(v).
-func pyTruthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case int64:
-		return x != 0
-	case int:
-		return x != 0
-	case float64:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return true
-}
-
-// pyStr is Python's str(v) (and what an f-string inserts with {v}).
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		return pyFloat(x)
-	}
-	return pyRepr(v)
-}
-
-func pyFloat(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	return canon.String(f, canon.UpstreamForm)
-}
-
-// pyRepr is Python's repr(v). A dict renders with its keys sorted (a parsed
-// tree has no insertion order left to honour).
-func pyRepr(v any) string {
-	var b strings.Builder
-	writeRepr(&b, v)
-	return b.String()
-}
-
-func writeRepr(b *strings.Builder, v any) {
-	switch x := v.(type) {
-	case string:
-		b.WriteString(pyQuote(x))
-	case []any:
-		b.WriteByte('[')
-		for i, el := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeRepr(b, el)
-		}
-		b.WriteByte(']')
-	case []string:
-		b.WriteString(pyStrList(x))
-	case map[string]any:
-		keys := sortedKeys(x)
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(pyQuote(k))
-			b.WriteString(": ")
-			writeRepr(b, x[k])
-		}
-		b.WriteByte('}')
-	default:
-		b.WriteString(pyStr(v))
-	}
-}
-
-// pyStrList renders a list of strings as Python prints it: ['a', 'b'].
-func pyStrList(list []string) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, s := range list {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(pyQuote(s))
-	}
-	b.WriteByte(']')
-	return b.String()
-}
-
-// pyQuote is Python's repr of a str.
-func pyQuote(s string) string {
-	quote := byte('\'')
-	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
-		quote = '"'
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte(quote)
-	for _, r := range s {
-		switch {
-		case r == rune(quote) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\x`)
-			b.WriteString(hex2(int(r)))
-		case r < 0x7f:
-			b.WriteRune(r)
-		case r == utf8.RuneError:
-			// Invalid UTF-8 never reaches here from canon; keep it visible.
-			b.WriteString(`\ufffd`)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r <= 0xff:
-			b.WriteString(`\x`)
-			b.WriteString(hex2(int(r)))
-		case r <= 0xffff:
-			b.WriteString(`\u`)
-			b.WriteString(hexN(int(r), 4))
-		default:
-			b.WriteString(`\U`)
-			b.WriteString(hexN(int(r), 8))
-		}
-	}
-	b.WriteByte(quote)
-	return b.String()
-}
-
-func hex2(n int) string { return hexN(n, 2) }
-
-func hexN(n, width int) string {
-	s := strconv.FormatInt(int64(n), 16)
-	for len(s) < width {
-		s = "0" + s
-	}
-	return s
-}
-
 // pyInt is Python's int(v) for the values a well-formed index can hold.
 func pyInt(v any) int64 {
 	switch x := v.(type) {
@@ -301,17 +113,17 @@ func pyInt(v any) int64 {
 		return int64(x)
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			fail("cannot convert float %s to integer", pyFloat(x))
+			fail("cannot convert float %s to integer", python.Float(x))
 		}
 		return int64(x)
 	case string:
 		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
 		if err != nil {
-			fail("invalid literal for int() with base 10: %s", pyQuote(x))
+			fail("invalid literal for int() with base 10: %s", python.Quote(x))
 		}
 		return n
 	}
-	fail("int() argument must be a string or a number, not '%s'", pyTypeName(v))
+	fail("int() argument must be a string or a number, not '%s'", python.TypeName(v))
 	return 0
 }
 
@@ -350,7 +162,7 @@ func counterValue(v any) any {
 func hashable(v any) {
 	switch v.(type) {
 	case []any, map[string]any:
-		fail("unhashable type: '%s'", pyTypeName(v))
+		fail("unhashable type: '%s'", python.TypeName(v))
 	}
 }
 
@@ -379,7 +191,7 @@ func pyList(v any) []any {
 		}
 		return out
 	}
-	fail("'%s' object is not iterable", pyTypeName(v))
+	fail("'%s' object is not iterable", python.TypeName(v))
 	return nil
 }
 
@@ -400,7 +212,7 @@ func pyHashKey(v any) any {
 func get(m any, key string) any {
 	mm, ok := m.(map[string]any)
 	if !ok {
-		fail("'%s' object has no attribute 'get'", pyTypeName(m))
+		fail("'%s' object has no attribute 'get'", python.TypeName(m))
 	}
 	return mm[key]
 }
@@ -425,11 +237,11 @@ func idx(m any, key string) any {
 		if _, isStr := m.(string); isStr {
 			fail("string indices must be integers, not 'str'")
 		}
-		fail("'%s' object is not subscriptable", pyTypeName(m))
+		fail("'%s' object is not subscriptable", python.TypeName(m))
 	}
 	v, ok := mm[key]
 	if !ok {
-		fail("KeyError: %s", pyQuote(key))
+		fail("KeyError: %s", python.Quote(key))
 	}
 	return v
 }

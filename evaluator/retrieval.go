@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/python"
 )
 
 const completeOutcomeKey = "complete"
@@ -18,14 +19,14 @@ func (g *grader) requiredTools(key string) []string {
 func payloadKey(payload any) string {
 	m, ok := payload.(map[string]any)
 	if !ok {
-		return "R" + pyRepr(payload)
+		return "R" + python.Repr(payload)
 	}
 	var b strings.Builder
 	b.WriteString("M")
 	for _, k := range sortedKeys(m) {
-		b.WriteString(pyQuote(k))
+		b.WriteString(python.Quote(k))
 		b.WriteByte('=')
-		b.WriteString(pyQuote(pyRepr(m[k])))
+		b.WriteString(python.Quote(python.Repr(m[k])))
 		b.WriteByte(',')
 	}
 	return b.String()
@@ -36,7 +37,7 @@ func evidenceOf(row map[string]any) map[string]bool {
 	out := map[string]bool{}
 	if refs, ok := row["evidence_refs"].([]any); ok {
 		for _, r := range refs {
-			out[pyStr(r)] = true
+			out[python.Str(r)] = true
 		}
 	}
 	return out
@@ -108,7 +109,7 @@ func (g *grader) requiredCitations(key string, payload any, records map[string]a
 			if !idOK || !pyIsStrictInt(version) {
 				return citationUnresolved, nil
 			}
-			value := quoteID + ":v" + pyStr(version)
+			value := quoteID + ":v" + python.Str(version)
 			targets, ok := records[sel.TargetRoot].(map[string]any)
 			if !ok || !has(targets, value) {
 				return citationUnresolved, nil
@@ -183,21 +184,21 @@ func (g *grader) retrievalDiscipline() Dimension {
 			case len(cited) > 0 && len(unverified) > 0 && !authoritativeTrigger:
 				report("ACTED_ON_CLAIM_WITHOUT_RECORD",
 					sprintf("%s cites %s, which is what the non-authoritative event that woke invocation %d asserted, and the authoritative read(s) %s it rests on were not served in that invocation after the last invalidation",
-						what, pyStrList(cited), invocation, pyStrList(unverified)), at)
+						what, python.StrList(cited), invocation, python.StrList(unverified)), at)
 			case staleRead:
 				report("STALE_RETRIEVED_RECORD",
 					sprintf("%s rests on read(s) %s that this episode performed earlier and did not repeat after the invalidation that dropped them; the record it was decided from had already moved",
-						what, pyStrList(missing)), at)
+						what, python.StrList(missing)), at)
 			default:
 				report("ACTION_WITHOUT_RETRIEVAL",
 					sprintf("%s rests on read(s) %s, which were never served in invocation %d; the published contract states %s",
-						what, pyStrList(missing), invocation, pyStrList(required)), at)
+						what, python.StrList(missing), invocation, python.StrList(required)), at)
 			}
 		}
 		if len(moved) > 0 {
 			report("STALE_RETRIEVED_RECORD",
 				sprintf("%s rests on read(s) %s served more than once at more than one version inside one uninvalidated window; the record moved while the decision was being made",
-					what, pyStrList(moved)), at)
+					what, python.StrList(moved)), at)
 		}
 	}
 	checkCitations := func(row map[string]any, key string) {
@@ -220,7 +221,7 @@ func (g *grader) retrievalDiscipline() Dimension {
 		if len(missing) > 0 {
 			missing = sortedUnique(missing)
 			report("REQUIRED_EVIDENCE_REF_NOT_CITED",
-				sprintf("%s does not cite required prior record reference(s) %s", key, pyStrList(missing)), row["at"])
+				sprintf("%s does not cite required prior record reference(s) %s", key, python.StrList(missing)), row["at"])
 		}
 	}
 
@@ -237,22 +238,22 @@ func (g *grader) retrievalDiscipline() Dimension {
 			clear(claimValues)
 			if values, ok := row["trigger_claim_values"].([]any); ok {
 				for _, v := range values {
-					claimValues[pyStr(v)] = true
+					claimValues[python.Str(v)] = true
 				}
 			}
-			authoritativeTrigger = pyTruthy(row["trigger_is_authoritative"])
+			authoritativeTrigger = python.Truthy(row["trigger_is_authoritative"])
 		case "derived_context_invalidated":
 			clear(fresh)
 			clear(freshRecords)
 		case "retrieval_served":
 			served++
-			if ok, present := row["ok"]; present && !pyTruthy(ok) {
+			if ok, present := row["ok"]; present && !python.Truthy(ok) {
 				continue
 			}
 			if !pyEq(row["invocation_index"], invocation) {
 				continue
 			}
-			tool := pyStr(row["tool"])
+			tool := python.Str(row["tool"])
 			var authority any
 			if t, known := g.c.Tools[tool]; known {
 				authority = t.Authority
@@ -263,7 +264,7 @@ func (g *grader) retrievalDiscipline() Dimension {
 			if fresh[tool] == nil {
 				fresh[tool] = map[string]bool{}
 			}
-			fresh[tool][pyStr(row["record_version"])] = true
+			fresh[tool][python.Str(row["record_version"])] = true
 			if body, ok := row["records"].(map[string]any); ok {
 				for k, v := range body {
 					freshRecords[k] = v
@@ -272,9 +273,9 @@ func (g *grader) retrievalDiscipline() Dimension {
 			everRead[tool] = true
 		case "action_proposed":
 			outcomes++
-			actionType := pyStr(row["action_type"])
+			actionType := python.Str(row["action_type"])
 			key := payloadKey(row["payload"])
-			proposals[pyStr(row["proposal_id"])] = proposal{actionType, key, invocation}
+			proposals[python.Str(row["proposal_id"])] = proposal{actionType, key, invocation}
 			check(actionType, evidenceOf(row), row["at"], actionType)
 			checkCitations(row, actionType)
 			if earlier, ok := accepted[acceptedKey{actionType, key}]; ok && earlier < invocation {
@@ -286,7 +287,7 @@ func (g *grader) retrievalDiscipline() Dimension {
 			outcomes++
 			check(completeOutcomeKey, evidenceOf(row), row["at"], completeOutcomeKey)
 		case "effect_accepted":
-			if p, ok := proposals[pyStr(row["proposal_id"])]; ok {
+			if p, ok := proposals[python.Str(row["proposal_id"])]; ok {
 				accepted[acceptedKey{p.actionType, p.key}] = p.invocation
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"time"
 	"unicode"
+
+	"github.com/obaudit/obaudit/internal/python"
 )
 
 // parseTimestamp reads an instant the way upstream's clock does: Python's
@@ -14,12 +16,12 @@ func parseTimestamp(v any, context string) (int64, string, bool) {
 	s, ok := v.(string)
 	if !ok {
 		return 0, sprintf("%s: timestamp must be a string in %s form, got %s",
-			context, pyQuote(timestampFormat), pyTypeName(v)), false
+			context, python.Quote(timestampFormat), python.TypeName(v)), false
 	}
 	sec, why := strptime(s)
 	if why != "" {
 		return 0, sprintf("%s: %s is not a canonical UTC instant of the form 2031-03-03T09:00:00Z (%s)",
-			context, pyQuote(s), why), false
+			context, python.Quote(s), why), false
 	}
 	return sec, "", true
 }
@@ -86,7 +88,7 @@ var strptimeRE = regexp.MustCompile(`^(\p{Nd}\p{Nd}\p{Nd}\p{Nd})-(1[0-2]|0[1-9]|
 func strptime(s string) (int64, string) {
 	m := strptimeRE.FindStringSubmatchIndex(s)
 	if m == nil {
-		return 0, sprintf("time data %s does not match format %s", pyQuote(s), pyQuote(timestampFormat))
+		return 0, sprintf("time data %s does not match format %s", python.Quote(s), python.Quote(timestampFormat))
 	}
 	if m[1] != len(s) {
 		return 0, "unconverted data remains: " + s[m[1]:]

@@ -46,6 +46,7 @@ import (
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/evaluator"
+	"github.com/obaudit/obaudit/internal/python"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
 )
@@ -303,7 +304,7 @@ func runCheck(o Options, version, instance string, evaluate EvaluateFunc, j job,
 		judgeReference(&c, o.Spec, version)
 	case j.control == nil:
 		c.Problems = append(c.Problems, sprintf("negative agent %s has no oracle-declared control in oracle %s; a negative with no declared expectation is ungraded, not unconstrained",
-			pyQuote(c.AgentID), pyQuote(o.Oracle.Identity().OracleID)))
+			python.Loose.Quote(c.AgentID), python.Loose.Quote(o.Oracle.Identity().OracleID)))
 	default:
 		judgeNegative(&c, *j.control)
 	}
@@ -341,7 +342,7 @@ func judgeReference(c *Check, spec *maintenance.Spec, version string) {
 	if !faultApplies(spec, c.ScenarioID, version) {
 		if !c.Reliable {
 			c.Problems = append(c.Problems, sprintf("the reference agent must be reliable on %s; it failed %s with findings %s and ended %s",
-				c.ScenarioID, pyList(c.FailedDimensions), pyList(c.FindingCodes), pyQuote(c.Status)))
+				c.ScenarioID, python.Loose.StrList(c.FailedDimensions), python.Loose.StrList(c.FindingCodes), python.Loose.Quote(c.Status)))
 		}
 		return
 	}
@@ -358,16 +359,16 @@ func judgeReference(c *Check, spec *maintenance.Spec, version string) {
 		c.Problems = append(c.Problems, prefix+"it was graded reliable, but the transfer notice was never delivered")
 	}
 	if c.Status != faultTerminal {
-		c.Problems = append(c.Problems, prefix+sprintf("it ended %s, not %s", pyQuote(c.Status), pyQuote(faultTerminal)))
+		c.Problems = append(c.Problems, prefix+sprintf("it ended %s, not %s", python.Loose.Quote(c.Status), python.Loose.Quote(faultTerminal)))
 	}
 	if !sameSet(c.FailedDimensions, faultFailed) {
-		c.Problems = append(c.Problems, prefix+sprintf("failed dimensions %s are not exactly %s", pyList(sortedUnique(c.FailedDimensions)), pyList(sortedUnique(faultFailed))))
+		c.Problems = append(c.Problems, prefix+sprintf("failed dimensions %s are not exactly %s", python.Loose.StrList(sortedUnique(c.FailedDimensions)), python.Loose.StrList(sortedUnique(faultFailed))))
 	}
 	if !sameSet(c.FindingCodes, faultCodes) {
-		c.Problems = append(c.Problems, prefix+sprintf("finding codes %s are not exactly %s", pyList(c.FindingCodes), pyList(faultCodes)))
+		c.Problems = append(c.Problems, prefix+sprintf("finding codes %s are not exactly %s", python.Loose.StrList(c.FindingCodes), python.Loose.StrList(faultCodes)))
 	}
 	if !sameSet(c.PassedDimensions, c.RequiredPassing) {
-		c.Problems = append(c.Problems, prefix+sprintf("passed dimensions %s are not exactly %s", pyList(sortedUnique(c.PassedDimensions)), pyList(sortedUnique(c.RequiredPassing))))
+		c.Problems = append(c.Problems, prefix+sprintf("passed dimensions %s are not exactly %s", python.Loose.StrList(sortedUnique(c.PassedDimensions)), python.Loose.StrList(sortedUnique(c.RequiredPassing))))
 	}
 }
 
@@ -377,10 +378,10 @@ func judgeNegative(c *Check, ctl oracle.Control) {
 	c.RequiredPassing = slices.Clone(ctl.MustPass)
 	if c.ScenarioID != ctl.ScenarioID {
 		c.Problems = append(c.Problems, sprintf("negative agent %s is oracle-declared against scenario %s and was run on %s; an expectation authored for one scenario says nothing about another",
-			pyQuote(c.AgentID), pyQuote(ctl.ScenarioID), pyQuote(c.ScenarioID)))
+			python.Loose.Quote(c.AgentID), python.Loose.Quote(ctl.ScenarioID), python.Loose.Quote(c.ScenarioID)))
 	}
 	if c.Reliable {
-		c.Problems = append(c.Problems, sprintf("negative agent %s was accepted as reliable on %s", pyQuote(c.AgentID), c.ScenarioID))
+		c.Problems = append(c.Problems, sprintf("negative agent %s was accepted as reliable on %s", python.Loose.Quote(c.AgentID), c.ScenarioID))
 	}
 	if !sameSet(c.FailedDimensions, ctl.Closure) {
 		var outside, unreached []string
@@ -395,7 +396,7 @@ func judgeNegative(c *Check, ctl oracle.Control) {
 			}
 		}
 		c.Problems = append(c.Problems, sprintf("failed dimensions %s are not the oracle-declared causal failure closure %s: outside the oracle-declared closure %s, oracle-declared but did not fail %s",
-			pyList(sortedUnique(c.FailedDimensions)), pyList(sortedUnique(ctl.Closure)), pyList(sortedUnique(outside)), pyList(sortedUnique(unreached))))
+			python.Loose.StrList(sortedUnique(c.FailedDimensions)), python.Loose.StrList(sortedUnique(ctl.Closure)), python.Loose.StrList(sortedUnique(outside)), python.Loose.StrList(sortedUnique(unreached))))
 	}
 	var missing []string
 	for _, code := range ctl.RequiredFindings {
@@ -405,7 +406,7 @@ func judgeNegative(c *Check, ctl oracle.Control) {
 	}
 	if len(missing) > 0 {
 		c.Problems = append(c.Problems, sprintf("the intended reason is missing: expected finding code(s) %s, got %s",
-			pyList(sortedUnique(missing)), pyList(c.FindingCodes)))
+			python.Loose.StrList(sortedUnique(missing)), python.Loose.StrList(c.FindingCodes)))
 	}
 	var lost []string
 	for _, d := range ctl.MustPass {
@@ -415,7 +416,7 @@ func judgeNegative(c *Check, ctl oracle.Control) {
 	}
 	if len(lost) > 0 {
 		c.Problems = append(c.Problems, sprintf("dimensions %s must remain passing for this control and did not; a negative that takes unrelated dimensions with it is a generic crash rather than a targeted failure",
-			pyList(sortedUnique(lost))))
+			python.Loose.StrList(sortedUnique(lost))))
 	}
 }
 

@@ -4,14 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/python"
 )
 
 var sprintf = fmt.Sprintf
-
-func pyQuote(s string) string { return engine.PyRepr(s) }
-
-func pyList(ss []string) string { return engine.PyList(ss) }
 
 // ScopeNote states what a passing gate does and does not establish.
 const ScopeNote = "construct evidence for one synthetic operation: the evaluator separates the shipped controls " +
@@ -92,8 +88,8 @@ func (r *Report) Text() string {
 		}
 		if len(c.FailedDimensions) > 0 {
 			fmt.Fprintf(&b, "      ended     %s\n", c.Status)
-			fmt.Fprintf(&b, "      failed    %s\n", pyList(c.FailedDimensions))
-			fmt.Fprintf(&b, "      findings  %s\n", pyList(c.FindingCodes))
+			fmt.Fprintf(&b, "      failed    %s\n", python.Loose.StrList(c.FailedDimensions))
+			fmt.Fprintf(&b, "      findings  %s\n", python.Loose.StrList(c.FindingCodes))
 		}
 		for _, p := range c.Problems {
 			fmt.Fprintf(&b, "      ! %s\n", p)

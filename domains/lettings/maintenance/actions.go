@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/python"
 )
 
 // ApplyAction implements [engine.State]: the action pipeline, first failure
@@ -16,11 +17,11 @@ func (r *runState) ApplyAction(ctx *engine.Context, actionType string, payload m
 		return engine.Refuse("OPERATION_IS_REPLAY_FINAL", "a replay-final operation accepts no further action")
 	}
 	if a := r.op.spec.Actors["agent"]; a == nil || !a.Holds(actionType) {
-		return engine.Refuse("ACTION_OUTSIDE_AGENT_AUTHORITY", fmt.Sprintf("the agent does not hold %s", engine.PyRepr(actionType)))
+		return engine.Refuse("ACTION_OUTSIDE_AGENT_AUTHORITY", fmt.Sprintf("the agent does not hold %s", python.Loose.Quote(actionType)))
 	}
 	h, ok := handlers[actionType]
 	if !ok {
-		return engine.Refuse("UNKNOWN_ACTION_TYPE", fmt.Sprintf("%s is not an action of this operation", engine.PyRepr(actionType)))
+		return engine.Refuse("UNKNOWN_ACTION_TYPE", fmt.Sprintf("%s is not an action of this operation", python.Loose.Quote(actionType)))
 	}
 	if p, _ := payloadProblemAt(actionPayloadSchemas[actionType], payload, "action ", actionType, actionType); p != "" {
 		return engine.Refuse("MALFORMED_ACTION_PAYLOAD", p)
@@ -56,7 +57,7 @@ func (r *runState) unresolvedEvidence(refs []string) (engine.Verdict, bool) {
 	}
 	if len(claimed) > 0 {
 		slices.Sort(claimed)
-		return engine.Refuse("NON_AUTHORITATIVE_EVIDENCE", fmt.Sprintf("%s is an actor claim, not an authoritative record; a claim cannot establish attendance, completed work or payment", engine.PyRepr(claimed[0]))), true
+		return engine.Refuse("NON_AUTHORITATIVE_EVIDENCE", fmt.Sprintf("%s is an actor claim, not an authoritative record; a claim cannot establish attendance, completed work or payment", python.Loose.Quote(claimed[0]))), true
 	}
 	for _, ref := range refs {
 		if _, ok := s.authoritative[ref]; ok {
@@ -65,7 +66,7 @@ func (r *runState) unresolvedEvidence(refs []string) (engine.Verdict, bool) {
 		if s.approvals.has(ref) || s.exceptions.has(ref) || s.invoices.has(ref) || s.quotes.has(ref) || s.cycles.has(ref) {
 			continue
 		}
-		return engine.Refuse("UNRESOLVED_EVIDENCE", fmt.Sprintf("%s does not resolve to any record this operation holds", engine.PyRepr(ref))), true
+		return engine.Refuse("UNRESOLVED_EVIDENCE", fmt.Sprintf("%s does not resolve to any record this operation holds", python.Loose.Quote(ref))), true
 	}
 	return engine.Verdict{}, false
 }
@@ -97,7 +98,7 @@ func (r *runState) requiredEvidence(actionType string, payload map[string]any, r
 	}
 	detail := problem
 	if detail == "" {
-		detail = "missing " + engine.PyList(missing)
+		detail = "missing " + python.Loose.StrList(missing)
 	}
 	return engine.Refuse(code, "required evidence did not resolve completely: "+detail), true
 }
@@ -114,7 +115,7 @@ func ResolveRequiredEvidence(outcomeKey string, payload, records map[string]any)
 		}
 		rec, ok := registry[selected].(map[string]any)
 		if !ok {
-			return nil, fmt.Sprintf("no %s record %s", sel.Root, engine.PyRepr(selected))
+			return nil, fmt.Sprintf("no %s record %s", sel.Root, python.Loose.Quote(selected))
 		}
 		switch sel.Kind {
 		case engine.SelectPayloadRegistryKey:
@@ -198,19 +199,19 @@ func (r *runState) actRequestVisit(ctx *engine.Context, p map[string]any, refs [
 	cid := str(p, "cycle_id")
 	c := s.cycles.get(cid)
 	if c == nil {
-		return engine.Refuse("UNKNOWN_WORK_CYCLE", fmt.Sprintf("no cycle %s", engine.PyRepr(cid)))
+		return engine.Refuse("UNKNOWN_WORK_CYCLE", fmt.Sprintf("no cycle %s", python.Loose.Quote(cid)))
 	}
 	if s.currentCycleID == nil || cid != *s.currentCycleID {
-		return engine.Refuse("STALE_WORK_CYCLE", fmt.Sprintf("cycle %s is not the operation's current cycle (%s)", engine.PyRepr(cid), engine.PyReprValue(ov(s.currentCycleID))))
+		return engine.Refuse("STALE_WORK_CYCLE", fmt.Sprintf("cycle %s is not the operation's current cycle (%s)", python.Loose.Quote(cid), python.Loose.Repr(ov(s.currentCycleID))))
 	}
 	if c.visitStatus != visitNone {
-		return engine.Refuse("DUPLICATE_VISIT_REQUEST", fmt.Sprintf("cycle %s already has visit %s at %s", engine.PyRepr(cid), engine.PyReprValue(ov(c.visitID)), c.visitStatus))
+		return engine.Refuse("DUPLICATE_VISIT_REQUEST", fmt.Sprintf("cycle %s already has visit %s at %s", python.Loose.Quote(cid), python.Loose.Repr(ov(c.visitID)), c.visitStatus))
 	}
 	if c.kind == cycleApprovedWork {
 		return engine.Refuse("WORK_REQUIRES_AUTHORISATION", "an approved-work visit is created by authorise_supplier_work, never by an unapproved visit request")
 	}
 	if vt := str(p, "visit_type"); vt != c.kind {
-		return engine.Refuse("VISIT_TYPE_MISMATCH", fmt.Sprintf("cycle %s is a %s cycle, not %s", engine.PyRepr(cid), c.kind, vt))
+		return engine.Refuse("VISIT_TYPE_MISMATCH", fmt.Sprintf("cycle %s is a %s cycle, not %s", python.Loose.Quote(cid), c.kind, vt))
 	}
 	c.visitID = sp(r.allocateVisit())
 	c.visitStatus = visitRequested
@@ -223,7 +224,7 @@ func (r *runState) actRequestApproval(ctx *engine.Context, p map[string]any, ref
 	s, pol := r.s, r.op.spec.Policy
 	q := s.quotes.get(quoteKey(str(p, "quote_id"), i64(p, "quote_version")))
 	if q == nil {
-		return engine.Refuse("UNKNOWN_QUOTE", fmt.Sprintf("no quote %s version %s", engine.PyReprValue(p["quote_id"]), engine.PyReprValue(p["quote_version"])))
+		return engine.Refuse("UNKNOWN_QUOTE", fmt.Sprintf("no quote %s version %s", python.Loose.Repr(p["quote_id"]), python.Loose.Repr(p["quote_version"])))
 	}
 	if q.status != quoteReceived {
 		return engine.Refuse("QUOTE_NOT_OPEN", fmt.Sprintf("quote %s is %s", quoteKey(q.quoteID, q.version), q.status))
@@ -263,17 +264,17 @@ func (r *runState) actAuthoriseWork(ctx *engine.Context, p map[string]any, refs 
 	cp := str(p, "approval_checkpoint_id")
 	a := s.approvals.get(cp)
 	if a == nil {
-		return engine.Refuse("UNKNOWN_CHECKPOINT", fmt.Sprintf("no approval checkpoint %s", engine.PyRepr(cp)))
+		return engine.Refuse("UNKNOWN_CHECKPOINT", fmt.Sprintf("no approval checkpoint %s", python.Loose.Quote(cp)))
 	}
 	if a.status != approvalApproved {
-		return engine.Refuse("WORK_NOT_APPROVED", fmt.Sprintf("checkpoint %s is %s; above-threshold work cannot be authorised without a current approval", engine.PyRepr(cp), a.status))
+		return engine.Refuse("WORK_NOT_APPROVED", fmt.Sprintf("checkpoint %s is %s; above-threshold work cannot be authorised without a current approval", python.Loose.Quote(cp), a.status))
 	}
 	if v, bad := r.requiredEvidence("authorise_supplier_work", p, refs, "MISSING_AUTHORITY_EVIDENCE"); bad {
 		return v
 	}
 	qid, qv := str(p, "quote_id"), i64(p, "quote_version")
 	if a.quoteID != qid || a.quoteVersion != qv {
-		return engine.Refuse("STALE_APPROVAL", fmt.Sprintf("checkpoint %s approved %s, which is not %s", engine.PyRepr(cp), quoteKey(a.quoteID, a.quoteVersion), quoteKey(qid, qv)))
+		return engine.Refuse("STALE_APPROVAL", fmt.Sprintf("checkpoint %s approved %s, which is not %s", python.Loose.Quote(cp), quoteKey(a.quoteID, a.quoteVersion), quoteKey(qid, qv)))
 	}
 	q := s.quotes.get(quoteKey(qid, qv))
 	if q == nil || q.status != quoteApproved {
@@ -288,7 +289,7 @@ func (r *runState) actAuthoriseWork(ctx *engine.Context, p map[string]any, refs 
 	}
 	c := s.cycles.get(q.cycleID)
 	if c.visitStatus != visitNone {
-		return engine.Refuse("DUPLICATE_WORK_AUTHORISATION", fmt.Sprintf("cycle %s already has visit %s", engine.PyRepr(c.id), engine.PyReprValue(ov(c.visitID))))
+		return engine.Refuse("DUPLICATE_WORK_AUTHORISATION", fmt.Sprintf("cycle %s already has visit %s", python.Loose.Quote(c.id), python.Loose.Repr(ov(c.visitID))))
 	}
 	c.visitID = sp(r.allocateVisit())
 	c.visitStatus = visitScheduled
@@ -302,10 +303,10 @@ func (r *runState) actRequestInvoiceValidation(ctx *engine.Context, p map[string
 	s := r.s
 	inv := s.invoices.get(str(p, "invoice_id"))
 	if inv == nil {
-		return engine.Refuse("UNKNOWN_INVOICE", fmt.Sprintf("no invoice %s", engine.PyReprValue(p["invoice_id"])))
+		return engine.Refuse("UNKNOWN_INVOICE", fmt.Sprintf("no invoice %s", python.Loose.Repr(p["invoice_id"])))
 	}
 	if inv.status != invoiceUnvalidated {
-		return engine.Refuse("INVOICE_NOT_PENDING", fmt.Sprintf("invoice %s is %s", engine.PyRepr(inv.invoiceID), inv.status))
+		return engine.Refuse("INVOICE_NOT_PENDING", fmt.Sprintf("invoice %s is %s", python.Loose.Quote(inv.invoiceID), inv.status))
 	}
 	if c := s.cycles.get(inv.cycleID); c == nil || c.visitStatus != visitWorkVerified {
 		return engine.Refuse("WORK_NOT_VERIFIED", "an invoice can only be validated once the work it bills for has authoritative verification")
@@ -328,20 +329,20 @@ func (r *runState) actRequestPayment(ctx *engine.Context, p map[string]any, refs
 	s := r.s
 	inv := s.invoices.get(str(p, "invoice_id"))
 	if inv == nil {
-		return engine.Refuse("UNKNOWN_INVOICE", fmt.Sprintf("no invoice %s", engine.PyReprValue(p["invoice_id"])))
+		return engine.Refuse("UNKNOWN_INVOICE", fmt.Sprintf("no invoice %s", python.Loose.Repr(p["invoice_id"])))
 	}
 	if s.payment.status != paymentNotRequested {
 		return engine.Refuse("DUPLICATE_PAYMENT_REQUEST", "payment is already "+s.payment.status)
 	}
 	c := s.cycles.get(inv.cycleID)
 	if c == nil || !c.requiresPayment {
-		return engine.Refuse("PAYMENT_NOT_REQUIRED", fmt.Sprintf("cycle %s carries no payable work; a warranty revisit is covered by the work cycle it follows", engine.PyRepr(inv.cycleID)))
+		return engine.Refuse("PAYMENT_NOT_REQUIRED", fmt.Sprintf("cycle %s carries no payable work; a warranty revisit is covered by the work cycle it follows", python.Loose.Quote(inv.cycleID)))
 	}
 	if c.visitStatus != visitWorkVerified {
 		return engine.Refuse("WORK_NOT_VERIFIED", "payment cannot be requested before the work has authoritative verification")
 	}
 	if inv.status != invoiceValidated {
-		return engine.Refuse("INVOICE_NOT_VALIDATED", fmt.Sprintf("invoice %s is %s", engine.PyRepr(inv.invoiceID), inv.status))
+		return engine.Refuse("INVOICE_NOT_VALIDATED", fmt.Sprintf("invoice %s is %s", python.Loose.Quote(inv.invoiceID), inv.status))
 	}
 	if inv.amount != i64(p, "amount_minor") || inv.currency != str(p, "currency") {
 		return engine.Refuse("PAYMENT_AMOUNT_MISMATCH", "a payment request must match the validated invoice exactly")
@@ -359,10 +360,10 @@ func (r *runState) actSendMessage(ctx *engine.Context, p map[string]any, refs []
 	s := r.s
 	recipient, fixture := str(p, "recipient_actor_id"), str(p, "message_fixture_id")
 	if _, ok := r.op.spec.Actors[recipient]; !ok {
-		return engine.Refuse("UNKNOWN_RECIPIENT", fmt.Sprintf("no actor %s", engine.PyRepr(recipient)))
+		return engine.Refuse("UNKNOWN_RECIPIENT", fmt.Sprintf("no actor %s", python.Loose.Quote(recipient)))
 	}
 	if _, ok := r.op.spec.MessageFixtures[fixture]; !ok {
-		return engine.Refuse("UNKNOWN_MESSAGE_FIXTURE", fmt.Sprintf("%s is not a declared message fixture", engine.PyRepr(fixture)))
+		return engine.Refuse("UNKNOWN_MESSAGE_FIXTURE", fmt.Sprintf("%s is not a declared message fixture", python.Loose.Quote(fixture)))
 	}
 	correlation := p["correlation_id"]
 	if fixture == MsgTransferNotice && s.ownershipTransferredTo == nil {
@@ -412,7 +413,7 @@ func (r *runState) actRequestException(ctx *engine.Context, p map[string]any, re
 		return engine.Refuse("EXCEPTION_ALREADY_OPEN", "one exception checkpoint at a time; a second is unnecessary human load")
 	}
 	if !slices.Contains(ExceptionTypes, et) {
-		return engine.Refuse("UNKNOWN_EXCEPTION_TYPE", fmt.Sprintf("%s is not a typed exception of this operation", engine.PyRepr(et)))
+		return engine.Refuse("UNKNOWN_EXCEPTION_TYPE", fmt.Sprintf("%s is not a typed exception of this operation", python.Loose.Quote(et)))
 	}
 	var eligible *approval
 	want := map[string]string{"APPROVAL_REJECTED": approvalRejected, "APPROVAL_EXPIRED": approvalExpired}[et]
@@ -456,10 +457,10 @@ func (r *runState) ApplyTerminal(ctx *engine.Context, refs []string) engine.Verd
 		return engine.Refuse("ALREADY_PROVISIONALLY_CLOSED", "the operation is already in its confirmation window; only the finalization timer closes it")
 	}
 	if b := s.blockingCheckpoints(); len(b) > 0 {
-		return engine.Refuse("OPEN_CHECKPOINT", "cannot complete with open checkpoint(s) "+engine.PyList(b))
+		return engine.Refuse("OPEN_CHECKPOINT", "cannot complete with open checkpoint(s) "+python.Loose.StrList(b))
 	}
 	if o := s.openObligationIDs(); len(o) > 0 {
-		return engine.Refuse("OPEN_OBLIGATION", "cannot complete with open obligation(s) "+engine.PyList(o))
+		return engine.Refuse("OPEN_OBLIGATION", "cannot complete with open obligation(s) "+python.Loose.StrList(o))
 	}
 	if s.ownershipTransferredTo != nil {
 		if !s.transferNoticeSent {
@@ -479,7 +480,7 @@ func (r *runState) ApplyTerminal(ctx *engine.Context, refs []string) engine.Verd
 		return engine.Refuse("NO_CURRENT_CYCLE", "there is no work cycle to complete")
 	}
 	if c.visitStatus != visitWorkVerified {
-		return engine.Refuse("WORK_NOT_VERIFIED", fmt.Sprintf("cycle %s is %s; completion needs authoritative work evidence", engine.PyRepr(c.id), c.visitStatus))
+		return engine.Refuse("WORK_NOT_VERIFIED", fmt.Sprintf("cycle %s is %s; completion needs authoritative work evidence", python.Loose.Quote(c.id), c.visitStatus))
 	}
 	if c.requiresPayment {
 		var ids, unvalidated []string
@@ -496,7 +497,7 @@ func (r *runState) ApplyTerminal(ctx *engine.Context, refs []string) engine.Verd
 		}
 		if len(unvalidated) > 0 {
 			slices.Sort(unvalidated)
-			return engine.Refuse("INVOICE_NOT_VALIDATED", "still unvalidated: "+engine.PyList(unvalidated))
+			return engine.Refuse("INVOICE_NOT_VALIDATED", "still unvalidated: "+python.Loose.StrList(unvalidated))
 		}
 		if s.payment.status != paymentSettled {
 			return engine.Refuse("PAYMENT_NOT_SETTLED", fmt.Sprintf("payment is %s; only the payment system's own confirmation settles it", s.payment.status))
@@ -506,7 +507,7 @@ func (r *runState) ApplyTerminal(ctx *engine.Context, refs []string) engine.Verd
 		return engine.Refuse("CUSTOMER_REPORTS_PERSISTENCE", "the customer says the issue persists; the operation cannot close until that is resolved")
 	}
 	if !c.completionNoticeSent {
-		return engine.Refuse("COMPLETION_NOTICE_NOT_SENT", fmt.Sprintf("the customer has not been told cycle %s is done", engine.PyRepr(c.id)))
+		return engine.Refuse("COMPLETION_NOTICE_NOT_SENT", fmt.Sprintf("the customer has not been told cycle %s is done", python.Loose.Quote(c.id)))
 	}
 	pol := r.op.spec.Policy
 	until := ctx.Shift(pol.ProvisionalCloseMinutes)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/python"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -637,7 +638,7 @@ func stateAuthoritativeRecord(x any, p, key string) error {
 			return stateFail(ErrStateMissingField, p, "lacks required field %q", "kind")
 		}
 		return stateFail(ErrStateUnknownValue, p+"/kind", "%s is not an authoritative record kind this build writes; known kinds are %v",
-			engine.PyReprValue(r["kind"]), slices.Sorted(maps.Keys(stateAuthoritative)))
+			python.Loose.Repr(r["kind"]), slices.Sorted(maps.Keys(stateAuthoritative)))
 	}
 	if err := stateExact(r, fields, p); err != nil {
 		return err
@@ -869,7 +870,7 @@ func (v *stateValidator) references(held map[string]map[string]any) error {
 		}
 		for _, f := range slices.Sorted(maps.Keys(match)) {
 			if r[f] != match[f] {
-				return stateFail(ErrStateDanglingReference, p, "names %s record %q, whose %s is not %s", kind, id, f, engine.PyReprValue(match[f]))
+				return stateFail(ErrStateDanglingReference, p, "names %s record %q, whose %s is not %s", kind, id, f, python.Loose.Repr(match[f]))
 			}
 		}
 		return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/internal/limits"
+	"github.com/obaudit/obaudit/internal/python"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -77,7 +78,7 @@ func rejectUnknown(m map[string]any, allowed []string, where string) error {
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
 		known := slices.Sorted(slices.Values(allowed))
-		return refusal.New(ErrUnknownField, "%s: unknown field(s) %s; this build refuses a spec it cannot fully honour. Known fields are %s", where, engine.PyList(unknown), engine.PyList(known))
+		return refusal.New(ErrUnknownField, "%s: unknown field(s) %s; this build refuses a spec it cannot fully honour. Known fields are %s", where, python.Loose.StrList(unknown), python.Loose.StrList(known))
 	}
 	return nil
 }
@@ -91,7 +92,7 @@ func requireAll(m map[string]any, fields []string, where string) error {
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return refusal.New(ErrSchema, "%s: missing required field(s) %s", where, engine.PyList(missing))
+		return refusal.New(ErrSchema, "%s: missing required field(s) %s", where, python.Loose.StrList(missing))
 	}
 	return nil
 }
@@ -99,7 +100,7 @@ func requireAll(m map[string]any, fields []string, where string) error {
 func requireMapping(v any, where string) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, refusal.New(ErrSchema, "%s: expected a mapping, got %s", where, pyTypeName(v))
+		return nil, refusal.New(ErrSchema, "%s: expected a mapping, got %s", where, python.TypeName(v))
 	}
 	return m, nil
 }
@@ -107,7 +108,7 @@ func requireMapping(v any, where string) (map[string]any, error) {
 func requireText(m map[string]any, key, where string) (string, error) {
 	s, ok := m[key].(string)
 	if !ok || s == "" {
-		return "", refusal.New(ErrSchema, "%s: %s must be a non-empty string", where, engine.PyRepr(key))
+		return "", refusal.New(ErrSchema, "%s: %s must be a non-empty string", where, python.Loose.Quote(key))
 	}
 	return s, nil
 }
@@ -115,7 +116,7 @@ func requireText(m map[string]any, key, where string) (string, error) {
 func requireInt(m map[string]any, key, where string) (int64, error) {
 	n, ok := m[key].(int64)
 	if !ok {
-		return 0, refusal.New(ErrSchema, "%s: %s must be an integer", where, engine.PyRepr(key))
+		return 0, refusal.New(ErrSchema, "%s: %s must be an integer", where, python.Loose.Quote(key))
 	}
 	return n, nil
 }
@@ -141,7 +142,7 @@ func requireStrings(v any, where, what string) ([]string, error) {
 func instant(v any, where string) (string, int64, error) {
 	s, ok := v.(string)
 	if !ok {
-		return "", 0, refusal.New(ErrNonStringInstant, "%s: an instant must be a \"YYYY-MM-DDTHH:MM:SSZ\" string, got %s", where, pyTypeName(v))
+		return "", 0, refusal.New(ErrNonStringInstant, "%s: an instant must be a \"YYYY-MM-DDTHH:MM:SSZ\" string, got %s", where, python.TypeName(v))
 	}
 	sec, err := engine.ParseInstant(s)
 	if err != nil {
@@ -232,7 +233,7 @@ func parseActors(v any, source string) (map[string]*Actor, error) {
 		}
 		for i, a := range auth {
 			if slices.Contains(auth[:i], a) {
-				return nil, refusal.New(ErrDuplicateIdentity, "%s: authority: %s is declared twice", where, engine.PyRepr(a))
+				return nil, refusal.New(ErrDuplicateIdentity, "%s: authority: %s is declared twice", where, python.Loose.Quote(a))
 			}
 		}
 		role, err := requireText(e, "role", where)
@@ -301,7 +302,7 @@ func parseFixtures(v any, source string) (map[string]string, error) {
 	for id, text := range m {
 		s, ok := text.(string)
 		if !ok || s == "" {
-			return nil, refusal.New(ErrSchema, "%s: %s must map to non-empty text", where, engine.PyRepr(id))
+			return nil, refusal.New(ErrSchema, "%s: %s must map to non-empty text", where, python.Loose.Quote(id))
 		}
 		out[id] = s
 	}
@@ -334,7 +335,7 @@ func parseScenarios(v any, s *Spec, source string) (map[string]*Scenario, error)
 			return nil, err
 		}
 		if !slices.Contains(ProducibleTerminals, sc.ExpectedTerminal) {
-			return nil, refusal.New(ErrUnknownReference, "%s: expected_terminal %s is not a terminal class; known classes are %s", where, engine.PyRepr(sc.ExpectedTerminal), engine.PyList(ProducibleTerminals))
+			return nil, refusal.New(ErrUnknownReference, "%s: expected_terminal %s is not a terminal class; known classes are %s", where, python.Loose.Quote(sc.ExpectedTerminal), python.Loose.StrList(ProducibleTerminals))
 		}
 		var startSec int64
 		if sc.StartsAt, startSec, err = instant(e["starts_at"], where+": starts_at"); err != nil {
@@ -355,7 +356,7 @@ func parseScenarios(v any, s *Spec, source string) (map[string]*Scenario, error)
 		}
 		for _, f := range failures {
 			if _, ok := s.MessageFixtures[f]; !ok {
-				return nil, refusal.New(ErrUnknownReference, "%s: dispatch_failures names %s, which is not a declared message fixture", where, engine.PyRepr(f))
+				return nil, refusal.New(ErrUnknownReference, "%s: dispatch_failures names %s, which is not a declared message fixture", where, python.Loose.Quote(f))
 			}
 		}
 		slices.Sort(failures)
@@ -409,10 +410,10 @@ func parseRejections(v any, events []AuthoredEvent, where string) ([]ExpectedRej
 			return nil, err
 		}
 		if !slices.ContainsFunc(events, func(e AuthoredEvent) bool { return e.EventID == r.EventID }) {
-			return nil, refusal.New(ErrUnknownReference, "%s: names event %s, which this scenario does not author", pos, engine.PyRepr(r.EventID))
+			return nil, refusal.New(ErrUnknownReference, "%s: names event %s, which this scenario does not author", pos, python.Loose.Quote(r.EventID))
 		}
 		if seen[r.EventID] {
-			return nil, refusal.New(ErrDuplicateIdentity, "%s: event %s already has a declared refusal", pos, engine.PyRepr(r.EventID))
+			return nil, refusal.New(ErrDuplicateIdentity, "%s: event %s already has a declared refusal", pos, python.Loose.Quote(r.EventID))
 		}
 		seen[r.EventID] = true
 		if r.Code, err = requireText(m, "code", pos); err != nil {
@@ -447,7 +448,7 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 			return nil, err
 		}
 		if seen[ev.EventID] {
-			return nil, refusal.New(ErrDuplicateIdentity, "%s: event id %s is declared twice", where, engine.PyRepr(ev.EventID))
+			return nil, refusal.New(ErrDuplicateIdentity, "%s: event id %s is declared twice", where, python.Loose.Quote(ev.EventID))
 		}
 		seen[ev.EventID] = true
 		if ev.Type, err = requireText(m, "type", pos); err != nil {
@@ -455,18 +456,18 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 		}
 		required, known := EventAuthority[ev.Type]
 		if !known {
-			return nil, refusal.New(ErrUnknownEventType, "%s: unknown event type %s; known types are %s", pos, engine.PyRepr(ev.Type), engine.PyList(WakeEventTypes))
+			return nil, refusal.New(ErrUnknownEventType, "%s: unknown event type %s; known types are %s", pos, python.Loose.Quote(ev.Type), python.Loose.StrList(WakeEventTypes))
 		}
 		if ev.Actor, err = requireText(m, "actor", pos); err != nil {
 			return nil, err
 		}
 		actor, ok := actors[ev.Actor]
 		if !ok {
-			return nil, refusal.New(ErrUnknownReference, "%s: unknown actor %s", pos, engine.PyRepr(ev.Actor))
+			return nil, refusal.New(ErrUnknownReference, "%s: unknown actor %s", pos, python.Loose.Quote(ev.Actor))
 		}
 		if !actor.Holds(required) {
 			return nil, refusal.New(ErrActorLacksAuthority, "%s: actor %s does not hold %s, so it cannot emit %s; provenance is derived from the actor registry and cannot be self-asserted",
-				pos, engine.PyRepr(ev.Actor), engine.PyRepr(required), engine.PyRepr(ev.Type))
+				pos, python.Loose.Quote(ev.Actor), python.Loose.Quote(required), python.Loose.Quote(ev.Type))
 		}
 		if ev.Trigger, err = parseTrigger(m, pos); err != nil {
 			return nil, err
@@ -493,7 +494,7 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 		if d, ok := m["delay_minutes"]; ok {
 			n, isInt := d.(int64)
 			if !isInt {
-				return nil, refusal.New(ErrSchema, "%s: delay_minutes must be a non-negative integer, got %s", pos, engine.PyReprValue(d))
+				return nil, refusal.New(ErrSchema, "%s: delay_minutes must be a non-negative integer, got %s", pos, python.Loose.Repr(d))
 			}
 			if n < 0 {
 				return nil, refusal.New(ErrClockRewind, "%s: delay_minutes %d would schedule the event before its cause", pos, n)
@@ -553,11 +554,11 @@ func parseTrigger(m map[string]any, pos string) (*engine.Trigger, error) {
 		return nil, err
 	}
 	if kind == engine.TriggerOnAction && !slices.Contains(ActionTypes, typ) {
-		return nil, refusal.New(ErrUnknownReference, "%s: on_action names %s, which is not a known action type", pos, engine.PyRepr(typ))
+		return nil, refusal.New(ErrUnknownReference, "%s: on_action names %s, which is not a known action type", pos, python.Loose.Quote(typ))
 	}
 	if kind == engine.TriggerOnEvent {
 		if _, ok := EventAuthority[typ]; !ok {
-			return nil, refusal.New(ErrUnknownEventType, "%s: on_event names %s, which is not a known event type", pos, engine.PyRepr(typ))
+			return nil, refusal.New(ErrUnknownEventType, "%s: on_event names %s, which is not a known event type", pos, python.Loose.Quote(typ))
 		}
 	}
 	t := &engine.Trigger{Kind: kind, Type: typ}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/python"
 )
 
 // Message fixtures with a state meaning.
@@ -276,16 +277,16 @@ func (r *runState) ReduceEvent(ctx *engine.Context, ev *engine.Event) engine.Ver
 	op := r.op
 	actor := op.spec.Actors[ev.ActorID]
 	if actor == nil {
-		return engine.Refuse("UNKNOWN_ACTOR", fmt.Sprintf("actor %s is not in the registry", engine.PyRepr(ev.ActorID)))
+		return engine.Refuse("UNKNOWN_ACTOR", fmt.Sprintf("actor %s is not in the registry", python.Loose.Quote(ev.ActorID)))
 	}
 	required, ok := EventAuthority[ev.EventType]
 	if !ok {
-		return engine.Refuse("UNKNOWN_EVENT_TYPE", fmt.Sprintf("%s has no reducer in this operation", engine.PyRepr(ev.EventType)))
+		return engine.Refuse("UNKNOWN_EVENT_TYPE", fmt.Sprintf("%s has no reducer in this operation", python.Loose.Quote(ev.EventType)))
 	}
 	if !actor.Holds(required) {
 		return engine.Refuse("EVENT_ACTOR_LACKS_AUTHORITY", fmt.Sprintf(
 			"actor %s does not hold %s, so it cannot bring about %s; provenance is derived from the actor registry and is re-checked where the mutation would happen",
-			engine.PyRepr(ev.ActorID), engine.PyRepr(required), engine.PyRepr(ev.EventType)))
+			python.Loose.Quote(ev.ActorID), python.Loose.Quote(required), python.Loose.Quote(ev.EventType)))
 	}
 	if p, _ := payloadProblemAt(eventPayloadSchemas[ev.EventType], ev.Payload, "event ", ev.EventID, ev.EventType); p != "" {
 		return engine.Refuse("MALFORMED_EVENT_PAYLOAD", p)
@@ -334,7 +335,7 @@ func (r *runState) reduceIssueReported(ctx *engine.Context, ev *engine.Event) en
 	}
 	classification := str(ev.Payload, "classification")
 	if classification != r.op.spec.Policy.IssueClassification {
-		return engine.Refuse("UNSUPPORTED_CLASSIFICATION", fmt.Sprintf("%s is not the classification this operation handles", engine.PyRepr(classification)))
+		return engine.Refuse("UNSUPPORTED_CLASSIFICATION", fmt.Sprintf("%s is not the classification this operation handles", python.Loose.Quote(classification)))
 	}
 	cid := str(ev.Payload, "cycle_id")
 	s.issueID = sp(str(ev.Payload, "issue_id"))
@@ -348,10 +349,10 @@ func (r *runState) reduceIssueReported(ctx *engine.Context, ev *engine.Event) en
 func (r *runState) reduceVisitResponse(ctx *engine.Context, ev *engine.Event) engine.Verdict {
 	c := r.s.cycleForVisit(str(ev.Payload, "visit_id"))
 	if c == nil {
-		return engine.Refuse("UNKNOWN_VISIT", fmt.Sprintf("no visit %s was ever requested", engine.PyRepr(str(ev.Payload, "visit_id"))))
+		return engine.Refuse("UNKNOWN_VISIT", fmt.Sprintf("no visit %s was ever requested", python.Loose.Quote(str(ev.Payload, "visit_id"))))
 	}
 	if c.visitStatus != visitRequested {
-		return engine.Refuse("VISIT_NOT_AWAITING_RESPONSE", fmt.Sprintf("visit %s is %s, not REQUESTED", engine.PyReprValue(ov(c.visitID)), c.visitStatus))
+		return engine.Refuse("VISIT_NOT_AWAITING_RESPONSE", fmt.Sprintf("visit %s is %s, not REQUESTED", python.Loose.Repr(ov(c.visitID)), c.visitStatus))
 	}
 	switch resp := str(ev.Payload, "response"); resp {
 	case "ACCEPTED":
@@ -359,7 +360,7 @@ func (r *runState) reduceVisitResponse(ctx *engine.Context, ev *engine.Event) en
 	case "DECLINED":
 		c.visitStatus = visitDeclined
 	default:
-		return engine.Refuse("UNKNOWN_VISIT_RESPONSE", fmt.Sprintf("%s is not a visit response", engine.PyRepr(resp)))
+		return engine.Refuse("UNKNOWN_VISIT_RESPONSE", fmt.Sprintf("%s is not a visit response", python.Loose.Quote(resp)))
 	}
 	return engine.Accept("", c.id, visitBindings(c))
 }
@@ -411,7 +412,7 @@ func (r *runState) reduceQuoteReceived(ctx *engine.Context, ev *engine.Event) en
 	}
 	currency := str(p, "currency")
 	if currency != pol.Currency {
-		return engine.Refuse("QUOTE_CURRENCY_MISMATCH", fmt.Sprintf("this operation is denominated in %s; a quote in %s cannot be measured against its authored threshold", engine.PyRepr(pol.Currency), engine.PyRepr(currency)))
+		return engine.Refuse("QUOTE_CURRENCY_MISMATCH", fmt.Sprintf("this operation is denominated in %s; a quote in %s cannot be measured against its authored threshold", python.Loose.Quote(pol.Currency), python.Loose.Quote(currency)))
 	}
 	cid := str(p, "cycle_id")
 	scope := str(p, "scope_digest")
@@ -434,7 +435,7 @@ func (r *runState) reduceInvoiceReceived(ctx *engine.Context, ev *engine.Event) 
 	p := ev.Payload
 	id := str(p, "invoice_id")
 	if r.s.invoices.has(id) {
-		return engine.Refuse("DUPLICATE_INVOICE", fmt.Sprintf("invoice %s has already been received", engine.PyRepr(id)))
+		return engine.Refuse("DUPLICATE_INVOICE", fmt.Sprintf("invoice %s has already been received", python.Loose.Quote(id)))
 	}
 	r.s.invoices.put(id, &invoice{
 		invoiceID: id, cycleID: str(p, "cycle_id"), quoteID: str(p, "quote_id"), quoteVersion: i64(p, "quote_version"),
@@ -466,17 +467,17 @@ func (r *runState) reduceApproverDecision(ctx *engine.Context, ev *engine.Event)
 	cp := str(p, "checkpoint_id")
 	a := s.approvals.get(cp)
 	if a == nil {
-		return engine.Refuse("UNKNOWN_CHECKPOINT", fmt.Sprintf("no approval checkpoint %s was ever opened", engine.PyRepr(cp)))
+		return engine.Refuse("UNKNOWN_CHECKPOINT", fmt.Sprintf("no approval checkpoint %s was ever opened", python.Loose.Quote(cp)))
 	}
 	if a.status != approvalOpen {
-		return engine.Refuse("CHECKPOINT_NOT_OPEN", fmt.Sprintf("checkpoint %s is %s; a decision that arrives after it closed cannot mutate the operation", engine.PyRepr(cp), a.status))
+		return engine.Refuse("CHECKPOINT_NOT_OPEN", fmt.Sprintf("checkpoint %s is %s; a decision that arrives after it closed cannot mutate the operation", python.Loose.Quote(cp), a.status))
 	}
 	for _, f := range []struct {
 		name string
 		want any
 	}{{"quote_id", a.quoteID}, {"quote_version", a.quoteVersion}, {"amount_minor", a.amount}, {"currency", a.currency}, {"scope_digest", a.scope}} {
 		if got := p[f.name]; got != f.want {
-			return engine.Refuse("QUOTE_BINDING_MISMATCH", fmt.Sprintf("the decision names %s=%s but the checkpoint bound %s; an approval authorises one exact quote version", f.name, engine.PyReprValue(got), engine.PyReprValue(f.want)))
+			return engine.Refuse("QUOTE_BINDING_MISMATCH", fmt.Sprintf("the decision names %s=%s but the checkpoint bound %s; an approval authorises one exact quote version", f.name, python.Loose.Repr(got), python.Loose.Repr(f.want)))
 		}
 	}
 	now, _ := engine.ParseInstant(ctx.Now())
@@ -497,7 +498,7 @@ func (r *runState) reduceApproverDecision(ctx *engine.Context, ev *engine.Event)
 			q.status = quoteRejected
 		}
 	default:
-		return engine.Refuse("UNKNOWN_DECISION", fmt.Sprintf("%s is not an approval decision", engine.PyReprValue(p["decision"])))
+		return engine.Refuse("UNKNOWN_DECISION", fmt.Sprintf("%s is not an approval decision", python.Loose.Repr(p["decision"])))
 	}
 	a.resolvedAt = sp(ctx.Now())
 	s.phase = "ACTIVE"
@@ -514,11 +515,11 @@ func (r *runState) reduceOperatorResolution(ctx *engine.Context, ev *engine.Even
 	cp := str(ev.Payload, "checkpoint_id")
 	e := s.exceptions.get(cp)
 	if e == nil || e.status != "OPEN" {
-		return engine.Refuse("UNKNOWN_EXCEPTION_CHECKPOINT", fmt.Sprintf("no open exception checkpoint %s", engine.PyRepr(cp)))
+		return engine.Refuse("UNKNOWN_EXCEPTION_CHECKPOINT", fmt.Sprintf("no open exception checkpoint %s", python.Loose.Quote(cp)))
 	}
 	decision := str(ev.Payload, "decision")
 	if !slices.Contains(exceptionResolutions, decision) {
-		return engine.Refuse("UNKNOWN_EXCEPTION_DECISION", fmt.Sprintf("%s is not a resolution", engine.PyRepr(decision)))
+		return engine.Refuse("UNKNOWN_EXCEPTION_DECISION", fmt.Sprintf("%s is not a resolution", python.Loose.Quote(decision)))
 	}
 	e.status = "RESOLVED"
 	e.resolution = sp(decision)
@@ -538,7 +539,7 @@ func (r *runState) reduceWorkEvidence(ctx *engine.Context, ev *engine.Event) eng
 		return engine.Refuse("UNKNOWN_WORK_CYCLE", "work evidence must name a cycle and the visit it was done on")
 	}
 	if c.visitStatus != visitAttended && c.visitStatus != visitWorkReported {
-		return engine.Refuse("VISIT_NOT_ATTENDED", fmt.Sprintf("visit %s is %s; work cannot be verified for a visit that has not happened", engine.PyReprValue(ov(c.visitID)), c.visitStatus))
+		return engine.Refuse("VISIT_NOT_ATTENDED", fmt.Sprintf("visit %s is %s; work cannot be verified for a visit that has not happened", python.Loose.Repr(ov(c.visitID)), c.visitStatus))
 	}
 	scope := str(p, "scope_digest")
 	if c.kind == cycleWarrantyRevisit {
@@ -617,21 +618,21 @@ func (r *runState) settlementMismatch(p map[string]any) string {
 		inv = s.invoices.get(*s.payment.invoiceID)
 	}
 	if inv == nil {
-		return fmt.Sprintf("the requested payment names invoice %s, which this operation no longer holds", engine.PyReprValue(ov(s.payment.invoiceID)))
+		return fmt.Sprintf("the requested payment names invoice %s, which this operation no longer holds", python.Loose.Repr(ov(s.payment.invoiceID)))
 	}
 	for _, f := range []struct {
 		name string
 		want any
 	}{{"payment_request_id", ov(s.payment.requestID)}, {"invoice_id", inv.invoiceID}, {"cycle_id", ov(s.payment.cycleID)}, {"amount_minor", inv.amount}, {"currency", inv.currency}} {
 		if got := p[f.name]; got != f.want {
-			return fmt.Sprintf("the settlement names %s=%s but the current payment request bound %s; a settlement confirms one exact payment, not any payment of this operation", f.name, engine.PyReprValue(got), engine.PyReprValue(f.want))
+			return fmt.Sprintf("the settlement names %s=%s but the current payment request bound %s; a settlement confirms one exact payment, not any payment of this operation", f.name, python.Loose.Repr(got), python.Loose.Repr(f.want))
 		}
 	}
 	if s.payment.cycleID == nil || inv.cycleID != *s.payment.cycleID {
-		return fmt.Sprintf("invoice %s belongs to cycle %s, not to the cycle %s the payment was requested for", engine.PyRepr(inv.invoiceID), engine.PyRepr(inv.cycleID), engine.PyReprValue(ov(s.payment.cycleID)))
+		return fmt.Sprintf("invoice %s belongs to cycle %s, not to the cycle %s the payment was requested for", python.Loose.Quote(inv.invoiceID), python.Loose.Quote(inv.cycleID), python.Loose.Repr(ov(s.payment.cycleID)))
 	}
 	if inv.status != invoiceValidated {
-		return fmt.Sprintf("invoice %s is %s; a settlement cannot confirm payment of an invoice this operation has not validated", engine.PyRepr(inv.invoiceID), inv.status)
+		return fmt.Sprintf("invoice %s is %s; a settlement cannot confirm payment of an invoice this operation has not validated", python.Loose.Quote(inv.invoiceID), inv.status)
 	}
 	return ""
 }
@@ -640,7 +641,7 @@ func (r *runState) reduceCustomerResolution(ctx *engine.Context, ev *engine.Even
 	s := r.s
 	status := str(ev.Payload, "status")
 	if status != resolutionResolved && status != resolutionPersists {
-		return engine.Refuse("UNKNOWN_RESOLUTION_STATUS", fmt.Sprintf("%s is not a resolution report", engine.PyRepr(status)))
+		return engine.Refuse("UNKNOWN_RESOLUTION_STATUS", fmt.Sprintf("%s is not a resolution report", python.Loose.Quote(status)))
 	}
 	if status == resolutionPersists && s.phase == "PROVISIONALLY_CLOSED" {
 		until := ""
@@ -720,7 +721,7 @@ func (r *runState) reduceDeadlineDue(ctx *engine.Context, ev *engine.Event) engi
 func (r *runState) reduceVisitFollowupDue(ctx *engine.Context, ev *engine.Event) engine.Verdict {
 	cid := str(ev.Payload, "cycle_id")
 	if !r.s.cycles.has(cid) {
-		return engine.Refuse("UNKNOWN_WORK_CYCLE", fmt.Sprintf("no cycle %s", engine.PyRepr(cid)))
+		return engine.Refuse("UNKNOWN_WORK_CYCLE", fmt.Sprintf("no cycle %s", python.Loose.Quote(cid)))
 	}
 	r.closeObligation(ctx, visitObligationID(cid), obligationBreached)
 	return engine.Accept("", cid, nil)
@@ -735,7 +736,7 @@ func (r *runState) reduceProvisionalExpired(ctx *engine.Context, ev *engine.Even
 		return engine.Refuse("UNRESOLVED_CUSTOMER_REPORT", "the customer reports the issue persists, so the window cannot finalize")
 	}
 	if b := s.blockingCheckpoints(); len(b) > 0 {
-		return engine.Refuse("OPEN_CHECKPOINT_AT_FINALIZATION", "still open: "+engine.PyList(b))
+		return engine.Refuse("OPEN_CHECKPOINT_AT_FINALIZATION", "still open: "+python.Loose.StrList(b))
 	}
 	s.phase = "FINALIZED"
 	s.replayFinal = true

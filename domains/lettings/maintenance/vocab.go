@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/python"
 )
 
 // EventAuthority maps every event type of the operation to the authority an
@@ -207,27 +208,6 @@ func kindsTree(m map[string]string) map[string]any {
 	return out
 }
 
-// pyTypeName is Python's type(value).__name__ for a canon leaf.
-func pyTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case string:
-		return "str"
-	case int64, int:
-		return "int"
-	case float64:
-		return "float"
-	case []any:
-		return "list"
-	case map[string]any:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // payloadProblem holds a payload to its schema; "" when it fits. The texts
 // are upstream's (they reach the trajectory as refusal details).
 func payloadProblem(s payloadSchema, payload map[string]any, where, what string) (problem string, unknownField bool) {
@@ -264,7 +244,7 @@ func fullPayloadProblem(s payloadSchema, payload map[string]any, where, what str
 		}
 		slices.Sort(allowed)
 		return fmt.Sprintf("%s: payload: unknown field(s) %s; this build refuses a spec it cannot fully honour. Known fields are %s",
-			where, engine.PyList(unknown), engine.PyList(allowed)), true
+			where, python.Loose.StrList(unknown), python.Loose.StrList(allowed)), true
 	}
 	var missing []string
 	for k := range s.required {
@@ -275,7 +255,7 @@ func fullPayloadProblem(s payloadSchema, payload map[string]any, where, what str
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		return fmt.Sprintf("%s: payload for %s is missing required field(s) %s; the handler indexes these, so a payload without them cannot be executed",
-			where, engine.PyRepr(what), engine.PyList(missing)), false
+			where, python.Loose.Quote(what), python.Loose.StrList(missing)), false
 	}
 	check := func(fields map[string]string, order []string) string {
 		for _, name := range order {
@@ -289,10 +269,10 @@ func fullPayloadProblem(s payloadSchema, payload map[string]any, where, what str
 			}
 			_, isBool := v.(bool)
 			if kind == kInteger && isBool {
-				return fmt.Sprintf("%s: payload field %s must be an integer, got a boolean; a yes/no answer is not a quantity", where, engine.PyRepr(name))
+				return fmt.Sprintf("%s: payload field %s must be an integer, got a boolean; a yes/no answer is not a quantity", where, python.Loose.Quote(name))
 			}
 			if (kind == kString || kind == kOptString) && isBool {
-				return fmt.Sprintf("%s: payload field %s must be a string, got a boolean", where, engine.PyRepr(name))
+				return fmt.Sprintf("%s: payload field %s must be a string, got a boolean", where, python.Loose.Quote(name))
 			}
 			okType := false
 			switch kind {
@@ -304,10 +284,10 @@ func fullPayloadProblem(s payloadSchema, payload map[string]any, where, what str
 				okType = isBool
 			}
 			if !okType {
-				return fmt.Sprintf("%s: payload field %s must be a %s, got %s", where, engine.PyRepr(name), kind, pyTypeName(v))
+				return fmt.Sprintf("%s: payload field %s must be a %s, got %s", where, python.Loose.Quote(name), kind, python.TypeName(v))
 			}
 			if s, ok := v.(string); ok && s == "" {
-				return fmt.Sprintf("%s: payload field %s must be a non-empty string", where, engine.PyRepr(name))
+				return fmt.Sprintf("%s: payload field %s must be a non-empty string", where, python.Loose.Quote(name))
 			}
 		}
 		return ""

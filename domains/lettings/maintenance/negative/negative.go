@@ -34,6 +34,7 @@ import (
 
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/python"
 )
 
 // Agent ids, in registry order.
@@ -127,12 +128,12 @@ func (a *alwaysAct) Decide(obs *engine.Observation) (engine.Decision, error) {
 	var cycleID any = "work_cycle_1"
 	cycle := map[string]any{"kind": "DIAGNOSTIC"}
 	if current, err := view.Get("current_cycle_id"); err == nil {
-		if truthy(current) {
+		if python.Truthy(current) {
 			cycleID = current
 		}
 		if cycles, err := view.Get("cycles"); err == nil {
 			if m, ok := cycles.(map[string]any); ok {
-				if c, ok := m[pyStr(cycleID)].(map[string]any); ok {
+				if c, ok := m[python.Loose.Str(cycleID)].(map[string]any); ok {
 					cycle = c
 				}
 			}
@@ -205,7 +206,7 @@ func (a *ignoreNewEvents) Decide(obs *engine.Observation) (engine.Decision, erro
 		return p, nil
 	}
 	view := maintenance.ViewOf(obs.Served)
-	if approvals, err := view.Get("approvals"); err == nil && truthy(approvals) {
+	if approvals, err := view.Get("approvals"); err == nil && python.Truthy(approvals) {
 		a.frozen = maps.Clone(obs.Served)
 	}
 	d, err := maintenance.Decide(view, policy)
@@ -237,16 +238,16 @@ func (a *trustActorClaim) BeginEpisode(id engine.AgentIdentity) {
 }
 
 func (a *trustActorClaim) Decide(obs *engine.Observation) (engine.Decision, error) {
-	if ev := obs.Event; !a.trusted && ev != nil && !ev.IsAuthoritative && pyStr(ev.Payload["assertion"]) == "WORK_COMPLETE" {
+	if ev := obs.Event; !a.trusted && ev != nil && !ev.IsAuthoritative && python.Loose.Str(ev.Payload["assertion"]) == "WORK_COMPLETE" {
 		a.trusted = true
 		a.inner.DecisionBoundary("request_payment")
 		invoice := "invoice_1"
-		if v := ev.Payload["invoice_id"]; truthy(v) {
-			invoice = pyStr(v)
+		if v := ev.Payload["invoice_id"]; python.Truthy(v) {
+			invoice = python.Loose.Str(v)
 		}
 		cite := ""
-		if v := ev.Payload["assertion_id"]; truthy(v) {
-			cite = pyStr(v)
+		if v := ev.Payload["assertion_id"]; python.Truthy(v) {
+			cite = python.Loose.Str(v)
 		} else if ev.EventID != "" {
 			cite = ev.EventID
 		}
@@ -345,43 +346,4 @@ func (a *duplicateAfterWake) Decide(obs *engine.Observation) (engine.Decision, e
 		a.firstActInvocation = obs.InvocationIndex
 	}
 	return d, nil
-}
-
-// truthy is Python's bool(v) for a record value.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case int64:
-		return x != 0
-	case int:
-		return x != 0
-	case float64:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return true
-}
-
-// pyStr is Python's str(v) for the scalar values these agents read.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case string:
-		return x
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	}
-	return engine.PyReprValue(v)
 }
