@@ -92,21 +92,11 @@ type Options struct {
 	ValidateArtefact func(tree map[string]any) error
 }
 
-// Result is a passing audit (upstream ExecutionBundleAudit).
+// Result is a passing audit (upstream ExecutionBundleAudit): the artefact's
+// provider_execution binding, which the ledger has been found to back (its
+// version and digest are the ledger's), and the ledger's name.
 type Result struct {
-	ExecutionRunID          string
-	ExecutionLedgerVersion  int
-	ExecutionLedgerDigest   string
-	Provider, API, Model    string
-	SettingsDigest          string
-	PricingDigest           string
-	ProviderCalls           int64
-	Attempts                int64
-	MeasuredCostUSD         string
-	ForfeitedReservationUSD string
-	InputTokens             int64
-	OutputTokens            int64
-	DecisionCallIndex       []int64
+	execledger.Binding
 	// Ledger is the ledger file's base name only.
 	Ledger string
 }
@@ -114,32 +104,13 @@ type Result struct {
 // Summary is the JSON report (upstream summary keys, plus what the pass
 // does not establish).
 func (r *Result) Summary() map[string]any {
-	idx := make([]any, len(r.DecisionCallIndex))
-	for i, n := range r.DecisionCallIndex {
-		idx[i] = n
-	}
-	return map[string]any{
-		"ok":                             true,
-		"provider_attested":              false,
-		"execution_run_id":               r.ExecutionRunID,
-		"execution_ledger_version":       r.ExecutionLedgerVersion,
-		"execution_ledger_digest_sha256": r.ExecutionLedgerDigest,
-		"provider":                       r.Provider,
-		"api":                            r.API,
-		"model":                          r.Model,
-		"settings_digest_sha256":         r.SettingsDigest,
-		"pricing_digest_sha256":          r.PricingDigest,
-		"provider_calls":                 r.ProviderCalls,
-		"attempts":                       r.Attempts,
-		"measured_cost_usd":              r.MeasuredCostUSD,
-		"forfeited_reservation_usd":      r.ForfeitedReservationUSD,
-		"input_tokens":                   r.InputTokens,
-		"output_tokens":                  r.OutputTokens,
-		"decision_call_index":            idx,
-		"ledger":                         r.Ledger,
-		"note":                           Note,
-		"does_not_establish":             DoesNotEstablish,
-	}
+	s := r.Binding.Map()
+	s["ok"] = true
+	s["provider_attested"] = false
+	s["ledger"] = r.Ledger
+	s["note"] = Note
+	s["does_not_establish"] = DoesNotEstablish
+	return s
 }
 
 // AuditFiles reads the artefact at artefactPath (bounded by
@@ -299,13 +270,10 @@ func AuditReader(artefact map[string]any, ledger io.Reader, name string, opts Op
 	if audit.LedgerDigest() != b.ExecutionLedgerDigest {
 		return nil, refusal.New(ErrDigestMismatch, "the artefact binds ledger digest %s and the ledger's terminal row is %s", b.ExecutionLedgerDigest, audit.LedgerDigest())
 	}
-	return &Result{
-		ExecutionRunID: b.ExecutionRunID, ExecutionLedgerVersion: audit.Version, ExecutionLedgerDigest: audit.LedgerDigest(),
-		Provider: b.Provider, API: b.API, Model: b.Model, SettingsDigest: b.SettingsDigest, PricingDigest: b.PricingDigest,
-		ProviderCalls: b.ProviderCalls, Attempts: b.Attempts, MeasuredCostUSD: b.MeasuredCostUSD,
-		ForfeitedReservationUSD: b.ForfeitedReservationUSD, InputTokens: b.InputTokens, OutputTokens: b.OutputTokens,
-		DecisionCallIndex: append([]int64(nil), b.DecisionCallIndex...), Ledger: name,
-	}, nil
+	r := &Result{Binding: b, Ledger: name}
+	r.ExecutionLedgerVersion, r.ExecutionLedgerDigest = audit.Version, audit.LedgerDigest()
+	r.DecisionCallIndex = append([]int64(nil), b.DecisionCallIndex...)
+	return r, nil
 }
 
 func fmtOpt(p *int64) string {
