@@ -17,15 +17,7 @@ func newCanonCmd(g *globals) *cobra.Command {
 --form upstream-spaced the upstream form with ", " and ": " (upstream ledger lines)`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, ok := canon.ParseForm(form)
-			if !ok {
-				return usagef("unknown --form %q (want jcs, upstream or upstream-spaced)", form)
-			}
-			in, err := readInput(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			out, err := canon.TransformForm(in, f)
+			out, _, err := readCanonical(cmd, args[0], form)
 			if err != nil {
 				return err
 			}
@@ -33,7 +25,28 @@ func newCanonCmd(g *globals) *cobra.Command {
 			return err
 		},
 	}
-	c.Flags().StringVar(&form, "form", "jcs", "canonical form: jcs, upstream or upstream-spaced")
-	c.RegisterFlagCompletionFunc("form", cobra.FixedCompletions([]string{"jcs", "upstream", "upstream-spaced"}, cobra.ShellCompDirectiveNoFileComp))
+	addFormFlag(c, &form)
 	return c
+}
+
+// addFormFlag registers --form, the canonical form, on c (canon and
+// digest).
+func addFormFlag(c *cobra.Command, form *string) {
+	c.Flags().StringVar(form, "form", "jcs", "canonical form: jcs, upstream or upstream-spaced")
+	c.RegisterFlagCompletionFunc("form", cobra.FixedCompletions([]string{"jcs", "upstream", "upstream-spaced"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// readCanonical reads the JSON document name (a file, or - for stdin)
+// strictly and returns its canonical bytes in the --form form.
+func readCanonical(cmd *cobra.Command, name, form string) ([]byte, canon.Form, error) {
+	f, ok := canon.ParseForm(form)
+	if !ok {
+		return nil, f, usagef("unknown --form %q (want jcs, upstream or upstream-spaced)", form)
+	}
+	in, err := readInput(cmd, name)
+	if err != nil {
+		return nil, f, err
+	}
+	out, err := canon.TransformForm(in, f)
+	return out, f, err
 }

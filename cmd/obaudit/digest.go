@@ -14,15 +14,7 @@ func newDigestCmd(g *globals) *cobra.Command {
 		Short: "Print the SHA-256 of a JSON document's canonical bytes",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, ok := canon.ParseForm(form)
-			if !ok {
-				return usagef("unknown --form %q (want jcs, upstream or upstream-spaced)", form)
-			}
-			in, err := readInput(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			out, err := canon.TransformForm(in, f)
+			out, f, err := readCanonical(cmd, args[0], form)
 			if err != nil {
 				return err
 			}
@@ -34,7 +26,6 @@ func newDigestCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&form, "form", "jcs", "canonical form: jcs, upstream or upstream-spaced")
-	c.RegisterFlagCompletionFunc("form", cobra.FixedCompletions([]string{"jcs", "upstream", "upstream-spaced"}, cobra.ShellCompDirectiveNoFileComp))
+	addFormFlag(c, &form)
 	return c
 }
