@@ -13,7 +13,6 @@ import (
 
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
-	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/provider"
 	"github.com/obaudit/obaudit/schemas"
@@ -111,10 +110,7 @@ the cell requires. Exit 1: refused, by class. Exit 64: usage. Exit 70: failure.`
 					return v, ok
 				},
 				ArtefactOptions: artefactOptions(),
-				Agents: func(id string) (episode.Registered, bool) {
-					a, ok := pack.Agent(id)
-					return episode.Registered{Kind: a.Kind, New: func() engine.Agent { return a.New() }}, ok
-				},
+				Agents:          packAgents(pack),
 			})
 			if err != nil {
 				return err

@@ -45,17 +45,9 @@ Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.
 			if err != nil {
 				return err
 			}
-			if err := artefact.NotReproducible(doc.Version()); err != nil {
+			pack, err := replayPack(doc)
+			if err != nil {
 				return err
-			}
-			var pack *domains.Pack
-			for _, p := range domains.Packs() {
-				if p.OperationType == doc.Artefact.Operation.OperationType {
-					pack = p
-				}
-			}
-			if pack == nil {
-				return refusal.New(artefact.ErrUnknownOperationType, "no carried pack executes operation type %q", doc.Artefact.Operation.OperationType)
 			}
 			var spec []byte
 			source := ""
@@ -65,14 +57,7 @@ Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.
 				}
 				source = specFile
 			}
-			dom, err := pack.Operation(spec, source, doc.Artefact.ScenarioID)
-			if err != nil {
-				return err
-			}
-			r, err := episode.Replay(doc, episode.ReplayConfig{Domain: dom, Agents: func(id string) (episode.Registered, bool) {
-				a, ok := pack.Agent(id)
-				return episode.Registered{Kind: a.Kind, New: func() engine.Agent { return a.New() }}, ok
-			}})
+			r, err := replayAgainst(pack, doc, spec, source)
 			if err != nil {
 				return err
 			}
@@ -96,6 +81,44 @@ Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.
 	}
 	c.Flags().StringVar(&specFile, "spec", "", "operation spec YAML to replay against (default: the embedded spec of the artefact's pack)")
 	return c
+}
+
+// replayPack is the carried pack that re-executes doc. It refuses a record
+// whose contract is not reproduced and one whose operation type no carried
+// pack executes.
+func replayPack(doc *artefact.Document) (*domains.Pack, error) {
+	if err := artefact.NotReproducible(doc.Version()); err != nil {
+		return nil, err
+	}
+	var pack *domains.Pack
+	for _, p := range domains.Packs() {
+		if p.OperationType == doc.Artefact.Operation.OperationType {
+			pack = p
+		}
+	}
+	if pack == nil {
+		return nil, refusal.New(artefact.ErrUnknownOperationType, "no carried pack executes operation type %q", doc.Artefact.Operation.OperationType)
+	}
+	return pack, nil
+}
+
+// replayAgainst re-executes doc under pack against the operation spec
+// (named source; nil is the pack's embedded spec).
+func replayAgainst(pack *domains.Pack, doc *artefact.Document, spec []byte, source string) (*artefact.ReplayReport, error) {
+	dom, err := pack.Operation(spec, source, doc.Artefact.ScenarioID)
+	if err != nil {
+		return nil, err
+	}
+	return episode.Replay(doc, episode.ReplayConfig{Domain: dom, Agents: packAgents(pack)})
+}
+
+// packAgents looks up pack's registered agents by id, for replay and
+// preflight.
+func packAgents(pack *domains.Pack) func(id string) (episode.Registered, bool) {
+	return func(id string) (episode.Registered, bool) {
+		a, ok := pack.Agent(id)
+		return episode.Registered{Kind: a.Kind, New: func() engine.Agent { return a.New() }}, ok
+	}
 }
 
 func printReplay(cmd *cobra.Command, r *artefact.ReplayReport) {

@@ -11,9 +11,6 @@ import (
 	"github.com/obaudit/obaudit/bundle"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/commitment"
-	"github.com/obaudit/obaudit/domains"
-	"github.com/obaudit/obaudit/engine"
-	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/internal/safefs"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/spf13/cobra"
@@ -35,26 +32,11 @@ var signReplay commitment.Checker = commitment.CheckerFunc(func(ctx context.Cont
 	if err != nil {
 		return err
 	}
-	if err := artefact.NotReproducible(doc.Version()); err != nil {
-		return err
-	}
-	var pack *domains.Pack
-	for _, p := range domains.Packs() {
-		if p.OperationType == doc.Artefact.Operation.OperationType {
-			pack = p
-		}
-	}
-	if pack == nil {
-		return refusal.New(artefact.ErrUnknownOperationType, "no carried pack executes operation type %q", doc.Artefact.Operation.OperationType)
-	}
-	dom, err := pack.Operation(nil, "", doc.Artefact.ScenarioID)
+	pack, err := replayPack(doc)
 	if err != nil {
 		return err
 	}
-	r, err := episode.Replay(doc, episode.ReplayConfig{Domain: dom, Agents: func(id string) (episode.Registered, bool) {
-		a, ok := pack.Agent(id)
-		return episode.Registered{Kind: a.Kind, New: func() engine.Agent { return a.New() }}, ok
-	}})
+	r, err := replayAgainst(pack, doc, nil, "")
 	if err != nil {
 		return err
 	}
