@@ -7,6 +7,7 @@ import (
 
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/artefact/schema"
+	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
 
 // leaves lists every JSON pointer-like path (as a step list) in a tree.
@@ -86,7 +87,7 @@ func TestNamedChecksCoverSchema(t *testing.T) {
 				}
 				what = "replace"
 			}
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 			if schema.Check(d) == nil {
 				continue
 			}

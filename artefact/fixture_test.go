@@ -71,22 +71,6 @@ func tree(t testing.TB, name string) map[string]any {
 	return v.(map[string]any)
 }
 
-// reseal recomputes the content digests a mutation would otherwise break,
-// so that the refusal under test is the one reached, not the digest check.
-func reseal(t testing.TB, d map[string]any) {
-	t.Helper()
-	for _, name := range []string{"final_state", "trajectory", "decisions"} {
-		if _, ok := d[name]; !ok {
-			continue
-		}
-		sum, err := canon.UpstreamDigest(d[name])
-		if err != nil {
-			t.Fatalf("digest %s: %v", name, err)
-		}
-		d[name+"_digest_sha256"] = sum
-	}
-}
-
 // Tree navigation helpers for mutations.
 func m(x any) map[string]any { return x.(map[string]any) }
 func l(x any) []any          { return x.([]any) }

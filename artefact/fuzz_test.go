@@ -5,6 +5,7 @@ import (
 
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
 
 // FuzzRead: no input makes the reader panic, and whatever it accepts it
@@ -81,7 +82,7 @@ func FuzzValidateEdits(f *testing.F) {
 			}
 		}
 		if op&4 != 0 {
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}
 		artefact.Validate(d, opts)
 	})

@@ -54,7 +54,7 @@ func canonClone(x map[string]any) map[string]any { return artefact.Clone(x).(map
 func setDecision0(body map[string]any) func(testing.TB, map[string]any) {
 	return func(t testing.TB, d map[string]any) {
 		decision(d, 0)["outcome"] = canonClone(body)
-		reseal(t, d)
+		upstreamtest.Reseal(t, d)
 	}
 }
 
@@ -83,7 +83,7 @@ func project(v int) func(testing.TB, map[string]any) {
 				delete(row, "trigger_claim_values")
 			}
 		}
-		reseal(t, d)
+		upstreamtest.Reseal(t, d)
 	}
 }
 
@@ -215,7 +215,7 @@ func mutations() []mutation {
 		}, class: artefact.ErrTapeMismatch, pointer: "/agent_execution/attempts/0/outcome"},
 		{name: "X10-malformed-beside-decided", fixture: fixtureModel, edit: func(t testing.TB, d map[string]any) {
 			decision(d, 0)["outcome"] = map[string]any{"kind": "MALFORMED", "code": "MODEL_NO_TOOL_CALL"}
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrTapeMismatch, pointer: "/agent_execution/attempts/0/outcome"},
 		{name: "X11-failed-attempt-beside-decision", fixture: fixtureModel, edit: func(_ testing.TB, d map[string]any) {
 			attempt(d, 0)["outcome"] = "failed"
@@ -224,7 +224,7 @@ func mutations() []mutation {
 		{name: "X12-decision-on-unreached-invocation", fixture: fixtureModel, edit: func(t testing.TB, d map[string]any) {
 			decision(d, 45)["invocation_index"] = int64(15)
 			attempt(d, 45)["invocation_index"] = int64(15)
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrTapeMismatch, pointer: "/decisions/45/invocation_index"},
 		{name: "X13-model-null", fixture: fixtureModel, edit: set(ex, "model", nil),
 			class: artefact.ErrModelIdentity, pointer: "/agent_execution/model"},
@@ -279,7 +279,7 @@ func mutations() []mutation {
 		{name: "X37-unclassified-beside-classified", fixture: fixtureModel, edit: func(t testing.TB, d map[string]any) {
 			decision(d, 0)["outcome"] = map[string]any{"kind": "MALFORMED", "code": "MODEL_OUTPUT_UNCLASSIFIED"}
 			attempt(d, 0)["outcome"] = "classified"
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}},
 		{name: "X37-unknown-classification", fixture: fixtureDet,
 			edit:  setDecision0(map[string]any{"kind": "MALFORMED", "code": "MODEL_OUTPUT_UNCLASSIFIED_BUT_INTERESTING"}),
@@ -288,11 +288,11 @@ func mutations() []mutation {
 			ask := canonClone(bodies["ASK"])
 			ask["wait"] = canonClone(bodies["ACT"])
 			row(d, 11)["outcome"] = ask
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrUnknownValue, pointer: "/trajectory/11/outcome/wait/kind", schema: true},
 		{name: "X40-row-rationale-7-digest-redone", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			m(row(d, 11)["outcome"])["rationale"] = int64(7)
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrBadField, pointer: "/trajectory/11/outcome/rationale", schema: true},
 		{name: "X45-verdict-code-empty", fixture: fixtureDet, edit: func(_ testing.TB, d map[string]any) {
 			m(l(d["events"])[0])["verdict_code"] = ""
@@ -352,25 +352,25 @@ func mutations() []mutation {
 			class: artefact.ErrMissingField, pointer: "", schema: true},
 		{name: "retrieval-authority-vibes", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			row(d, 4)["authority"] = "vibes"
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrUnknownValue, pointer: "/trajectory/4/authority", schema: true},
 		{name: "retrieval-records-not-a-mapping", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			row(d, 4)["records"] = []any{"x"}
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrBadField, pointer: "/trajectory/4/records", schema: true},
 		{name: "retrieval-records-missing", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			delete(row(d, 4), "records")
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrRowShape, pointer: "/trajectory/4", schema: true},
 
 		// ---- §11.15 contract-version specifics
 		{name: "C4-v1-effect-accepted-given-bindings", fixture: fixtureV1, edit: func(t testing.TB, d map[string]any) {
 			row(d, 7)["bindings"] = map[string]any{}
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrRowShape, pointer: "/trajectory/7"},
 		{name: "C4-v1-wait-declared-without-reachable", fixture: fixtureV1, edit: func(t testing.TB, d map[string]any) {
 			delete(row(d, 9), "reachable")
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrRowShape, pointer: "/trajectory/9"},
 		{name: "C5-v1-with-empty-decisions", fixture: fixtureV1, edit: set(root, "decisions", []any{}),
 			class: artefact.ErrUnknownField, pointer: "/decisions"},
@@ -382,33 +382,33 @@ func mutations() []mutation {
 			class: artefact.ErrUnknownField, pointer: "/operation_instance_id"},
 		{name: "C8-effect-accepted-without-bindings", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			delete(row(d, 15), "bindings")
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrRowShape, pointer: "/trajectory/15", schema: true},
 		{name: "C9-bindings-value-list", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			m(row(d, 146)["bindings"])["invoice_id"] = []any{"invoice_1"}
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id", schema: true},
 		{name: "C9-bindings-value-7", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			m(row(d, 146)["bindings"])["invoice_id"] = int64(7)
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id", schema: true},
 		{name: "C9-bindings-value-null", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			m(row(d, 146)["bindings"])["invoice_id"] = nil
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id", schema: true},
 		{name: "C9-bindings-value-nested", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			m(row(d, 146)["bindings"])["invoice_id"] = map[string]any{"nested": "invoice_1"}
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id", schema: true},
 		{name: "C9-bindings-as-list", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			row(d, 146)["bindings"] = []any{"invoice_1"}
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings", schema: true},
 
 		// ---- further named refusals of this reader
 		{name: "final-state-shape-refused-by-domain", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			m(d["final_state"])["injected"] = true
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrFinalState, pointer: "/final_state"},
 		{name: "unknown-operation-type", fixture: fixtureDet, edit: func(_ testing.TB, d map[string]any) {
 			m(d["operation"])["operation_type"] = "lettings.unknown"
@@ -423,24 +423,24 @@ func mutations() []mutation {
 			class: artefact.ErrBadField, pointer: "/started_at", schema: true},
 		{name: "trajectory-index-moved", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			row(d, 5)["index"] = int64(6)
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrOutOfOrder, pointer: "/trajectory/5/index"},
 		{name: "trajectory-time-backwards", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			row(d, 20)["at"] = "2031-03-03T08:00:00Z"
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrOutOfOrder, pointer: "/trajectory/20/at"},
 		{name: "record-type-unknown", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			row(d, 1)["record_type"] = "event_imagined"
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrUnknownValue, pointer: "/trajectory/1/record_type", schema: true},
 		{name: "tape-order-moved", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			ds := decisions(d)
 			ds[2], ds[3] = ds[3], ds[2]
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrOutOfOrder, pointer: "/decisions/3"},
 		{name: "tape-invocation-zero", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			decision(d, 0)["invocation_index"] = int64(0)
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrOutOfOrder, pointer: "/decisions/0/invocation_index", schema: true},
 		{name: "evaluation-reliable-beside-failure", fixture: fixtureDet, edit: func(_ testing.TB, d map[string]any) {
 			ev := m(d["evaluation"])
@@ -591,7 +591,7 @@ func mutations() []mutation {
 		ms = append(ms, mutation{name: "X38-row-" + w.name, fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			r := row(d, w.row)
 			r["outcome"] = w.edit(m(r["outcome"]))
-			reseal(t, d)
+			upstreamtest.Reseal(t, d)
 		}, class: w.class, pointer: fmt.Sprintf("/trajectory/%d/outcome%s", w.row, w.pointer), schema: true})
 	}
 	// C6: the current run projected to contracts 1-4 (fields only dropped)
@@ -695,7 +695,7 @@ func TestZeroOptionsFailClosed(t *testing.T) {
 func TestFinalStateKeepsDomainCause(t *testing.T) {
 	d := tree(t, fixtureDet)
 	m(d["final_state"])["injected"] = true
-	reseal(t, d)
+	upstreamtest.Reseal(t, d)
 	_, err := artefact.Validate(d, testOptions())
 	if !errors.Is(err, errStateShape) || !isClass(err, artefact.ErrFinalState) {
 		t.Fatalf("Validate = %v, want %s wrapping the domain's error", err, artefact.ErrFinalState.Class)

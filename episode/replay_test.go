@@ -24,24 +24,7 @@ const (
 // reads the result back through the full validator.
 func edited(t *testing.T, name string, edit func(d map[string]any)) *artefact.Document {
 	t.Helper()
-	v, err := canon.Parse(upstreamtest.Read(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := v.(map[string]any)
-	edit(d)
-	for _, f := range []string{"final_state", "trajectory", "decisions"} {
-		sum, err := canon.UpstreamDigest(d[f])
-		if err != nil {
-			t.Fatal(err)
-		}
-		d[f+"_digest_sha256"] = sum
-	}
-	b, err := canon.Upstream(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := artefact.Read(append(b, '\n'), testOptions())
+	doc, err := artefact.Read(upstreamtest.Edited(t, name, edit), testOptions())
 	if err != nil {
 		t.Fatalf("edited %s does not validate: %v", name, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
 
@@ -17,23 +16,8 @@ import (
 // digests resealed, so it validates) and returns its path.
 func writeEdited(t *testing.T, name string, edit func(d map[string]any)) string {
 	t.Helper()
-	v, err := canon.Parse(upstreamtest.Read(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := v.(map[string]any)
-	edit(d)
-	for _, f := range []string{"final_state", "trajectory", "decisions"} {
-		if d[f+"_digest_sha256"], err = canon.UpstreamDigest(d[f]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := canon.Upstream(d)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := filepath.Join(t.TempDir(), "edited.json")
-	if err := os.WriteFile(p, append(b, '\n'), 0o600); err != nil {
+	if err := os.WriteFile(p, upstreamtest.Edited(t, name, edit), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p

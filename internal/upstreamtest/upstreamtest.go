@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/obaudit/obaudit/canon"
 )
 
 // RequireEnv is the environment variable that turns a missing fixture from
@@ -51,4 +53,42 @@ func Read(tb testing.TB, name string) []byte {
 		tb.Fatalf("read upstream fixture %s: %v", name, err)
 	}
 	return b
+}
+
+// Reseal recomputes the content digests of an artefact tree a test has
+// edited (final_state, trajectory and decisions; a section the tree lacks is
+// left alone), so that the check under test is the one reached, not the
+// digest check.
+func Reseal(tb testing.TB, d map[string]any) {
+	tb.Helper()
+	for _, name := range []string{"final_state", "trajectory", "decisions"} {
+		if _, ok := d[name]; !ok {
+			continue
+		}
+		sum, err := canon.UpstreamDigest(d[name])
+		if err != nil {
+			tb.Fatalf("digest %s: %v", name, err)
+		}
+		d[name+"_digest_sha256"] = sum
+	}
+}
+
+// Edited returns the named upstream artefact fixture with one consistent
+// edit: edit is applied to its parsed tree, the content digests are
+// resealed, and the result is written as an artefact file is (upstream
+// canonical JSON and a newline).
+func Edited(tb testing.TB, name string, edit func(d map[string]any)) []byte {
+	tb.Helper()
+	v, err := canon.Parse(Read(tb, name))
+	if err != nil {
+		tb.Fatalf("parse upstream fixture %s: %v", name, err)
+	}
+	d := v.(map[string]any)
+	edit(d)
+	Reseal(tb, d)
+	b, err := canon.Upstream(d)
+	if err != nil {
+		tb.Fatalf("encode edited %s: %v", name, err)
+	}
+	return append(b, '\n')
 }
