@@ -7,13 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/offlineschema"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -144,15 +144,8 @@ func (s *Statement) Marshal() ([]byte, error) {
 	})
 }
 
-var errRemoteLoad = errors.New("commitment: schema loading from URLs is disabled")
-
 var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.AssertFormat = true
-	c.LoadURL = func(url string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("%w: %s", errRemoteLoad, url)
-	}
+	c := offlineschema.NewCompiler()
 	if err := c.AddResource(schemas.CommitmentV1ID, bytes.NewReader(schemas.CommitmentV1())); err != nil {
 		return nil, err
 	}
@@ -168,13 +161,9 @@ func validatePredicate(tree any) error {
 	if err == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
+	leaf, ok := offlineschema.Leaf(err)
+	if !ok {
 		return err
-	}
-	leaf := ve
-	for len(leaf.Causes) > 0 {
-		leaf = leaf.Causes[0]
 	}
 	return refusal.New(ErrPredicateInvalid, "%s violates %s: %s", leaf.InstanceLocation, leaf.KeywordLocation, leaf.Message)
 }

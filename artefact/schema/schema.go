@@ -21,23 +21,17 @@ package schema
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/internal/offlineschema"
 	"github.com/obaudit/obaudit/schemas"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
-
-// errRemoteLoad is what the compiler's loader returns for every URL: the
-// schema is compiled from embedded bytes only, and nothing is ever fetched
-// (not https, not file).
-var errRemoteLoad = errors.New("artefact/schema: schema loading from URLs is disabled")
 
 // compiledSchema is the contract-8 schema compiled once: the document
 // schema, each trajectory row type's own subschema ($defs/row_<type>) so
@@ -55,23 +49,10 @@ type compiledSchema struct {
 	decision *jsonschema.Schema
 }
 
-// newCompiler returns a draft 2020-12 compiler that loads nothing: every
-// URL (https, file, anything) is refused, so only resources added from
-// embedded bytes can be compiled.
-func newCompiler() *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.AssertFormat = true
-	c.LoadURL = func(url string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("%w: %s", errRemoteLoad, url)
-	}
-	return c
-}
-
 // compile compiles a contract-8 schema document (the published bytes, or
 // their flattened equivalent) with its row and decision subschemas.
 func compile(doc []byte) (*compiledSchema, error) {
-	c := newCompiler()
+	c := offlineschema.NewCompiler()
 	if err := c.AddResource(schemas.ArtefactV8ID, bytes.NewReader(doc)); err != nil {
 		return nil, err
 	}
@@ -233,13 +214,9 @@ func schemaError(err error, prefix string) error {
 	if err == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
+	leaf, ok := offlineschema.Leaf(err)
+	if !ok {
 		return err
-	}
-	leaf := ve
-	for len(leaf.Causes) > 0 {
-		leaf = leaf.Causes[0]
 	}
 	return artefact.RefusalAt(artefact.ErrSchema, prefix+leaf.InstanceLocation, "violates %s: %s", leaf.KeywordLocation, leaf.Message)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/offlineschema"
 	"github.com/obaudit/obaudit/refusal"
 	schema "github.com/obaudit/obaudit/schemas/agentrun"
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -59,10 +60,6 @@ func (s *Schema) StandInsUsed() int {
 	return n
 }
 
-// errRemoteLoad marks the refusing loader's error so a compile failure it
-// caused is reported as schema-unloadable rather than as a bug.
-var errRemoteLoad = errors.New("remote schema loading is disabled")
-
 // CompileSchema compiles the embedded seed schema offline. Its external
 // references resolve to the documents in supplied (every *.json file at the
 // top level of it, keyed by its own $id), or else to the embedded stand-ins.
@@ -107,12 +104,7 @@ func CompileSchema(supplied fs.FS) (*Schema, error) {
 			origin[id] = Source{ID: id, Origin: o, File: ent.Name()}
 		}
 	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.AssertFormat = true
-	c.LoadURL = func(s string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("%w: %s", errRemoteLoad, s)
-	}
+	c := offlineschema.NewCompiler()
 	ids := make([]string, 0, len(docs))
 	for id := range docs {
 		ids = append(ids, id)
@@ -177,12 +169,7 @@ func (s *Schema) validateValue(v any) error {
 	if err == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		leaf := ve
-		for len(leaf.Causes) > 0 {
-			leaf = leaf.Causes[0]
-		}
+	if leaf, ok := offlineschema.Leaf(err); ok {
 		loc := leaf.InstanceLocation
 		if loc == "" {
 			loc = "/"
