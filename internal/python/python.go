@@ -87,6 +87,12 @@ func (st Style) StrList(list []string) string {
 
 // Repr is repr(v) in style st.
 func (st Style) Repr(v any) string {
+	if s, ok := st.scalar(v); ok {
+		return s
+	}
+	if s, ok := v.(string); ok {
+		return st.Quote(s)
+	}
 	var b strings.Builder
 	st.writeRepr(&b, v)
 	return b.String()
@@ -100,28 +106,37 @@ func (st Style) Str(v any) string {
 	return st.Repr(v)
 }
 
-func (st Style) writeRepr(b *strings.Builder, v any) {
+// scalar renders None, a bool or a number; ok is false for anything else.
+func (st Style) scalar(v any) (s string, ok bool) {
 	switch x := v.(type) {
 	case nil:
-		b.WriteString("None")
+		return "None", true
 	case bool:
 		if x {
-			b.WriteString("True")
-		} else {
-			b.WriteString("False")
+			return "True", true
 		}
-	case string:
-		st.writeQuote(b, x)
+		return "False", true
 	case int64:
-		b.WriteString(strconv.FormatInt(x, 10))
+		return strconv.FormatInt(x, 10), true
 	case int:
-		b.WriteString(strconv.Itoa(x))
+		return strconv.Itoa(x), true
 	case float64:
 		if st.loose {
-			b.WriteString(fmt.Sprint(x))
-		} else {
-			b.WriteString(Float(x))
+			return fmt.Sprint(x), true
 		}
+		return Float(x), true
+	}
+	return "", false
+}
+
+func (st Style) writeRepr(b *strings.Builder, v any) {
+	if s, ok := st.scalar(v); ok {
+		b.WriteString(s)
+		return
+	}
+	switch x := v.(type) {
+	case string:
+		st.writeQuote(b, x)
 	case []any:
 		b.WriteByte('[')
 		for i, el := range x {
