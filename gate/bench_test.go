@@ -3,10 +3,7 @@ package gate_test
 import (
 	"testing"
 
-	"github.com/obaudit/obaudit/domains/lettings/maintenance"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/grading"
-	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/evaluator"
 	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/internal/cputime"
@@ -45,7 +42,7 @@ func BenchmarkEvaluateEpisode(b *testing.B) {
 	spec, _ := defaults(b)
 	for _, cell := range []struct{ variant, agent string }{{"V1", "reference"}, {"V2", "reference"}, {"V3", "reference"}, {"V1", "complete_early"}, {"V1", "trust_actor_claim"}} {
 		b.Run(cell.variant+"/"+cell.agent, func(b *testing.B) {
-			ep, _ := runCellB(b, spec, cell.variant, cell.agent)
+			ep := runEpisode(b, spec, schemas.EngineObaudit, cell.variant, cell.agent)
 			c, err := grading.Contract(spec, cell.variant)
 			if err != nil {
 				b.Fatal(err)
@@ -59,21 +56,4 @@ func BenchmarkEvaluateEpisode(b *testing.B) {
 			})
 		})
 	}
-}
-
-func runCellB(b *testing.B, spec *maintenance.Spec, variant, agent string) (*engine.Episode, error) {
-	entry, err := agents.Lookup(agent)
-	if err != nil {
-		b.Fatal(err)
-	}
-	op, err := maintenance.NewOperation(spec, variant)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ep, err := engine.Run(engine.Config{Domain: op, NewAgent: entry.New, AgentID: agent, AgentKind: entry.Kind,
-		OperationInstanceID: gate.PinnedInstanceID, EngineVersion: schemas.EngineObaudit, SelfCheck: engine.SelfCheckRerun})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return ep, nil
 }

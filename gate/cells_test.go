@@ -90,21 +90,30 @@ func expand(codes string) []string {
 	return out
 }
 
-func runCell(t *testing.T, spec *maintenance.Spec, version, variant, agent string) (*engine.Episode, *evaluator.Evaluation) {
-	t.Helper()
+// runEpisode executes one cell's episode (with its determinism self-check)
+// under the engine version.
+func runEpisode(tb testing.TB, spec *maintenance.Spec, version, variant, agent string) *engine.Episode {
+	tb.Helper()
 	entry, err := agents.Lookup(agent)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	op, err := maintenance.NewOperation(spec, variant)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	ep, err := engine.Run(engine.Config{Domain: op, NewAgent: entry.New, AgentID: agent, AgentKind: entry.Kind,
 		OperationInstanceID: gate.PinnedInstanceID, EngineVersion: version, SelfCheck: engine.SelfCheckRerun})
 	if err != nil {
-		t.Fatalf("engine.Run(%s/%s) = %v", variant, agent, err)
+		tb.Fatalf("engine.Run(%s/%s) = %v", variant, agent, err)
 	}
+	return ep
+}
+
+// runCell executes and grades one cell under the engine version.
+func runCell(t *testing.T, spec *maintenance.Spec, version, variant, agent string) (*engine.Episode, *evaluator.Evaluation) {
+	t.Helper()
+	ep := runEpisode(t, spec, version, variant, agent)
 	c, err := grading.Contract(spec, variant)
 	if err != nil {
 		t.Fatal(err)
