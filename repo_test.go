@@ -98,18 +98,24 @@ func TestRefusalClasses(t *testing.T) {
 		}
 		b.WriteString(c.name + "\n")
 	}
-	const golden = "testdata/refusal-classes.txt"
+	checkGolden(t, "testdata/refusal-classes.txt", b.Bytes(), "TestRefusalClasses")
+}
+
+// checkGolden holds got to the committed file path (rewriting the file
+// first under -update); test names the test that regenerates it.
+func checkGolden(t *testing.T, path string, got []byte, test string) {
+	t.Helper()
 	if *update {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(golden)
+	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
-	if !bytes.Equal(want, b.Bytes()) {
-		t.Errorf("%s is stale; regenerate with: go test . -run TestRefusalClasses -update\ngot:\n%s", golden, b.String())
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s is stale; regenerate with: go test . -run %s -update\ngot:\n%s", path, test, got)
 	}
 }
 
@@ -318,19 +324,7 @@ func TestBinaryDeps(t *testing.T) {
 			b.WriteString(l + "\n")
 		}
 	}
-	const golden = "cmd/obaudit/deps.txt"
-	if *update {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(want, b.Bytes()) {
-		t.Errorf("%s is stale; regenerate with: go test . -run TestBinaryDeps -update", golden)
-	}
+	checkGolden(t, "cmd/obaudit/deps.txt", b.Bytes(), "TestBinaryDeps")
 }
 
 // TestReadmeCommands: the README opens with exactly two commands for a fresh
