@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"testing"
 
 	"github.com/obaudit/obaudit/artefact"
@@ -116,7 +117,7 @@ func TestReplayUpstreamArtefacts(t *testing.T) {
 			if r.Reproduction != tc.reproduction {
 				t.Errorf("Reproduction = %q, want %q", r.Reproduction, tc.reproduction)
 			}
-			if !slicesEqual(r.CarriedForward, tc.carried) || r.TotalComparison() != (len(tc.carried) == 0) {
+			if !slices.Equal(r.CarriedForward, tc.carried) || r.TotalComparison() != (len(tc.carried) == 0) {
 				t.Errorf("CarriedForward = %v, want %v", r.CarriedForward, tc.carried)
 			}
 			if r.ProviderCalls != 0 || ft.Calls() != 0 {
@@ -127,18 +128,6 @@ func TestReplayUpstreamArtefacts(t *testing.T) {
 			}
 		})
 	}
-}
-
-func slicesEqual(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Without --engine a run names obaudit's own engine, and its artefact
@@ -172,7 +161,7 @@ func TestEnginesDifferOnlyInGrading(t *testing.T) {
 					differ = append(differ, k)
 				}
 			}
-			if !slicesEqual(differ, tc.differ) {
+			if !slices.Equal(differ, tc.differ) {
 				t.Fatalf("fields that differ between engines = %v, want %v", differ, tc.differ)
 			}
 			if own.Artefact.EngineVersion != schemas.EngineObaudit {
