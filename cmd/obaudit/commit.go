@@ -71,21 +71,13 @@ refused. DIR is created if absent; no file in it is ever overwritten.`,
 			if !checkpoint.ValidOrigin(origin) {
 				return usagef("--origin %q: a name without spaces or '+', not starting with DSSEv1 (e.g. example.com/campaign/2031-03)", origin)
 			}
-			keyPEM, err := readInput(cmd, keyPath)
-			if err != nil {
-				return err
-			}
-			key, err := sigstore.ParsePrivateKey(keyPEM)
+			key, err := readPrivateKey(cmd, keyPath)
 			if err != nil {
 				return err
 			}
 			bundlePub := &key.PublicKey
 			if bundleKeyPath != "" {
-				b, err := readInput(cmd, bundleKeyPath)
-				if err != nil {
-					return err
-				}
-				if bundlePub, err = sigstore.ParsePublicKey(b); err != nil {
+				if bundlePub, err = readPublicKey(cmd, bundleKeyPath); err != nil {
 					return err
 				}
 			}

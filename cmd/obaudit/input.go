@@ -1,9 +1,11 @@
 package main
 
 import (
+	"crypto/ecdsa"
 	"io"
 	"os"
 
+	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/internal/limits"
 	"github.com/spf13/cobra"
 )
@@ -30,4 +32,24 @@ func readInput(cmd *cobra.Command, name string) ([]byte, error) {
 		return nil, limits.Exceeded("MaxInputBytes", limits.MaxInputBytes, int64(len(b)))
 	}
 	return b, nil
+}
+
+// readPrivateKey reads a PEM private key (sigstore.ParsePrivateKey) from
+// the named file, or stdin for "-".
+func readPrivateKey(cmd *cobra.Command, name string) (*ecdsa.PrivateKey, error) {
+	b, err := readInput(cmd, name)
+	if err != nil {
+		return nil, err
+	}
+	return sigstore.ParsePrivateKey(b)
+}
+
+// readPublicKey reads a PEM public key (sigstore.ParsePublicKey) from the
+// named file, or stdin for "-".
+func readPublicKey(cmd *cobra.Command, name string) (*ecdsa.PublicKey, error) {
+	b, err := readInput(cmd, name)
+	if err != nil {
+		return nil, err
+	}
+	return sigstore.ParsePublicKey(b)
 }

@@ -139,11 +139,7 @@ records which checks ran.
 				_, err = cmd.OutOrStdout().Write(append(b, '\n'))
 				return err
 			}
-			keyPEM, err := readInput(cmd, keyPath)
-			if err != nil {
-				return err
-			}
-			key, err := sigstore.ParsePrivateKey(keyPEM)
+			key, err := readPrivateKey(cmd, keyPath)
 			if err != nil {
 				return err
 			}

@@ -49,11 +49,7 @@ Nothing is fetched from the network. Exit 0: verified. Exit 1: refused, by class
 			var v *sigstore.Verifier
 			signer := map[string]any{}
 			if keyPath != "" {
-				pemBytes, err := readInput(cmd, keyPath)
-				if err != nil {
-					return err
-				}
-				pub, err := sigstore.ParsePublicKey(pemBytes)
+				pub, err := readPublicKey(cmd, keyPath)
 				if err != nil {
 					return err
 				}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/checkpoint"
 	"github.com/spf13/cobra"
 )
@@ -25,11 +24,7 @@ obaudit verify. Exit 0: included. Exit 1: refused, by class.`,
 			if keyPath == "" || proofPath == "" {
 				return usagef("--key and --proof are required")
 			}
-			pemBytes, err := readInput(cmd, keyPath)
-			if err != nil {
-				return err
-			}
-			pub, err := sigstore.ParsePublicKey(pemBytes)
+			pub, err := readPublicKey(cmd, keyPath)
 			if err != nil {
 				return err
 			}
