@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/instant"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -120,11 +121,11 @@ func (v *validator) document(tree any) error {
 	if err := flag(root["replay_final"], "/replay_final"); err != nil {
 		return err
 	}
-	started, err := instant(root["started_at"], "/started_at")
+	started, err := instantField(root["started_at"], "/started_at")
 	if err != nil {
 		return err
 	}
-	ended, err := instant(root["ended_at"], "/ended_at")
+	ended, err := instantField(root["ended_at"], "/ended_at")
 	if err != nil {
 		return err
 	}
@@ -289,7 +290,7 @@ func events(x any) error {
 				return err
 			}
 		}
-		if _, err := instant(body["at"], p+"/at"); err != nil {
+		if _, err := instantField(body["at"], p+"/at"); err != nil {
 			return err
 		}
 		if _, err := counter(body["sequence"], p+"/sequence"); err != nil {
@@ -332,7 +333,7 @@ func (v *validator) trajectory(x any, recovery bool) error {
 		if n, ok := body["index"].(int64); !ok || n != int64(i) {
 			return fail(ErrOutOfOrder, p+"/index", "must be %d: a trajectory is an append-only sequence and its indices are assigned by the ledger, got %s", i, show(body["index"]))
 		}
-		at, err := instant(body["at"], p+"/at")
+		at, err := instantField(body["at"], p+"/at")
 		if err != nil {
 			return err
 		}
@@ -443,7 +444,7 @@ func quickOK(x any, kind string) bool {
 		if !ok {
 			return false
 		}
-		_, ok = parseInstant(s)
+		_, ok = instant.Parse(s)
 		return ok
 	case kOptionalInstant:
 		if x == nil {
@@ -504,11 +505,11 @@ func fieldKind(x any, kind, p string) error {
 	case kFlag:
 		return flag(x, p)
 	case kInstant:
-		_, err := instant(x, p)
+		_, err := instantField(x, p)
 		return err
 	case kOptionalInstant:
 		if x != nil {
-			_, err := instant(x, p)
+			_, err := instantField(x, p)
 			return err
 		}
 	case kObject, kRecords:
@@ -1211,51 +1212,20 @@ func prefixedID(x any, p, prefix string) error {
 func instanceID(x any, p string) error     { return prefixedID(x, p, "opinst_") }
 func executionRunID(x any, p string) error { return prefixedID(x, p, "exec_") }
 
-// instant parses the one instant form, YYYY-MM-DDTHH:MM:SSZ, strictly (no
+// instantField parses the one instant form, YYYY-MM-DDTHH:MM:SSZ, strictly (no
 // leniency: every writer emits the zero-padded form) and returns Unix
 // seconds. Calendar-impossible instants (February 31st, second 60) are
 // refused.
-func instant(x any, p string) (int64, error) {
+func instantField(x any, p string) (int64, error) {
 	s, ok := x.(string)
 	if !ok {
 		return 0, fail(ErrBadField, p, "must be an instant string YYYY-MM-DDTHH:MM:SSZ, got %s", jsonKind(x))
 	}
-	t, ok := parseInstant(s)
+	t, ok := instant.Parse(s)
 	if !ok {
 		return 0, fail(ErrBadField, p, "%q is not an instant of the form YYYY-MM-DDTHH:MM:SSZ", s)
 	}
 	return t, nil
-}
-
-func parseInstant(s string) (int64, bool) {
-	if len(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z' {
-		return 0, false
-	}
-	num := func(a, b int) (int, bool) {
-		n := 0
-		for i := a; i < b; i++ {
-			c := s[i]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int(c-'0')
-		}
-		return n, true
-	}
-	y, ok1 := num(0, 4)
-	mo, ok2 := num(5, 7)
-	d, ok3 := num(8, 10)
-	h, ok4 := num(11, 13)
-	mi, ok5 := num(14, 16)
-	se, ok6 := num(17, 19)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59 {
-		return 0, false
-	}
-	t := time.Date(y, time.Month(mo), d, h, mi, se, 0, time.UTC)
-	if t.Day() != d || int(t.Month()) != mo {
-		return 0, false
-	}
-	return t.Unix(), true
 }
 
 // FormatInstant renders Unix seconds in the one instant form.

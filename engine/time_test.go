@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/obaudit/obaudit/refusal"
 )
 
 // TestInstantFastPaths holds FormatInstant and ParseInstant to package time
@@ -60,4 +62,17 @@ func TestClockShiftMatchesShiftMinutes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// parseInstantSlow is package time's reading of a canonical instant, the
+// reference ParseInstant is held to.
+func parseInstantSlow(s string) (int64, error) {
+	if len(s) != len(InstantLayout) {
+		return 0, refusal.New(ErrMalformedInstant, "%q is not YYYY-MM-DDTHH:MM:SSZ", s)
+	}
+	t, err := time.Parse(InstantLayout, s)
+	if err != nil || t.Format(InstantLayout) != s {
+		return 0, refusal.New(ErrMalformedInstant, "%q is not YYYY-MM-DDTHH:MM:SSZ", s)
+	}
+	return t.Unix(), nil
 }

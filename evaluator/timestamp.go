@@ -5,6 +5,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/obaudit/obaudit/internal/instant"
 	"github.com/obaudit/obaudit/internal/python"
 )
 
@@ -37,7 +38,8 @@ func (g *grader) instant(v any) (int64, bool) {
 	if sec, ok := g.instants[s]; ok {
 		return sec, true
 	}
-	sec, ok := canonicalInstant(s)
+	sec, ok := instant.Parse(s)
+	ok = ok && sec >= instant.Year1 // strptime reads no year 0
 	if !ok {
 		var why string
 		if sec, why = strptime(s); why != "" {
@@ -49,35 +51,6 @@ func (g *grader) instant(v any) (int64, bool) {
 	}
 	g.instants[s] = sec
 	return sec, true
-}
-
-// canonicalInstant parses exactly "YYYY-MM-DDTHH:MM:SSZ" with ASCII digits.
-func canonicalInstant(s string) (int64, bool) {
-	if len(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z' {
-		return 0, false
-	}
-	num := func(i, j int) (int, bool) {
-		n := 0
-		for k := i; k < j; k++ {
-			c := s[k]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int(c-'0')
-		}
-		return n, true
-	}
-	year, ok1 := num(0, 4)
-	month, ok2 := num(5, 7)
-	day, ok3 := num(8, 10)
-	hour, ok4 := num(11, 13)
-	minute, ok5 := num(14, 16)
-	second, ok6 := num(17, 19)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || year < 1 || month < 1 || month > 12 || day < 1 ||
-		day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59 {
-		return 0, false
-	}
-	return time.Date(year, time.Month(month), day, hour, minute, second, 0, time.UTC).Unix(), true
 }
 
 const timestampFormat = "%Y-%m-%dT%H:%M:%SZ"

@@ -1,0 +1,63 @@
+// Package instant reads the one instant form obaudit's and upstream's
+// formats write: "YYYY-MM-DDTHH:MM:SSZ", UTC, whole seconds, every field
+// zero-padded ASCII digits.
+package instant
+
+// Parse returns the Unix seconds of s when s is exactly such an instant of
+// a real calendar day (years 0000 to 9999, proleptic Gregorian, no leap
+// second); ok is false for anything else. It does not allocate.
+func Parse(s string) (sec int64, ok bool) {
+	if len(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z' {
+		return 0, false
+	}
+	num := func(i, n int) (int64, bool) {
+		var v int64
+		for j := i; j < i+n; j++ {
+			c := s[j]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int64(c-'0')
+		}
+		return v, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 2)
+	d, ok3 := num(8, 2)
+	h, ok4 := num(11, 2)
+	mi, ok5 := num(14, 2)
+	se, ok6 := num(17, 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59 {
+		return 0, false
+	}
+	dim := [13]int64{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[mo]
+	if mo == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		dim = 29
+	}
+	if d > dim {
+		return 0, false
+	}
+	return DaysFromCivil(y, mo, d)*86400 + h*3600 + mi*60 + se, true
+}
+
+// DaysFromCivil is the number of days from 1970-01-01 to the proleptic
+// Gregorian date y-m-d (negative before it).
+func DaysFromCivil(y, m, d int64) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
+
+// Year1 is the Unix seconds of 0001-01-01T00:00:00Z, the first instant of
+// year 1.
+const Year1 = -62135596800

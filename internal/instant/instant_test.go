@@ -1,0 +1,53 @@
+package instant_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/obaudit/obaudit/internal/instant"
+)
+
+const layout = "2006-01-02T15:04:05Z"
+
+func TestParse(t *testing.T) {
+	for s, want := range map[string]int64{
+		"1970-01-01T00:00:00Z": 0,
+		"2031-03-03T09:00:00Z": 1930294800,
+		"2000-02-29T23:59:59Z": 951868799,
+		"0000-01-01T00:00:00Z": -62167219200,
+		"0000-02-29T00:00:00Z": -62162121600,
+		"0001-01-01T00:00:00Z": instant.Year1,
+		"1969-12-31T23:59:59Z": -1,
+		"9999-12-31T23:59:59Z": 253402300799,
+	} {
+		if got, ok := instant.Parse(s); !ok || got != want {
+			t.Errorf("Parse(%s) = %d, %v, want %d", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{
+		"", "2031-03-03T09:00:00", "2031-03-03T09:00:00z", "2031-03-03t09:00:00Z", "2031-03-03 09:00:00Z",
+		"2031-3-03T09:00:00Z", "2031-03-03T09:00:00.0Z", "+031-03-03T09:00:00Z", "2031-03-03T09:00:0٣Z",
+		"2031-02-29T09:00:00Z", "1900-02-29T00:00:00Z", "2031-04-31T09:00:00Z", "2031-13-01T09:00:00Z", "2031-00-01T09:00:00Z",
+		"2031-01-00T09:00:00Z", "2031-01-01T24:00:00Z", "2031-01-01T23:60:00Z", "2031-01-01T23:59:60Z",
+	} {
+		if got, ok := instant.Parse(s); ok {
+			t.Errorf("Parse(%q) = %d, want refused", s, got)
+		}
+	}
+}
+
+// Parse agrees with package time on every string package time would
+// format back to itself.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"2031-03-03T09:00:00Z", "0000-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "9999-12-31T23:59:59Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := instant.Parse(s)
+		tt, err := time.Parse(layout, s)
+		want := err == nil && tt.Format(layout) == s
+		if ok != want || (ok && got != tt.Unix()) {
+			t.Fatalf("Parse(%q) = %d, %v; package time: %v, %v", s, got, ok, tt.Unix(), want)
+		}
+	})
+}
