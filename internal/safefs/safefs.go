@@ -54,6 +54,13 @@ type Ops struct {
 	Write func(fd int, p []byte) (int, error)
 	// Fsync flushes fd, as fsync(2).
 	Fsync func(fd int) error
+	// Open opens the root anchor ("/" or "."), as open(2): the one
+	// component opened by name and followed (the operator's choice).
+	Open func(path string, flags int, mode uint32) (int, error)
+	// Openat creates the file beneath the held directory dirfd, as
+	// openat(2). A test may change the filesystem inside it, before
+	// calling the real openat, to race the create.
+	Openat func(dirfd int, name string, flags int, mode uint32) (int, error)
 }
 
 // split turns a path into a root ("/" or ".") and its directory components
@@ -95,12 +102,11 @@ func WriteFileOps(path string, data []byte, perm uint32, ops Ops) error {
 	if err != nil {
 		return err
 	}
-	d, err := OpenDir(root, dirs)
+	d, err := openDir(root, dirs, ops)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	d.ops = ops
 	return d.CreateFile(name, data, perm)
 }
 
@@ -125,11 +131,10 @@ func CreateAppendChecked(path string, perm uint32, ops Ops, check func(*Dir) err
 	if err != nil {
 		return nil, err
 	}
-	d, err := OpenDir(root, dirs)
+	d, err := openDir(root, dirs, ops)
 	if err != nil {
 		return nil, err
 	}
-	d.ops = ops
 	if check != nil {
 		if err := check(d); err != nil {
 			d.Close()

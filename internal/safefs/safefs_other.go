@@ -20,6 +20,8 @@ func unsupported() error {
 // OpenDir fails closed on this host.
 func OpenDir(root string, dirs []string) (*Dir, error) { return nil, unsupported() }
 
+func openDir(string, []string, Ops) (*Dir, error) { return nil, unsupported() }
+
 // Close does nothing on this host.
 func (d *Dir) Close() error { return nil }
 

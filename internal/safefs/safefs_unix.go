@@ -24,17 +24,26 @@ type Dir struct {
 // OpenDir opens root (followed as named: it is the operator's choice) and
 // then each component of dirs beneath it with no-follow semantics.
 func OpenDir(root string, dirs []string) (*Dir, error) {
+	return openDir(root, dirs, Ops{})
+}
+
+// openDir is OpenDir with the seam ops, which the returned Dir keeps.
+func openDir(root string, dirs []string, ops Ops) (*Dir, error) {
 	for _, c := range dirs {
 		if c == "" || c == "." || c == ".." || strings.ContainsAny(c, "/\x00") {
 			return nil, refusal.New(ErrBadPath, "component %q is not allowed", c)
 		}
 	}
-	rfd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	open := unix.Open
+	if ops.Open != nil {
+		open = ops.Open
+	}
+	rfd, err := open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}
 	if len(dirs) == 0 {
-		return &Dir{fd: rfd, path: root}, nil
+		return &Dir{fd: rfd, path: root, ops: ops}, nil
 	}
 	fd, err := openBeneath(rfd, dirs)
 	if err == errNoOpenat2 {
@@ -44,7 +53,7 @@ func OpenDir(root string, dirs []string) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Dir{fd: fd, path: root + "/" + strings.Join(dirs, "/")}, nil
+	return &Dir{fd: fd, path: root + "/" + strings.Join(dirs, "/"), ops: ops}, nil
 }
 
 var errNoOpenat2 = errors.New("openat2 unavailable")
@@ -149,7 +158,11 @@ func (d *Dir) create(name string, perm uint32) (int, error) {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
 		return -1, refusal.New(ErrBadPath, "file name %q is not allowed", name)
 	}
-	fd, err := unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+	openat := unix.Openat
+	if d.ops.Openat != nil {
+		openat = d.ops.Openat
+	}
+	fd, err := openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
 	if err != nil {
 		return -1, classify(d.fd, name, d.path+"/"+name, err)
 	}
