@@ -238,7 +238,8 @@ func rel(p string) string {
 
 // TestDependencyRules enforces the house style's layering (section 5): which
 // project packages each package may import, and that sigstore-go is
-// quarantined in artefact/sigstore.
+// quarantined in artefact/sigstore (and its test-support subpackage
+// sigstoretest, which only tests import).
 func TestDependencyRules(t *testing.T) {
 	leaves := []string{"canon", "refusal", "schemas"}
 	type rule struct {
@@ -256,6 +257,7 @@ func TestDependencyRules(t *testing.T) {
 	}
 	for _, p := range listPackages(t) {
 		r := rel(p.ImportPath)
+		quarantine := r == "artefact/sigstore" || strings.HasPrefix(r, "artefact/sigstore/")
 		var projectDeps []string
 		sigstore := false
 		for _, d := range p.Deps {
@@ -284,7 +286,7 @@ func TestDependencyRules(t *testing.T) {
 			if r != ru.pkg && !strings.HasPrefix(r, ru.pkg+"/") {
 				continue
 			}
-			if r == "artefact/sigstore" {
+			if quarantine {
 				continue // the quarantine: checked below
 			}
 			for _, d := range projectDeps {
@@ -295,14 +297,18 @@ func TestDependencyRules(t *testing.T) {
 				}
 			}
 		}
-		// sigstore-go: imported directly by artefact/sigstore only; only cmd
-		// and the quarantine package itself may link it.
+		// sigstore-go: imported directly by the quarantine (artefact/sigstore
+		// and its subpackages) only; only cmd and the quarantine itself may
+		// link it; sigstoretest is imported by no non-test code at all.
 		for _, imp := range p.Imports {
-			if strings.HasPrefix(imp, "github.com/sigstore/sigstore-go") && r != "artefact/sigstore" {
+			if strings.HasPrefix(imp, "github.com/sigstore/sigstore-go") && !quarantine {
 				t.Errorf("%s imports %s; only artefact/sigstore may import sigstore-go", r, imp)
 			}
+			if imp == module+"/artefact/sigstore/sigstoretest" {
+				t.Errorf("%s imports %s, a test-support package; only tests may", r, imp)
+			}
 		}
-		if sigstore && r != "artefact/sigstore" && !strings.HasPrefix(r, "cmd/") {
+		if sigstore && !quarantine && !strings.HasPrefix(r, "cmd/") {
 			t.Errorf("%s links sigstore-go transitively; keep it behind artefact/sigstore, wired only in cmd", r)
 		}
 	}

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obaudit/obaudit/artefact/sigstore/sigstoretest"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/commitment"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/refusal"
 	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
-	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
@@ -134,20 +134,16 @@ func TestCommitmentWithKey(t *testing.T) {
 
 // virtualCommitment signs a run commitment statement with VirtualSigstore
 // and returns it as a bundle file.
-func virtualCommitment(t *testing.T, vs *ca.VirtualSigstore, stmt []byte, at time.Time) []byte {
+func virtualCommitment(t *testing.T, vs *sigstoretest.Sigstore, stmt []byte, at time.Time) []byte {
 	t.Helper()
-	ent, err := vs.AttestAtTime(testSAN, testIssuer, stmt, at, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return virtualBundle(t, vs, ent)
+	return vs.Bundle(t, vs.Attest(t, testSAN, testIssuer, stmt, at))
 }
 
 func TestCommitmentKeyless(t *testing.T) {
 	ctx := context.Background()
 	det, model := upstreamInputs(t)
-	vs := newVirtual(t)
-	root := trustedRootJSON(t, vs)
+	vs := sigstoretest.New(t)
+	root := vs.TrustedRoot(t)
 	now := time.Now()
 	good := virtualCommitment(t, vs, statementBytes(t, model, nil), now.Add(5*time.Minute))
 	expired := virtualCommitment(t, vs, statementBytes(t, model, nil), now.Add(30*time.Minute))

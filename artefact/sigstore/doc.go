@@ -1,7 +1,8 @@
 // Package sigstore signs and verifies obaudit run commitments as Sigstore
 // bundles. It is the only package in obaudit that imports
 // github.com/sigstore/sigstore-go (pinned at v1.3.0, the newest release that
-// builds with Go 1.26); everything else sees it through the small
+// builds with Go 1.26), apart from its test-support subpackage sigstoretest,
+// which only tests import; everything else sees it through the small
 // statement-in, bundle-out and bundle-in, statement-out shapes of
 // [KeySigner.SignStatement] and [Verifier.VerifyStatement], which the
 // commitment package declares as its own Signer and Verifier interfaces.

@@ -9,24 +9,17 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"testing"
 	"time"
 
+	"github.com/obaudit/obaudit/artefact/sigstore/sigstoretest"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/refusal"
 	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
-	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
-	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
-	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
-	"github.com/sigstore/sigstore-go/pkg/bundle"
-	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/sign"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
-	"github.com/sigstore/sigstore-go/pkg/tlog"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
@@ -227,108 +220,16 @@ const (
 	testIssuer = "https://issuer.obaudit.example"
 )
 
-// virtualBundle turns a VirtualSigstore attestation into a real v0.3
-// bundle file: certificate, DSSE envelope, RFC 3161 timestamp and a
-// transparency-log entry with inclusion proof and a re-created SET.
-func virtualBundle(t testing.TB, vs *ca.VirtualSigstore, ent *ca.TestEntity) []byte {
+func attest(t testing.TB, s *sigstoretest.Sigstore, at time.Time) *ca.TestEntity {
 	t.Helper()
-	vc, _ := ent.VerificationContent()
-	cert := vc.(*bundle.Certificate).Certificate().Raw
-	sc, _ := ent.SignatureContent()
-	env := sc.EnvelopeContent().RawEnvelope()
-	payload, _ := base64.StdEncoding.DecodeString(env.Payload)
-	sig, _ := base64.StdEncoding.DecodeString(env.Signatures[0].Sig)
-	tss, _ := ent.Timestamps()
-	entries, _ := ent.TlogEntries()
-	tle := proto.Clone(entries[0].TransparencyLogEntry()).(*protorekor.TransparencyLogEntry)
-	tle.KindVersion = &protorekor.KindVersion{Kind: "dsse", Version: "0.0.1"}
-	logID, _ := vs.RekorLogID()
-	set, err := vs.RekorSignPayload(tlog.RekorPayload{
-		Body:           base64.StdEncoding.EncodeToString(tle.CanonicalizedBody),
-		IntegratedTime: tle.IntegratedTime,
-		LogIndex:       tle.LogIndex,
-		LogID:          logID,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tle.InclusionPromise = &protorekor.InclusionPromise{SignedEntryTimestamp: set}
-	var rfc []*protocommon.RFC3161SignedTimestamp
-	for _, ts := range tss {
-		rfc = append(rfc, &protocommon.RFC3161SignedTimestamp{SignedTimestamp: ts})
-	}
-	pb := &protobundle.Bundle{
-		MediaType: "application/vnd.dev.sigstore.bundle.v0.3+json",
-		VerificationMaterial: &protobundle.VerificationMaterial{
-			Content:                   &protobundle.VerificationMaterial_Certificate{Certificate: &protocommon.X509Certificate{RawBytes: cert}},
-			TlogEntries:               []*protorekor.TransparencyLogEntry{tle},
-			TimestampVerificationData: &protobundle.TimestampVerificationData{Rfc3161Timestamps: rfc},
-		},
-		Content: &protobundle.Bundle_DsseEnvelope{DsseEnvelope: &protodsse.Envelope{
-			Payload: payload, PayloadType: env.PayloadType,
-			Signatures: []*protodsse.Signature{{Sig: sig}},
-		}},
-	}
-	b, err := protojson.Marshal(pb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func trustedRootJSON(t testing.TB, vs *ca.VirtualSigstore) []byte {
-	t.Helper()
-	// VirtualSigstore's logs carry their hex log ID's text as ID bytes; a
-	// trusted root file carries the raw key ID.
-	rawIDs := func(logs map[string]*root.TransparencyLog) map[string]*root.TransparencyLog {
-		out := map[string]*root.TransparencyLog{}
-		for id, l := range logs {
-			c := *l
-			raw, err := hex.DecodeString(id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.ID = raw
-			out[id] = &c
-		}
-		return out
-	}
-	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, vs.FulcioCertificateAuthorities(), rawIDs(vs.CTLogs()), vs.TimestampingAuthorities(), rawIDs(vs.RekorLogs()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := tr.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func newVirtual(t testing.TB) *ca.VirtualSigstore {
-	t.Helper()
-	vs, err := ca.NewVirtualSigstore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return vs
-}
-
-func attest(t testing.TB, vs *ca.VirtualSigstore, at time.Time) *ca.TestEntity {
-	t.Helper()
-	// VirtualSigstore's leaf certificates are valid for ten minutes from
-	// their creation (now); its logs and authorities for an hour either side.
-	ent, err := vs.AttestAtTime(testSAN, testIssuer, []byte(testStatement), at, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ent
+	return s.Attest(t, testSAN, testIssuer, []byte(testStatement), at)
 }
 
 func TestKeylessRoundTrip(t *testing.T) {
-	vs := newVirtual(t)
+	vs := sigstoretest.New(t)
 	ent := attest(t, vs, time.Now().Add(5*time.Minute))
 
-	v, err := NewKeylessVerifier(trustedRootJSON(t, vs), Identity{Subject: testSAN, Issuer: testIssuer})
+	v, err := NewKeylessVerifier(vs.TrustedRoot(t), Identity{Subject: testSAN, Issuer: testIssuer})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,26 +237,26 @@ func TestKeylessRoundTrip(t *testing.T) {
 	if err != nil || string(got) != testStatement {
 		t.Fatalf("verifyEntity(virtual entity) = %q, %v; want the statement", got, err)
 	}
-	got, err = v.VerifyStatement(context.Background(), virtualBundle(t, vs, ent))
+	got, err = v.VerifyStatement(context.Background(), vs.Bundle(t, ent))
 	if err != nil || string(got) != testStatement {
 		t.Fatalf("VerifyStatement(virtual bundle file) = %q, %v; want the statement", got, err)
 	}
 }
 
 func TestKeylessRefusals(t *testing.T) {
-	vs := newVirtual(t)
+	vs := sigstoretest.New(t)
 	now := time.Now()
 	good := attest(t, vs, now.Add(5*time.Minute))
-	goodFile := virtualBundle(t, vs, good)
+	goodFile := vs.Bundle(t, good)
 	// The log integrated the entry 30 minutes from now: the ten-minute
 	// certificate had expired by then.
-	expired := virtualBundle(t, vs, attest(t, vs, now.Add(30*time.Minute)))
+	expired := vs.Bundle(t, attest(t, vs, now.Add(30*time.Minute)))
 	// Before the certificate existed.
-	early := virtualBundle(t, vs, attest(t, vs, now.Add(-20*time.Minute)))
+	early := vs.Bundle(t, attest(t, vs, now.Add(-20*time.Minute)))
 
 	// Another Sigstore altogether signed it.
-	stranger := newVirtual(t)
-	strangerFile := virtualBundle(t, stranger, attest(t, stranger, now.Add(5*time.Minute)))
+	stranger := sigstoretest.New(t)
+	strangerFile := stranger.Bundle(t, attest(t, stranger, now.Add(5*time.Minute)))
 
 	// No inclusion promise and no RFC 3161 timestamp: the log entry still
 	// verifies by its inclusion proof, but nothing vouches for a time.
@@ -379,7 +280,7 @@ func TestKeylessRefusals(t *testing.T) {
 
 	keySigned := signTest(t, newKey(t), testStatement)
 
-	root := trustedRootJSON(t, vs)
+	root := vs.TrustedRoot(t)
 	for _, tc := range []struct {
 		name   string
 		bundle []byte
