@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Execution ledger and bundle audit: the crash test (200 SIGKILLed writer
 # children; every surviving file reads as a verified prefix), short fuzz runs
-# of the ledger reader, the fast digest path and the bundle audit inputs, and
+# of the ledger reader, the fast digest path, the chain-only verifier, the
+# typed call-row path and the bundle audit inputs, and
 # CLI round trips with their exit codes against the upstream fixtures.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,6 +13,8 @@ go test ./execledger -run '^TestCrash$' -count=1 -v | grep -E '^(---|ok|FAIL|\s+
 echo "-- fuzz (short)"
 go test ./execledger -run '^$' -fuzz '^FuzzRead$' -fuzztime 10s -fuzzminimizetime 2s
 go test ./execledger -run '^$' -fuzz '^FuzzCompactCanonical$' -fuzztime 10s -fuzzminimizetime 2s
+go test ./execledger -run '^$' -fuzz '^FuzzVerifyChain$' -fuzztime 10s -fuzzminimizetime 2s
+go test ./execledger -run '^$' -fuzz '^FuzzTypedCallPath$' -fuzztime 10s -fuzzminimizetime 2s
 go test ./bundle -run '^$' -fuzz '^FuzzAudit$' -fuzztime 10s -fuzzminimizetime 2s
 
 echo "-- CLI round trips"
