@@ -25,8 +25,9 @@ var (
 	ErrSchema = refusal.Sentinel("ledger/schema")
 	// ErrVocabulary is returned when a closed-vocabulary field (row kind,
 	// attempt outcome, settlement, provider fault, turn reason, stop
-	// classification, terminal kind, exclusion code, cost-cap policy, rate
-	// source) holds a value the row's ledger version does not own.
+	// classification, terminal kind, exclusion code, cost-cap policy, the
+	// faults named in fault_counts) holds a value the row's ledger version
+	// does not own.
 	// [LedgerSchemaError]
 	ErrVocabulary = refusal.Sentinel("ledger/vocabulary")
 	// ErrForbiddenContent is returned by the recursive scanner when any key or
