@@ -7,18 +7,13 @@
 package cputime
 
 import (
-	"syscall"
 	"testing"
 	"time"
 )
 
 // Process returns this process's user+system CPU time so far (zero if the
-// host cannot say).
-func Process() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+// host cannot say: getrusage(2) is unix-only).
+func Process() time.Duration { return process() }
 
 // Report runs body as the benchmark loop (b.Loop) and reports the CPU time
 // per iteration as the metric "cpu-ns/op".

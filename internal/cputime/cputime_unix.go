@@ -1,0 +1,14 @@
+//go:build unix
+
+package cputime
+
+import (
+	"syscall"
+	"time"
+)
+
+func process() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
