@@ -37,6 +37,10 @@ type ReplayReport struct {
 	// carried fields (for example, that a model record's request digests are
 	// what its recorded identity would send).
 	Unverified []string
+	// RequestDigestsRebuilt counts a model record's request digests the
+	// replay rebuilt from the observations it offered and found equal to
+	// the recorded ones (0 when they were not rebuilt: see Unverified).
+	RequestDigestsRebuilt int64
 	// Sections holds a verdict for every field of the contract, grouped as
 	// [Sections] groups them.
 	Sections []SectionVerdict
@@ -362,6 +366,7 @@ func (r *ReplayReport) Tree() map[string]any {
 		"reproduction":                       r.Reproduction,
 		"carried_forward":                    strTree(r.CarriedForward),
 		"unverified":                         strTree(r.Unverified),
+		"request_digests_rebuilt":            r.RequestDigestsRebuilt,
 		"total_comparison":                   r.TotalComparison(),
 		"ok":                                 r.OK(),
 		"sections":                           sections,

@@ -19,6 +19,9 @@
 //     registry passed in can rebuild.
 //   - [ErrProviderCallForbidden]: anything on a replay path tried to reach
 //     a provider.
+//   - [ErrRequestDigestMismatch]: replay of a model record whose request
+//     digests were rebuilt (an injected [ReplayConfig.RequestDigests]) and
+//     are not the recorded ones.
 //
 // Refusals from the engine (playback: tape exhausted or unconsumed,
 // decision order, observation mismatch), the evaluator and package artefact
@@ -49,6 +52,14 @@ var (
 	// ErrProviderCallForbidden is returned by [ForbiddenTransport] for every
 	// call: recorded outcomes are replayed, never re-requested.
 	ErrProviderCallForbidden = refusal.Sentinel("replay/provider-call-forbidden")
+	// ErrRequestDigestMismatch is returned by Replay when a model record's
+	// request digests were rebuilt ([ReplayConfig.RequestDigests]) and do not
+	// equal the recorded attempts': another model, ceiling or request
+	// mapping produced the recorded requests, or the attempts list more or
+	// fewer requests, or other turns, than the replayed episode asks. The
+	// request identity is part of what produced the decisions, not a label
+	// beside them.
+	ErrRequestDigestMismatch = refusal.Sentinel("replay/request-digest-mismatch")
 )
 
 // Config is one run of an in-process (deterministic) agent.

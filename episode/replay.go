@@ -47,6 +47,26 @@ type ReplayConfig struct {
 	// Transport is handed to model playback; nil means a fresh
 	// ForbiddenTransport. A replay whose transport was called is refused.
 	Transport *ForbiddenTransport
+	// RequestDigests, when set, is asked once for a model record's request
+	// rebuilder. A nil answer means the record's request mapping is not one
+	// this build speaks: its request digests are listed as unverified. With
+	// a rebuilder, the request the recorded identity sends is rebuilt from
+	// every observation the replayed episode offers, and the sequence of
+	// (invocation, turn, request digest) must be the recorded attempts',
+	// else the replay is refused ([ErrRequestDigestMismatch]). Nil: never
+	// rebuilt (listed as unverified).
+	RequestDigests func(doc *artefact.Document) RequestRebuilder
+}
+
+// RequestRebuilder returns the request identity digest
+// (request_digest_sha256) of the request a model record's recorded identity
+// sends for obs. It is injected (episode imports no provider).
+type RequestRebuilder func(obs *engine.Observation) (string, error)
+
+// rebuiltRequest is one request rebuilt during playback.
+type rebuiltRequest struct {
+	invocation, turn int64
+	digest           string
 }
 
 // modelPlayback replays a model record's decisions from its tape. It holds
@@ -55,6 +75,38 @@ type ReplayConfig struct {
 type modelPlayback struct {
 	*engine.Playback
 	transport Transport
+	rebuild   RequestRebuilder // nil: requests not rebuilt
+	requests  []rebuiltRequest
+}
+
+// Decide rebuilds the request for obs (when a rebuilder is set), then
+// answers from the tape.
+func (p *modelPlayback) Decide(obs *engine.Observation) (engine.Decision, error) {
+	if p.rebuild != nil {
+		d, err := p.rebuild(obs)
+		if err != nil {
+			return nil, err
+		}
+		p.requests = append(p.requests, rebuiltRequest{int64(obs.InvocationIndex), int64(obs.TurnIndex), d})
+	}
+	return p.Playback.Decide(obs)
+}
+
+// checkRequests holds the rebuilt requests to the recorded attempts.
+func checkRequests(rebuilt []rebuiltRequest, attempts []artefact.Attempt) error {
+	if len(rebuilt) != len(attempts) {
+		return refusal.New(ErrRequestDigestMismatch, "the replayed episode sends %d request(s) and the record lists %d attempt(s)", len(rebuilt), len(attempts))
+	}
+	for i, r := range rebuilt {
+		a := attempts[i]
+		if r.invocation != a.InvocationIndex || r.turn != a.TurnIndex {
+			return refusal.New(ErrRequestDigestMismatch, "/agent_execution/attempts/%d: recorded for invocation %d turn %d, rebuilt for invocation %d turn %d", i, a.InvocationIndex, a.TurnIndex, r.invocation, r.turn)
+		}
+		if r.digest != a.RequestDigest {
+			return refusal.New(ErrRequestDigestMismatch, "/agent_execution/attempts/%d/request_digest_sha256: recorded %s, and the recorded identity sends %s for the observation the episode offers; the request identity is part of what produced the decisions, not a label beside them", i, a.RequestDigest, r.digest)
+		}
+	}
+	return nil
 }
 
 // Replay re-executes the episode a validated contract-8 artefact records,
@@ -69,8 +121,10 @@ type modelPlayback struct {
 // recorded invocation and turn and be offered an observation with the
 // recorded digest. For a model record the execution record and the provider
 // execution binding are copied from the record (the ledger is never
-// opened), and the request digests are not rebuilt: this build has no model
-// request builder, so they are listed as unverified. The environment (clock,
+// opened); its request digests are rebuilt when cfg.RequestDigests speaks
+// the record's request mapping (and must match, else
+// [ErrRequestDigestMismatch]), and are listed as unverified otherwise. The
+// environment (clock,
 // events, reducers, ledger, evaluator) is re-executed in every mode, and no
 // provider or network is reached.
 func Replay(doc *artefact.Document, cfg ReplayConfig) (*artefact.ReplayReport, error) {
@@ -103,6 +157,10 @@ func Replay(doc *artefact.Document, cfg ReplayConfig) (*artefact.ReplayReport, e
 	var reproduction string
 	var carried, unverified []string
 	var players []*modelPlayback
+	var rebuild RequestRebuilder
+	if source == artefact.SourceModel && cfg.RequestDigests != nil {
+		rebuild = cfg.RequestDigests(doc)
+	}
 	switch source {
 	case artefact.SourceDeterministic:
 		reg, ok := lookup(cfg.Agents, rec.AgentID)
@@ -114,7 +172,7 @@ func Replay(doc *artefact.Document, cfg ReplayConfig) (*artefact.ReplayReport, e
 	default:
 		tape := doc.Tree["decisions"].([]any)
 		run.NewAgent = func() engine.Agent {
-			pb := &modelPlayback{Playback: engine.NewPlayback(tape), transport: transport}
+			pb := &modelPlayback{Playback: engine.NewPlayback(tape), transport: transport, rebuild: rebuild}
 			players = append(players, pb)
 			return pb
 		}
@@ -135,19 +193,32 @@ func Replay(doc *artefact.Document, cfg ReplayConfig) (*artefact.ReplayReport, e
 		if err := pb.CheckExhausted(); err != nil {
 			return nil, err
 		}
+		if rebuild != nil {
+			if err := checkRequests(pb.requests, rec.Execution.Attempts); err != nil {
+				return nil, err
+			}
+		}
 	}
 	ev, err := grade(ep)
 	if err != nil {
 		return nil, err
 	}
 	ex, binding := DeterministicExecution(), (*artefact.Binding)(nil)
+	var rebuiltRequests int64
 	switch source {
 	case artefact.SourceRecorded:
 		ex = &artefact.Execution{OutcomeSource: artefact.SourceRecorded, Attempts: []artefact.Attempt{}}
 	case artefact.SourceModel:
 		ex, binding = rec.Execution, rec.ProviderExecution
 		carried = append(carried, "agent_execution", "provider_execution")
-		unverified = append(unverified, "agent_execution.attempts[].request_digest_sha256: not rebuilt (this build has no model request builder for "+artefact.ProtocolReproducible+")")
+		switch {
+		case rebuild != nil:
+			rebuiltRequests = int64(len(rec.Execution.Attempts))
+		case cfg.RequestDigests == nil:
+			unverified = append(unverified, "agent_execution.attempts[].request_digest_sha256: not rebuilt (no request rebuilder was configured)")
+		default:
+			unverified = append(unverified, "agent_execution.attempts[].request_digest_sha256: not rebuilt (the record's request mapping is not one this build rebuilds)")
+		}
 	}
 	rebuilt, err := Build(ep, ev, ex, binding)
 	if err != nil {
@@ -171,6 +242,7 @@ func Replay(doc *artefact.Document, cfg ReplayConfig) (*artefact.ReplayReport, e
 	}
 	r.Reproduction = reproduction
 	r.Unverified = unverified
+	r.RequestDigestsRebuilt = rebuiltRequests
 	r.ProviderCalls = transport.Calls()
 	return r, nil
 }

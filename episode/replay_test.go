@@ -2,6 +2,7 @@ package episode_test
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -278,4 +279,100 @@ func TestReplayRecordedPlayback(t *testing.T) {
 	if !r.OK() || r.Reproduction != artefact.ReproductionPlayback || !slices.Equal(r.CarriedForward, want) || len(r.Unverified) != 0 {
 		t.Fatalf("ok=%v reproduction=%s carried=%v unverified=%v differences=%v", r.OK(), r.Reproduction, r.CarriedForward, r.Unverified, r.Differences)
 	}
+}
+
+// byTurn is a stand-in request rebuilder: the digest of the turn an
+// observation is offered at (what the real one, which builds the request
+// body, is tested with in preflight and cmd/obaudit).
+func byTurn(obs *engine.Observation) (string, error) {
+	return canon.SHA256Hex([]byte(fmt.Sprintf("request for invocation %d turn %d", obs.InvocationIndex, obs.TurnIndex))), nil
+}
+
+// modelWithDigests is upstream's model record with every attempt's request
+// digest set by digest(i, attempt) (resealed and validated).
+func modelWithDigests(t *testing.T, digest func(i int, a map[string]any) string) *artefact.Document {
+	return edited(t, fixtureModel, func(d map[string]any) {
+		for i, x := range ll(mm(d["agent_execution"])["attempts"]) {
+			a := mm(x)
+			a["request_digest_sha256"] = digest(i, a)
+		}
+	})
+}
+
+func turnDigest(a map[string]any) string {
+	return canon.SHA256Hex([]byte(fmt.Sprintf("request for invocation %d turn %d", a["invocation_index"], a["turn_index"])))
+}
+
+// With a request rebuilder, a model record's request digests are rebuilt
+// from the observations the replay offers and must equal the recorded ones
+// (replay/request-digest-mismatch otherwise); without one, or when it does
+// not speak the record's mapping (nil), they are listed as unverified. The
+// rebuilder is never asked about a deterministic record.
+func TestReplayRebuildsRequestDigests(t *testing.T) {
+	rebuilds := func(doc *artefact.Document) episode.RequestRebuilder { return byTurn }
+	run := func(doc *artefact.Document, rd func(*artefact.Document) episode.RequestRebuilder) (*artefact.ReplayReport, error) {
+		return episode.Replay(doc, episode.ReplayConfig{Domain: operation(t, "V1"), Agents: registry, RequestDigests: rd})
+	}
+	matching := modelWithDigests(t, func(_ int, a map[string]any) string { return turnDigest(a) })
+	attempts := len(matching.Artefact.Execution.Attempts)
+
+	r, err := run(matching, rebuilds)
+	if err != nil {
+		t.Fatalf("Replay(matching digests) = %v", err)
+	}
+	if !r.OK() || r.RequestDigestsRebuilt != int64(attempts) || len(r.Unverified) != 0 {
+		t.Fatalf("matching digests: ok %v, rebuilt %d of %d, unverified %q", r.OK(), r.RequestDigestsRebuilt, attempts, r.Unverified)
+	}
+
+	for name, doc := range map[string]*artefact.Document{
+		"one digest edited": modelWithDigests(t, func(i int, a map[string]any) string {
+			if i == 17 {
+				return strings.Repeat("f", 64)
+			}
+			return turnDigest(a)
+		}),
+		"digests of another mapping (upstream's)": readFixture(t, fixtureModel),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := run(doc, rebuilds); !errors.Is(err, episode.ErrRequestDigestMismatch) {
+				t.Fatalf("Replay = %v, want %s", err, episode.ErrRequestDigestMismatch.Class)
+			}
+		})
+	}
+
+	t.Run("rebuilder error", func(t *testing.T) {
+		broken := errors.New("cannot build")
+		_, err := run(matching, func(*artefact.Document) episode.RequestRebuilder {
+			return func(*engine.Observation) (string, error) { return "", broken }
+		})
+		if !errors.Is(err, broken) {
+			t.Fatalf("Replay = %v, want the rebuilder's error", err)
+		}
+	})
+
+	for name, rd := range map[string]func(*artefact.Document) episode.RequestRebuilder{
+		"no rebuilder":       nil,
+		"mapping not spoken": func(*artefact.Document) episode.RequestRebuilder { return nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			// Digests no rebuilder would produce replay OK, unverified.
+			r, err := run(readFixture(t, fixtureModel), rd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.OK() || r.RequestDigestsRebuilt != 0 || len(r.Unverified) != 1 || !strings.HasPrefix(r.Unverified[0], "agent_execution.attempts[].request_digest_sha256: not rebuilt") {
+				t.Fatalf("ok %v, rebuilt %d, unverified %q; want ok, none rebuilt, request digests unverified", r.OK(), r.RequestDigestsRebuilt, r.Unverified)
+			}
+		})
+	}
+
+	t.Run("deterministic record", func(t *testing.T) {
+		r, err := run(readFixture(t, fixtureDet), func(*artefact.Document) episode.RequestRebuilder {
+			t.Error("the rebuilder was asked about a deterministic record")
+			return byTurn
+		})
+		if err != nil || !r.OK() || r.RequestDigestsRebuilt != 0 {
+			t.Fatalf("Replay(deterministic) = %v, %v", r, err)
+		}
+	})
 }

@@ -64,7 +64,8 @@ var (
 	// the digest of the answer it sent, a decision that is not the
 	// reference decision it answered with, a model run with more or fewer calls than
 	// decisions, a scored run the scripted provider refused a request in,
-	// or an artefact that does not replay at zero provider calls. (A cell
+	// or an artefact that does not replay at zero provider calls with every
+	// request digest rebuilt ([RequestDigests]). (A cell
 	// that ended otherwise than its kind must, e.g. excluded by a lowered
 	// call bound, is a Result whose OK is false, not a refusal.)
 	ErrSelfCheck = refusal.Sentinel("preflight/self-check-failed")
@@ -488,7 +489,7 @@ func (c *cell) check(res *Result, script *Script, artefactBytes []byte) error {
 	}
 	before := script.Requests()
 	forbidden := &episode.ForbiddenTransport{}
-	if res.Replay, err = episode.Replay(doc, episode.ReplayConfig{Domain: c.Domain, Agents: c.Agents, Transport: forbidden}); err != nil {
+	if res.Replay, err = episode.Replay(doc, episode.ReplayConfig{Domain: c.Domain, Agents: c.Agents, Transport: forbidden, RequestDigests: RequestDigests}); err != nil {
 		return err
 	}
 	res.ReplayProviderCalls = forbidden.Calls()
@@ -496,6 +497,10 @@ func (c *cell) check(res *Result, script *Script, artefactBytes []byte) error {
 	if !res.Replay.OK() || res.ReplayProviderCalls != 0 || res.ProviderRequests != before {
 		return refusal.New(ErrSelfCheck, "the artefact did not replay at zero provider calls (ok %v, forbidden calls %d, provider requests %d then %d)",
 			res.Replay.OK(), res.ReplayProviderCalls, before, res.ProviderRequests)
+	}
+	if res.Replay.RequestDigestsRebuilt != int64(len(doc.Artefact.Execution.Attempts)) {
+		return refusal.New(ErrSelfCheck, "the replay rebuilt %d of the artefact's %d request digests: the run's settings are not the ones the preflight recognises as its own",
+			res.Replay.RequestDigestsRebuilt, len(doc.Artefact.Execution.Attempts))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/episode"
+	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/spf13/cobra"
 )
@@ -29,7 +30,11 @@ A deterministic record is reproduced by rerunning its registered agent (nothing 
 A model or recorded record is reproduced by playing its own decision tape back: each
 decision must be asked for at its recorded invocation and turn and be offered an observation
 with its recorded digest. A model record's execution record and provider binding are
-carried forward (the ledger is never opened) and its request digests are not rebuilt.
+carried forward (the ledger is never opened). Its request digests are rebuilt from the
+observations the replay offers, under the recorded model and output ceiling, when its
+binding names this build's request mapping (the settings obaudit preflight records), and
+must equal the recorded ones (else refused: replay/request-digest-mismatch); any other
+model record's request digests are listed as unverified.
 
 Replay makes no provider call and opens no network connection. Contracts 1 to 7 are read
 but not reproduced.
@@ -109,7 +114,7 @@ func replayAgainst(pack *domains.Pack, doc *artefact.Document, spec []byte, sour
 	if err != nil {
 		return nil, err
 	}
-	return episode.Replay(doc, episode.ReplayConfig{Domain: dom, Agents: packAgents(pack)})
+	return episode.Replay(doc, episode.ReplayConfig{Domain: dom, Agents: packAgents(pack), RequestDigests: preflight.RequestDigests})
 }
 
 // packAgents looks up pack's registered agents by id, for replay and
@@ -149,6 +154,9 @@ func printReplay(cmd *cobra.Command, r *artefact.ReplayReport) {
 	}
 	if !r.TotalComparison() {
 		fmt.Fprintf(w, "carried forward    %s (not total: these fields came from the record and were not re-derived)\n", strings.Join(r.CarriedForward, ", "))
+	}
+	if r.RequestDigestsRebuilt > 0 {
+		fmt.Fprintf(w, "request digests    %d rebuilt from the replayed observations under the recorded identity, all equal\n", r.RequestDigestsRebuilt)
 	}
 	for _, u := range r.Unverified {
 		fmt.Fprintf(w, "unverified         %s\n", u)
