@@ -11,11 +11,15 @@ echo "-- crash test"
 go test ./execledger -run '^TestCrash$' -count=1 -v | grep -E '^(---|ok|FAIL|\s+crash_test)'
 
 echo "-- fuzz (short)"
-go test ./execledger -run '^$' -fuzz '^FuzzRead$' -fuzztime 10s -fuzzminimizetime 2s
-go test ./execledger -run '^$' -fuzz '^FuzzCompactCanonical$' -fuzztime 10s -fuzzminimizetime 2s
-go test ./execledger -run '^$' -fuzz '^FuzzVerifyChain$' -fuzztime 10s -fuzzminimizetime 2s
-go test ./execledger -run '^$' -fuzz '^FuzzTypedCallPath$' -fuzztime 10s -fuzzminimizetime 2s
-go test ./bundle -run '^$' -fuzz '^FuzzAudit$' -fuzztime 10s -fuzzminimizetime 2s
+# Budgets are execution counts, not durations: a duration budget can end
+# while a worker is inside a slow input and report "context deadline
+# exceeded" as a failure (seen once in CI with FuzzTypedCallPath), which
+# says nothing about the code. Each count is about 10 s on these machines.
+go test ./execledger -run '^$' -fuzz '^FuzzRead$' -fuzztime 80000x -fuzzminimizetime 2s
+go test ./execledger -run '^$' -fuzz '^FuzzCompactCanonical$' -fuzztime 300000x -fuzzminimizetime 2s
+go test ./execledger -run '^$' -fuzz '^FuzzVerifyChain$' -fuzztime 30000x -fuzzminimizetime 2s
+go test ./execledger -run '^$' -fuzz '^FuzzTypedCallPath$' -fuzztime 40000x -fuzzminimizetime 2s
+go test ./bundle -run '^$' -fuzz '^FuzzAudit$' -fuzztime 50000x -fuzzminimizetime 2s
 
 echo "-- CLI round trips"
 bin=$(mktemp -d)/obaudit
