@@ -43,9 +43,6 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 			art := filepath.Join(dir, g.scenario+"-"+g.agent+".artefact.json")
 			code, _, stderr := runCLI(t, "run", "--scenario", g.scenario, "--agent", g.agent,
 				"--operation-instance-id", "opinst_0123456789abcdef0123456789abcdef", "--output", art)
-			if code == exitUsage && strings.Contains(stderr, "--output") {
-				t.Skip("pending: obaudit run has no --output yet")
-			}
 			if code != exitOK && code != exitNo {
 				t.Fatalf("obaudit run = exit %d: %s", code, stderr)
 			}
