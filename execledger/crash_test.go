@@ -5,6 +5,7 @@ package execledger_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -19,28 +20,29 @@ import (
 
 const crashCalls = 40
 
-// TestCrashChild is the child process of TestCrash: it writes a whole
-// scored ledger (header, crashCalls calls, terminal) with per-row fsync
-// into $OBAUDIT_CRASH_FILE, after printing "ready".
-func TestCrashChild(t *testing.T) {
-	p := os.Getenv("OBAUDIT_CRASH_FILE")
-	if p == "" {
-		t.Skip("the child of TestCrash")
-	}
+// crashChild is the child process of TestCrash (dispatched from TestMain
+// when $OBAUDIT_CRASH_FILE is set): it writes a whole scored ledger
+// (header, crashCalls calls, terminal) with per-row fsync into path, after
+// printing "ready". It returns the process exit code.
+func crashChild(path string) int {
 	os.Stdout.WriteString("ready\n")
-	w, err := execledger.Create(p, lt.Header(), execledger.WriterOptions{})
+	w, err := execledger.Create(path, lt.Header(), execledger.WriterOptions{})
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	for i := int64(0); i < crashCalls; i++ {
 		if err := w.RecordCall(lt.Answered(i, 1, i)); err != nil {
-			t.Fatal(err)
+			fmt.Fprintln(os.Stderr, err)
+			return 1
 		}
 	}
 	if err := w.Finalize("scored", "2031-03-03T09:05:00Z", nil); err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	w.Close()
+	return 0
 }
 
 // TestCrash kills a child writing a ledger at random points (SIGKILL, 200
@@ -59,7 +61,7 @@ func TestCrash(t *testing.T) {
 	var seen = map[string]int{}
 	for i := 0; i < runs; i++ {
 		p := filepath.Join(dir, "crash-"+strconv.Itoa(i)+".ndjson")
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "OBAUDIT_CRASH_FILE="+p)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
@@ -114,7 +116,7 @@ type fullResult struct {
 // fullRun lets one child finish, timing it, for the reference bytes.
 func fullRun(t *testing.T, dir string) fullResult {
 	p := filepath.Join(dir, "full.ndjson")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "OBAUDIT_CRASH_FILE="+p)
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

@@ -10,6 +10,9 @@ cd "$(dirname "$0")/../.."
 echo "-- crash test"
 go test ./execledger -run '^TestCrash$' -count=1 -v | grep -E '^(---|ok|FAIL|\s+crash_test)'
 
+echo "-- 1 GiB journal verified in <= 64 MiB peak memory (chain pass and full read)"
+go test -tags ledger1gib ./execledger -run '^TestVerify1GiB$' -count=1 -v -timeout 30m | grep -E '^(---|ok|FAIL|\s+big_test)'
+
 echo "-- fuzz (short)"
 # Budgets are execution counts, not durations: a duration budget can end
 # while a worker is inside a slow input and report "context deadline
