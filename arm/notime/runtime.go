@@ -470,7 +470,7 @@ func (r *run) serve(b *engine.Retrieve, turn int) {
 			r.history[x.Tool] = x.RecordVersion
 		}
 		r.row("retrieval_served", map[string]any{"invocation_index": r.invocations, "turn_index": int64(turn),
-			"batch_index": int64(batch), "request_index": int64(pos), "tool": x.Tool, "source": x.Source, "authority": x.Authority,
+			"batch_index": int64(batch), "request_index": int64(pos), "initiated_by": "agent", "tool": x.Tool, "source": x.Source, "authority": x.Authority,
 			"record_id": x.RecordID, "record_version": x.RecordVersion, "as_of": x.AsOf, "schema_id": x.SchemaID,
 			"records": x.Records, "ok": x.OK})
 	}
@@ -619,8 +619,8 @@ func (r *run) activate(c *engine.Complete, v engine.Verdict, preState, predecess
 	}
 	point := spec.CompleteCommonPointKey
 	proposal := digestOf(notimewire.DomainProposalKey, map[string]any{"common_point_key": point, "outcome_kind": engine.KindComplete,
-		"normalized_action_or_terminal_payload": map[string]any{"reason": c.Reason}, "evidence_refs": strAny(c.EvidenceRefs)})
-	effect := digestOf(notimewire.DomainEffectKey, map[string]any{"proposal_key": proposal, "normalized_bindings": bindingsTree(v.Bindings),
+		"normalized_action_or_terminal_payload": map[string]any{}, "evidence_refs": strAny(c.EvidenceRefs)})
+	effect := digestOf(notimewire.DomainEffectKey, map[string]any{"proposal_key": proposal, "normalized_bindings": map[string]any{"cycle_id": v.CycleID},
 		"pre_effect_common_state_digest": preState})
 	r.completes[point]++
 	occ := digestOf(notimewire.DomainCompleteOccurrence, map[string]any{"common_point_key": point, "proposal_key": proposal,
