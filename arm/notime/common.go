@@ -1,12 +1,9 @@
 package notime
 
 import (
-	"encoding/json"
 	"regexp"
 
 	"github.com/obaudit/obaudit/arm/notimewire"
-	"github.com/obaudit/obaudit/canon"
-	"github.com/obaudit/obaudit/refusal"
 )
 
 // The runtime's own arm-neutral entry rule, used for the running common
@@ -79,22 +76,4 @@ func commonEntry(row map[string]any) *notimewire.EntryV1 {
 	}
 	delete(f, "disposition") // carried by record_type
 	return &notimewire.EntryV1{Kind: kind, Fields: f}
-}
-
-// PlanDigest is the JCS digest of a plan's wire form.
-func PlanDigest(p *notimewire.PlanV1) (string, error) {
-	t, err := Tree(p)
-	if err != nil {
-		return "", err
-	}
-	return canon.Digest(t)
-}
-
-// Tree is v's canonical tree (through its JSON form).
-func Tree(v any) (any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, refusal.Wrap(ErrConfig, err, "encode")
-	}
-	return canon.Parse(b)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/obaudit/obaudit/arm/notimerecord"
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
@@ -680,7 +681,7 @@ func (r *run) finish() (*notimewire.RunV1, error) {
 		out.Decisions = []any{}
 	}
 	var err error
-	if out.PlanDigest, err = PlanDigest(r.cfg.Plan); err != nil {
+	if out.PlanDigest, err = notimerecord.PlanDigest(r.cfg.Plan); err != nil {
 		return nil, err
 	}
 	rows := make([]any, len(r.rows))

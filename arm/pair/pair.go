@@ -8,9 +8,9 @@ package pair
 
 import (
 	"github.com/obaudit/obaudit/arm/notime"
+	"github.com/obaudit/obaudit/arm/notimerecord"
 	"github.com/obaudit/obaudit/arm/notimeverify"
 	"github.com/obaudit/obaudit/arm/notimewire"
-	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/commonoutcome"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/refusal"
@@ -73,7 +73,7 @@ func Replay(d engine.Domain, rec *notimewire.RunV1) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	pd, err := notime.PlanDigest(plan)
+	pd, err := notimerecord.PlanDigest(plan)
 	if err != nil {
 		return false, err
 	}
@@ -137,18 +137,4 @@ func GradeNoTime(d engine.Domain, nt *notimewire.RunV1) (notimewire.CommonOutcom
 // run of the same domain.
 func Verify(d engine.Domain, ep *engine.Episode, nt *notimewire.RunV1) (*notimeverify.Report, error) {
 	return notimeverify.Verify(notimeverify.Full{Domain: d, Trajectory: ep.Trajectory, TerminalOutcome: ep.TerminalOutcome, ReplayFinal: ep.ReplayFinal}, nt)
-}
-
-// Encode is the record file of a No-Time run: its RFC 8785 JSON and a
-// newline.
-func Encode(nt *notimewire.RunV1) ([]byte, error) {
-	t, err := notime.Tree(nt)
-	if err != nil {
-		return nil, err
-	}
-	b, err := canon.JCS(t)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
 }

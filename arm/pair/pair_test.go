@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/arm/notime"
+	"github.com/obaudit/obaudit/arm/notimerecord"
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/arm/pair"
 	"github.com/obaudit/obaudit/commonoutcome"
@@ -168,7 +169,7 @@ func TestDeterministicAndReplayable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := pair.Encode(nt)
+			b, err := notimerecord.Encode(nt)
 			if err != nil {
 				t.Fatal(err)
 			}
