@@ -24,15 +24,6 @@ var entryKind = map[string]string{
 	"critical_violation": "critical", "retrieval_served": "read",
 }
 
-// domainRow: rows a domain reducer writes while it reduces (they precede
-// the row of the event or effect that caused them).
-var domainRow = map[string]bool{
-	"terminal_accepted": true, "provisional_close_entered": true, "operation_reopened": true, "obligation_created": true,
-	"obligation_discharged": true, "obligation_cancelled": true, "obligation_breached": true, "checkpoint_opened": true,
-	"checkpoint_resolved": true, "checkpoint_rejected": true, "side_effect": true, "side_effect_failed": true,
-	"timer_scheduled": true, "timer_cancelled": true,
-}
-
 var skipField = map[string]bool{"index": true, "transition": true, "at": true, "detail": true, "record_version": true,
 	"as_of": true, "observational": true, "reason": true, "due_at": true, "disposition": true, "record_type": true}
 
@@ -88,60 +79,22 @@ func entry(r map[string]any) (notimewire.EntryV1, bool) {
 	return notimewire.EntryV1{Kind: k, Fields: f}, true
 }
 
-// ProjectFull projects a Full trajectory. Rows of a Full timer event
-// (not authored) and the domain rows its reduction wrote are removed
-// mechanisms, except the finalization's terminal row, which the No-Time
-// arm's finality_cut reproduces.
+// ProjectFull projects a Full trajectory: the row of a Full timer event
+// (an event no plan authored) is a removed mechanism; the business rows its
+// reduction wrote stay, so the finalization's terminal row lines up with
+// the No-Time finality_cut's.
 func ProjectFull(rows []map[string]any, authored map[string]bool, terminal any, final bool) *notimewire.ProjectionV1 {
 	p := &notimewire.ProjectionV1{Entries: []notimewire.EntryV1{}, Integrity: "ok", TerminalOutcome: terminal, ReplayFinal: final}
-	var pending []map[string]any
-	flush := func(keepOnly string) {
-		for _, r := range pending {
-			if keepOnly != "" && r["record_type"] != keepOnly {
-				continue
-			}
-			if e, ok := entry(r); ok {
-				p.Entries = append(p.Entries, e)
-			}
-		}
-		pending = pending[:0]
-	}
 	for _, r := range rows {
-		rt, _ := r["record_type"].(string)
-		if domainRow[rt] {
-			pending = append(pending, r)
-			continue
-		}
-		if k := entryKind[rt]; k == "event" {
-			id, _ := r["event_id"].(string)
-			if !authored[id] {
-				// Rows up to the accepted COMPLETE's arming of the
-				// finalization timer belong to that COMPLETE (the Full engine
-				// writes no row after it); the rest are this timer's.
-				cut := -1
-				for i, q := range pending {
-					if q["record_type"] == "timer_scheduled" && q["event_type"] == finalizationTyp {
-						cut = i
-					}
-				}
-				own := pending[cut+1:]
-				pending = pending[:cut+1]
-				flush("")
-				pending = own
-				if r["event_type"] == finalizationTyp {
-					flush("terminal_accepted")
-				} else {
-					flush("\x00none")
-				}
+		if rt, _ := r["record_type"].(string); entryKind[rt] == "event" {
+			if id, _ := r["event_id"].(string); !authored[id] {
 				continue
 			}
 		}
-		flush("")
 		if e, ok := entry(r); ok {
 			p.Entries = append(p.Entries, e)
 		}
 	}
-	flush("")
 	return p
 }
 

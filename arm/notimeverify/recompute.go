@@ -13,8 +13,7 @@ import (
 // The verifier's own constants, read from the protocol and the Full
 // scheduler (not from the compiler).
 const (
-	completeKey     = "complete"
-	finalizationTyp = "provisional_close_expired"
+	completeKey = "complete"
 	// fullTimerSequence is the smallest sequence a Full engine timer takes
 	// at an instant (engine.TimerSequenceBase + 1): every authored sequence
 	// is below it.

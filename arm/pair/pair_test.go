@@ -2,14 +2,12 @@ package pair_test
 
 import (
 	"errors"
-	"slices"
 	"testing"
 
 	"github.com/obaudit/obaudit/arm/notime"
 	"github.com/obaudit/obaudit/arm/notimerecord"
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/arm/pair"
-	"github.com/obaudit/obaudit/commonoutcome"
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/refusal"
@@ -31,33 +29,13 @@ func setup(t testing.TB, scenario, agentID string) (engine.Domain, pair.Agent) {
 	return d, pair.Agent{ID: a.ID, Kind: a.Kind, New: a.New}
 }
 
-// expected is hand-authored from each agent's intent (the spec's agent
-// descriptions), not from a run: the status both arms must give, the
-// predicates that must fail (all others pass) and the finding codes.
-var expected = []struct {
-	scenario, agent, status string
-	failing, codes          []string
-}{
-	{"V1", "reference", "SUCCESS", nil, nil},
-	{"V1", "complete_early", "FAILURE", []string{commonoutcome.PredTerminal, commonoutcome.PredInvariant}, []string{"CRITICAL_VIOLATION", "TERMINAL_NOT_REACHED"}},
-	{"V1", "always_act", "FAILURE", []string{commonoutcome.PredTerminal, commonoutcome.PredInvariant, commonoutcome.PredObligations, commonoutcome.PredAuthority},
-		[]string{"CRITICAL_VIOLATION", "OBLIGATION_NOT_DISCHARGED", "PROPOSAL_REPEATS_ACCEPTED_EFFECT", "TERMINAL_NOT_REACHED"}},
-	{"V1", "always_wait", "FAILURE", []string{commonoutcome.PredTerminal}, []string{"TERMINAL_NOT_REACHED"}},
-	{"V1", "always_escalate", "FAILURE", []string{commonoutcome.PredTerminal, commonoutcome.PredInvariant}, []string{"CRITICAL_VIOLATION", "TERMINAL_NOT_REACHED"}},
-	{"V1", "ignore_new_events", "FAILURE", []string{commonoutcome.PredTerminal}, []string{"TERMINAL_NOT_REACHED"}},
-	{"V1", "trust_actor_claim", "FAILURE", []string{commonoutcome.PredAuthority}, []string{"EVIDENCE_NOT_SERVED_BEFORE_PROPOSAL"}},
-	{"V1", "stale_after_wake", "FAILURE", []string{commonoutcome.PredAuthority}, []string{"EVIDENCE_NOT_SERVED_BEFORE_PROPOSAL"}},
-	{"V1", "duplicate_after_wake", "FAILURE", []string{commonoutcome.PredAuthority}, []string{"PROPOSAL_REPEATS_ACCEPTED_EFFECT"}},
-	// V2 authors a permanent dispatch failure of the transfer notice: the
-	// legitimate transfer is reached but the required notification is not
-	// delivered, in both arms.
-	{"V2", "reference", "FAILURE", []string{commonoutcome.PredObligations}, []string{"REQUIRED_SIDE_EFFECT_FAILED"}},
-}
-
 func TestBothArmsGradeAsIntended(t *testing.T) {
-	for _, x := range expected {
-		t.Run(x.scenario+"/"+x.agent, func(t *testing.T) {
-			d, a := setup(t, x.scenario, x.agent)
+	for _, x := range pair.Expectations {
+		if x.Ineligible {
+			continue
+		}
+		t.Run(x.Scenario+"/"+x.Agent, func(t *testing.T) {
+			d, a := setup(t, x.Scenario, x.Agent)
 			ep, err := pair.FullRun(d, a, inst)
 			if err != nil {
 				t.Fatal(err)
@@ -74,22 +52,11 @@ func TestBothArmsGradeAsIntended(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for arm, o := range map[string]notimewire.CommonOutcomeV1{"full": of, "notime": on} {
-				if o.Status != x.status {
-					t.Errorf("%s: status %s, want %s (%v)", arm, o.Status, x.status, o.FindingCodes)
-				}
-				var failing []string
-				for _, p := range commonoutcome.Predicates {
-					if o.PredicateVerdicts[p] != notimewire.VerdictPass {
-						failing = append(failing, p)
-					}
-				}
-				if !slices.Equal(failing, x.failing) {
-					t.Errorf("%s: failing predicates %v, want %v", arm, failing, x.failing)
-				}
-				if !slices.Equal(o.FindingCodes, append([]string{}, x.codes...)) && !(len(o.FindingCodes) == 0 && len(x.codes) == 0) {
-					t.Errorf("%s: finding codes %v, want %v", arm, o.FindingCodes, x.codes)
-				}
+			if why := x.Met(of); why != "" {
+				t.Errorf("full: %s (%v %v)", why, of.PredicateVerdicts, of.FindingCodes)
+			}
+			if why := x.Met(on); why != "" {
+				t.Errorf("notime: %s (%v %v)", why, on.PredicateVerdicts, on.FindingCodes)
 			}
 			if _, err := pair.Verify(d, ep, nt); err != nil {
 				t.Errorf("the verifier refused the pair: %v", err)
@@ -103,7 +70,18 @@ func TestBothArmsGradeAsIntended(t *testing.T) {
 // the protocol calls the plan ineligible rather than reordering it.
 func TestV3IsIneligible(t *testing.T) {
 	d, a := setup(t, "V3", "reference")
-	_, err := pair.NoTimeRun(d, a, inst)
+	ep, err := pair.FullRun(d, a, inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	of, err := pair.GradeFull(d, ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := pair.Expectations[len(pair.Expectations)-1].Met(of); why != "" {
+		t.Errorf("full V3: %s %v", why, of.FindingCodes)
+	}
+	_, err = pair.NoTimeRun(d, a, inst)
 	if c, _ := refusal.ClassOf(err); !errors.Is(err, notime.ErrCausalOrder) || c != "notime/causal-order-mismatch" {
 		t.Fatalf("V3: %v, want notime/causal-order-mismatch", err)
 	}
@@ -153,8 +131,9 @@ func TestV1Witness(t *testing.T) {
 	}
 }
 
-// 100 No-Time runs of every registered agent on V1 (and the reference on
-// V2) are byte-identical, and each replays from its decision tape alone.
+// 100 No-Time runs of the reference on V1 and V2 (10 of each negative on
+// V1) are byte-identical records, and each replays from its decision tape
+// alone (engine.Playback: no agent, no provider).
 func TestDeterministicAndReplayable(t *testing.T) {
 	pack := domains.Default()
 	cases := [][2]string{{"V2", "reference"}}
@@ -164,7 +143,11 @@ func TestDeterministicAndReplayable(t *testing.T) {
 	for _, c := range cases {
 		d, a := setup(t, c[0], c[1])
 		var first string
-		for i := 0; i < 100; i++ {
+		runs := 100
+		if c[1] != "reference" {
+			runs = 10
+		}
+		for i := 0; i < runs; i++ {
 			nt, err := pair.NoTimeRun(d, a, inst)
 			if err != nil {
 				t.Fatal(err)
