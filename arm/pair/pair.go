@@ -138,3 +138,13 @@ func GradeNoTime(d engine.Domain, nt *notimewire.RunV1) (notimewire.CommonOutcom
 func Verify(d engine.Domain, ep *engine.Episode, nt *notimewire.RunV1) (*notimeverify.Report, error) {
 	return notimeverify.Verify(notimeverify.Full{Domain: d, Trajectory: ep.Trajectory, TerminalOutcome: ep.TerminalOutcome, ReplayFinal: ep.ReplayFinal}, nt)
 }
+
+// Refusals of a pair that is not one.
+var (
+	// ErrSpecMismatch is returned when a record names a spec digest other
+	// than the spec the verifier binds it to.
+	ErrSpecMismatch = refusal.Sentinel("arm/spec-mismatch")
+	// ErrNotAPair is returned when a Full artefact and a No-Time record do
+	// not name the same scenario, operation instance and agent.
+	ErrNotAPair = refusal.Sentinel("arm/not-a-pair")
+)
