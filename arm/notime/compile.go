@@ -273,24 +273,29 @@ func Compile(d engine.Domain, prof Profile) (*notimewire.PlanV1, error) {
 		}
 		slices.SortFunc(order, noTimeCmp)
 		rel := map[string]string{}
-		finSeq := int64(engine.TimerSequenceBase) // the timer sorts above every authored sequence
+		finSeq := int64(engine.TimerSequenceBase)
 		fid := finID + cycleText(cyc)
 		var entries []notimewire.ReachableConditionalV1
 		var desc []string
 		for _, e := range order {
 			o := offset[e.EventID]
 			var side string
+			// The Full comparator (instant, sequence, event id) against the
+			// finalization timer's (activation + FinalizationMinutes,
+			// TimerSequenceBase + n, its id), where n ≥ 1 counts the timers
+			// armed so far: an authored sequence at or below the base sorts
+			// first; one above it is unclassifiable (n is a runtime count).
 			switch {
 			case o < prof.FinalizationMinutes:
 				side = notimewire.PreFinality
 			case o > prof.FinalizationMinutes:
 				side = notimewire.PostFinality
-			case e.Sequence < finSeq || (e.Sequence == finSeq && e.EventID < fid):
-				side = notimewire.PreFinality
-			case e.Sequence == finSeq && e.EventID == fid:
-				return nil, refusal.New(ErrCutAmbiguous, "event %q has the finalization transition's comparator key", e.EventID)
+			case e.EventID == fid:
+				return nil, refusal.New(ErrCutAmbiguous, "event %q has the finalization transition's identity at its instant", e.EventID)
+			case e.Sequence > finSeq:
+				return nil, refusal.New(ErrCutUnclassifiable, "event %q shares the finalization instant with a sequence above %d, where the Full timer's position is a runtime count", e.EventID, finSeq)
 			default:
-				side = notimewire.PostFinality
+				side = notimewire.PreFinality
 			}
 			rel[e.EventID] = side
 			desc = append(desc, keys[e.EventID])

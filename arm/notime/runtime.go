@@ -13,6 +13,17 @@ import (
 	"github.com/obaudit/obaudit/refusal"
 )
 
+// mutations are test-only seams (house style S8): every field is false in
+// the shipped binary; mutation_test.go flips one at a time to show that the
+// hand-authored fixture matrix and the independent verifier kill it.
+type mutations struct {
+	moveAcrossCut, finalityAsAudit, invokeOnPostCut, loseReopen, consumeOnRejection, blockOnDeadCause,
+	noBlockOnLiveCause, activateFromPostCutAudit, untriggeredAsDelivery, reuseActivationID, cancelWrongActivation,
+	identityCycle, dedupSemantic, mutateAfterFinal, leakFuture, alterPayload bool
+}
+
+var mut mutations
+
 // ErrConfig is returned for an unusable run configuration.
 var ErrConfig = refusal.Sentinel("notime/config")
 
@@ -60,6 +71,8 @@ type run struct {
 	lastRej  *engine.Rejection
 
 	rows      []map[string]any
+	delivered []string // mutation dedupSemantic only
+	lastAct   string   // mutation identityCycle only
 	common    []string // digests of common entries, in order
 	decisions []any
 	err       error
@@ -82,8 +95,12 @@ func (r *run) ScheduleTimer(eventID, eventType, _ string, _ int64, _ map[string]
 	r.row("timer_obligation_removed", map[string]any{"event_type": eventType, "category": removedCategory(eventType)})
 }
 func (r *run) CancelTimer(eventID string) bool {
-	if strings.HasPrefix(eventID, "timer_provisional_close:") && r.active != nil {
-		r.row("finality_activation_cancelled", map[string]any{"activation_id": r.active.id})
+	if strings.HasPrefix(eventID, "timer_provisional_close:") && r.active != nil && !mut.loseReopen {
+		id := r.active.id
+		if mut.cancelWrongActivation {
+			id = r.active.specKey
+		}
+		r.row("finality_activation_cancelled", map[string]any{"activation_id": id})
 		r.active = nil
 		return true
 	}
@@ -182,8 +199,19 @@ func (r *run) push(ev *notimewire.EventV1, cause any, bindings map[string]string
 		return
 	}
 	r.used[ev.EventID] = true
+	if mut.dedupSemantic {
+		for _, q := range r.delivered {
+			if q == semanticOf(ev) {
+				return
+			}
+		}
+		r.delivered = append(r.delivered, semanticOf(ev))
+	}
 	payload := make(map[string]any, len(ev.Payload))
 	for k, v := range ev.Payload {
+		if mut.alterPayload && k == "note" {
+			continue
+		}
 		payload[k] = v
 	}
 	for k, v := range bindings {
@@ -201,7 +229,7 @@ func (r *run) push(ev *notimewire.EventV1, cause any, bindings map[string]string
 // activation: 0 pre-finality (also every event the activation does not
 // classify), 2 post-finality.
 func (r *run) rank(q *queued) int {
-	if r.active != nil && q.ev.FinalityRelations[r.active.specKey] == notimewire.PostFinality {
+	if r.active != nil && q.ev.FinalityRelations[r.active.specKey] == notimewire.PostFinality && !mut.moveAcrossCut {
 		return 2
 	}
 	return 0
@@ -249,7 +277,16 @@ func (r *run) loop() {
 			}
 			q := r.pop(r.first())
 			r.transitions++
+			if mut.mutateAfterFinal {
+				r.st.ReduceEvent(r.ctx, q.event)
+			}
 			r.row("event_after_terminal", map[string]any{"event_id": q.ev.EventID, "event_type": q.ev.EventType, "actor_id": q.ev.ActorID, "mutating": false, "disposition": engine.DispositionPostTerminal})
+			if mut.activateFromPostCutAudit {
+				r.fire(engine.TriggerOnEvent, q.ev.EventType, q.event.Payload["cycle_id"], nil)
+			}
+			if mut.invokeOnPostCut && q.ev.TriggersAgent {
+				r.invoke(q.event)
+			}
 			continue
 		}
 		if r.invocations > int64(r.cfg.Plan.MaxInvocations) {
@@ -259,7 +296,7 @@ func (r *run) loop() {
 		}
 		i := r.first()
 		if r.active != nil {
-			if i >= 0 && r.rank(r.queue[i]) == 0 {
+			if i >= 0 && (r.rank(r.queue[i]) == 0 || mut.finalityAsAudit) && !mut.noBlockOnLiveCause {
 				r.deliver(r.pop(i)) // row 12
 				continue
 			}
@@ -293,14 +330,27 @@ func strAny(xs []string) []any {
 func (r *run) finalityCut() {
 	a := r.active
 	r.transitions++
+	// Every conditional still registered is in the activation's partition
+	// (§5.3: registered conditional events are members); none can block
+	// here, because no pre-finality event is queued and no invocation is
+	// active, so nothing can still produce its cause before the cut.
 	governed := map[string]bool{}
-	for _, k := range a.spec.Closure.AuthoredDescendantEventKeys {
-		governed[k] = true
-	}
 	keys := semanticKeysOfPlan(r.cfg.Domain, r.cfg.Plan)
+	for _, c := range r.conditionals {
+		governed[keys[c.EventID]] = true
+	}
 	remaining := r.conditionals[:0:0]
 	var closed []string
 	for _, c := range r.conditionals {
+		if governed[keys[c.EventID]] && mut.blockOnDeadCause {
+			r.fail(notimewire.CodeReachMism, "a retained conditional is held blocking with no live pre-cut producer")
+			return
+		}
+		if governed[keys[c.EventID]] && mut.untriggeredAsDelivery {
+			r.push(c, "finality_cut", nil)
+			r.deliver(r.pop(len(r.queue) - 1))
+			continue
+		}
 		if governed[keys[c.EventID]] {
 			closed = append(closed, c.EventID)
 			r.row("conditional_closed", map[string]any{"event_id": c.EventID, "conditional_semantic_key": keys[c.EventID],
@@ -330,6 +380,9 @@ func (r *run) deliver(q *queued) {
 	if !v.Accepted {
 		r.row("event_rejected", map[string]any{"event_id": ev.EventID, "event_type": ev.EventType, "actor_id": ev.ActorID,
 			"code": v.Code, "detail": v.Detail, "disposition": engine.DispositionRejected})
+		if mut.consumeOnRejection {
+			r.fire(engine.TriggerOnEvent, ev.EventType, ev.Payload["cycle_id"], nil)
+		}
 		return
 	}
 	rt, disp := "event_observed", engine.DispositionAccepted
@@ -397,9 +450,13 @@ func (r *run) invoke(trigger *engine.Event) {
 			return // row 2 halts at the next step
 		}
 		r.transitions++
+		phase := r.st.Phase()
+		if mut.leakFuture {
+			phase = fmt.Sprintf("%s|queued=%d", phase, len(r.queue))
+		}
 		obs := engine.NewObservation(r.static, engine.ObservationFields{
 			OperationInstanceID: r.cfg.OperationInstanceID, OperationID: r.static.OperationID, Now: notimewire.Anchor,
-			Phase: r.st.Phase(), InvocationIndex: int(r.invocations), TurnIndex: turn, Event: env, LastRejection: r.lastRej,
+			Phase: phase, InvocationIndex: int(r.invocations), TurnIndex: turn, Event: env, LastRejection: r.lastRej,
 			Served: r.served, BatchBudgetRemaining: int(p.MaxRetrievalBatchesPerInvocation) - r.batches,
 		})
 		d, err := r.cfg.Agent.Decide(obs)
@@ -621,14 +678,22 @@ func (r *run) activate(c *engine.Complete, v engine.Verdict, preState, predecess
 	point := spec.CompleteCommonPointKey
 	proposal := digestOf(notimewire.DomainProposalKey, map[string]any{"common_point_key": point, "outcome_kind": engine.KindComplete,
 		"normalized_action_or_terminal_payload": map[string]any{}, "evidence_refs": strAny(c.EvidenceRefs)})
-	effect := digestOf(notimewire.DomainEffectKey, map[string]any{"proposal_key": proposal, "normalized_bindings": map[string]any{"cycle_id": v.CycleID},
-		"pre_effect_common_state_digest": preState})
+	effectFields := map[string]any{"proposal_key": proposal, "normalized_bindings": map[string]any{"cycle_id": v.CycleID},
+		"pre_effect_common_state_digest": preState}
+	if mut.identityCycle && r.lastAct != "" {
+		effectFields["activation_id"] = r.lastAct
+	}
+	effect := digestOf(notimewire.DomainEffectKey, effectFields)
 	r.completes[point]++
 	occ := digestOf(notimewire.DomainCompleteOccurrence, map[string]any{"common_point_key": point, "proposal_key": proposal,
 		"accepted_effect_key": effect, "predecessor_common_transition_key": predecessor,
 		"accepted_complete_ordinal_at_common_point": r.completes[point]})
 	id := digestOf(notimewire.DomainActivation, map[string]any{"complete_occurrence_key": occ, "accepted_effect_key": effect,
 		"provisional_close_common_cause_key": spec.ProvisionalCloseCommonCauseKey})
+	if mut.reuseActivationID {
+		id = digestOf(notimewire.DomainActivation, map[string]any{"provisional_close_common_cause_key": spec.ProvisionalCloseCommonCauseKey})
+	}
+	r.lastAct = id
 	r.active = &activation{id: id, specKey: spec.ProvisionalCloseCommonCauseKey, occurrence: occ, spec: spec}
 	r.row("finality_activation", map[string]any{"activation_id": id, "complete_occurrence_key": occ, "accepted_effect_key": effect,
 		"proposal_key": proposal, "provisional_close_common_cause_key": spec.ProvisionalCloseCommonCauseKey})
@@ -718,4 +783,9 @@ func (r *run) domainPayload(actionType string, payload map[string]any) map[strin
 		out[k] = v
 	}
 	return out
+}
+
+func semanticOf(ev *notimewire.EventV1) string {
+	b, _ := canon.JCS(map[string]any{"type": ev.EventType, "payload": ev.Payload})
+	return string(b)
 }
