@@ -209,8 +209,8 @@ func (r *run) push(ev *notimewire.EventV1, cause any, bindings map[string]string
 	}
 	payload := make(map[string]any, len(ev.Payload))
 	for k, v := range ev.Payload {
-		if mut.alterPayload && k == "note" {
-			continue
+		if n, ok := v.(int64); ok && mut.alterPayload && k == "amount_minor" {
+			v = n + 1
 		}
 		payload[k] = v
 	}
@@ -349,6 +349,10 @@ func (r *run) finalityCut() {
 		if governed[keys[c.EventID]] && mut.untriggeredAsDelivery {
 			r.push(c, "finality_cut", nil)
 			r.deliver(r.pop(len(r.queue) - 1))
+			continue
+		}
+		if mut.activateFromPostCutAudit && c.FinalityRelations[a.specKey] == notimewire.PostFinality {
+			remaining = append(remaining, c) // kept open for its post-cut cause
 			continue
 		}
 		if governed[keys[c.EventID]] {

@@ -182,6 +182,9 @@ func Verify(f Full, nt *notimewire.RunV1) (*Report, error) {
 		switch r["record_type"] {
 		case "finality_activation":
 			id, _ := r["activation_id"].(string)
+			if current != "" {
+				find("activation %s is superseded by %s without a cancellation or cut", current, id)
+			}
 			recorded = append(recorded, id)
 			current = id
 		case "finality_activation_cancelled":
@@ -198,6 +201,15 @@ func Verify(f Full, nt *notimewire.RunV1) (*Report, error) {
 			}
 			current = ""
 		}
+	}
+	reopens := 0
+	for _, e := range pn.Entries {
+		if e.Kind == "reopen" {
+			reopens++
+		}
+	}
+	if reopens != len(cancelled) {
+		find("%d reopen(s) cancelled %d activation(s); each reopen cancels exactly the active one", reopens, len(cancelled))
 	}
 	if !slices.Equal(recorded, acts) {
 		find("the run recorded activations %v, recomputed %v", recorded, acts)
