@@ -136,7 +136,51 @@ func Decode(b []byte) (*notimewire.RunV1, error) {
 			return nil, err
 		}
 	}
+	if err := coherent(&r); err != nil {
+		return nil, err
+	}
 	return &r, nil
+}
+
+// ErrIncoherent is returned when a record's summary fields disagree with
+// its own trajectory or final state.
+var ErrIncoherent = refusal.Sentinel("notimerecord/incoherent")
+
+// coherent holds the summary fields to the trajectory and final state they
+// summarise (arms replay re-derives all of them by re-execution).
+func coherent(r *notimewire.RunV1) error {
+	if len(r.Trajectory) == 0 {
+		return refusal.New(ErrIncoherent, "the trajectory is empty")
+	}
+	invoked := int64(0)
+	last := int64(0)
+	for i, row := range r.Trajectory {
+		if row["index"] != int64(i) {
+			return refusal.New(ErrIncoherent, "trajectory row %d has index %v", i, row["index"])
+		}
+		n, _ := row["transition"].(int64)
+		if n < last {
+			return refusal.New(ErrIncoherent, "trajectory row %d goes back to transition %d", i, n)
+		}
+		last = n
+		if row["record_type"] == "agent_invoked" {
+			invoked++
+		}
+	}
+	end := r.Trajectory[len(r.Trajectory)-1]
+	if end["record_type"] != "episode_ended" || end["halt"] != r.Halt || end["invocations"] != r.Invocations {
+		return refusal.New(ErrIncoherent, "the closing row does not state halt %s and %d invocations", r.Halt, r.Invocations)
+	}
+	if invoked != r.Invocations || last != r.TransitionCount {
+		return refusal.New(ErrIncoherent, "invocations %d / transitions %d, the trajectory has %d / %d", r.Invocations, r.TransitionCount, invoked, last)
+	}
+	if rf, ok := r.FinalState["replay_final"].(bool); ok && rf != r.ReplayFinal {
+		return refusal.New(ErrIncoherent, "replay_final %v, the final state says %v", r.ReplayFinal, rf)
+	}
+	if r.ElapsedMinutes != nil {
+		return refusal.New(ErrIncoherent, "elapsed_minutes is not null")
+	}
+	return nil
 }
 
 // toSchemaValue turns canon's int64/float64 into the json.Number the schema

@@ -59,6 +59,7 @@ func TestRefusals(t *testing.T) {
 		"other contract":       {bytes.Replace(b, []byte(`"contract":"obaudit.arm.stateful_time_removed.run.v1"`), []byte(`"contract":"x"`), 1), "notimerecord/schema"},
 		"digest tampered":      {bytes.Replace(b, []byte(`"v1_e18"`), []byte(`"v1_e19"`), 1), "notimerecord/digest-mismatch"},
 		"not canonical":        {append(append([]byte{}, b[:len(b)-1]...), ' ', '\n'), "notimerecord/not-canonical"},
+		"incoherent summary":   {bytes.Replace(b, []byte(`"invocations":14`), []byte(`"invocations":15`), 1), "notimerecord/incoherent"},
 		"has artifact_version": {bytes.Replace(b, []byte(`{"agent_id"`), []byte(`{"artifact_version":8,"agent_id"`), 1), "notimerecord/schema"},
 	}
 	for name, c := range cases {

@@ -99,7 +99,7 @@ func TestMutatedPairsAreRefused(t *testing.T) {
 		"closure digest": func(r *notimewire.RunV1) {
 			r.Plan.FinalityCutSpecs[0].Closure.ClosureDigest = r.Plan.FinalityCutSpecs[1].Closure.ClosureDigest
 		},
-		"bound changed": func(r *notimewire.RunV1) { r.Plan.MaxTransitions++ },
+		"bound changed":      func(r *notimewire.RunV1) { r.Plan.MaxTransitions++ },
 		"origin plan digest": func(r *notimewire.RunV1) { r.Plan.OriginPlanDigest = r.PlanDigest },
 		"finality treated as an ordinary audit": func(r *notimewire.RunV1) {
 			i := rowIndex(r, func(row map[string]any) bool { return row["record_type"] == "finality_cut" })
@@ -136,7 +136,7 @@ func TestMutatedPairsAreRefused(t *testing.T) {
 			r.Trajectory[0]["note"] = "2031-03-03T09:00:00Z"
 		},
 		"terminal facts": func(r *notimewire.RunV1) { r.ReplayFinal = false },
-		"contract": func(r *notimewire.RunV1) { r.Contract = "obaudit.arm.other.v1" },
+		"contract":       func(r *notimewire.RunV1) { r.Contract = "obaudit.arm.other.v1" },
 	}
 	for name, mutate := range cases {
 		m := clone(t, nt)

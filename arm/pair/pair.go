@@ -63,7 +63,8 @@ func NoTimeRun(d engine.Domain, a Agent, instanceID string) (*notimewire.RunV1, 
 }
 
 // Replay re-executes a recorded No-Time run from its decision tape (no
-// agent, no provider) and reports whether it reproduced the digests.
+// agent, no provider) and reports whether it reproduced the record byte for
+// byte (so every carried field is re-derived, not only the digests).
 func Replay(d engine.Domain, rec *notimewire.RunV1) (bool, error) {
 	prof, err := notime.MaintenanceProfile(d.Static())
 	if err != nil {
@@ -85,8 +86,17 @@ func Replay(d engine.Domain, rec *notimewire.RunV1) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return again.TrajectoryDigest == rec.TrajectoryDigest && again.FinalStateDigest == rec.FinalStateDigest &&
-		again.DecisionsDigest == rec.DecisionsDigest, nil
+	// Every field of the record, not only its digests, must be what the
+	// re-execution gives.
+	a, err := notimerecord.Encode(again)
+	if err != nil {
+		return false, err
+	}
+	b, err := notimerecord.Encode(rec)
+	if err != nil {
+		return false, err
+	}
+	return string(a) == string(b), nil
 }
 
 func card(scenario string) (commonoutcome.Card, error) {

@@ -170,3 +170,26 @@ func TestDeterministicAndReplayable(t *testing.T) {
 		}
 	}
 }
+
+func TestRefusals(t *testing.T) {
+	d, a := setup(t, "V1", "reference")
+	nt, err := pair.NoTimeRun(d, a, inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pair.Known("static"); !errors.Is(err, pair.ErrUnknownArm) {
+		t.Errorf("unknown arm: %v", err)
+	}
+	if _, err := pair.GradeNoTime(cardless{d}, nt); !errors.Is(err, pair.ErrNoCard) {
+		t.Errorf("no card: %v", err)
+	}
+}
+
+// cardless is a domain whose scenario has no authored outcome card.
+type cardless struct{ engine.Domain }
+
+func (c cardless) Plan() *engine.Plan {
+	p := *c.Domain.Plan()
+	p.Meta.ScenarioID = "V9"
+	return &p
+}
