@@ -13,7 +13,9 @@ import (
 // accepted effect, an obligation created and discharged, a provisional
 // close, the replay-final terminal and a post-terminal event.
 func base() *notimewire.ProjectionV1 {
-	e := func(kind string, f map[string]any) notimewire.EntryV1 { return notimewire.EntryV1{Kind: kind, Fields: f} }
+	e := func(kind string, f map[string]any) notimewire.EntryV1 {
+		return notimewire.EntryV1{Kind: kind, Fields: f}
+	}
 	return &notimewire.ProjectionV1{Integrity: "ok", TerminalOutcome: "completed_successfully", ReplayFinal: true, Entries: []notimewire.EntryV1{
 		e("event", map[string]any{"record_type": "event_observed", "event_id": "e1"}),
 		e("read", map[string]any{"record_type": "retrieval_served", "invocation_index": int64(1), "records": map[string]any{"ev": []any{"evidence_1"}}}),
