@@ -136,6 +136,11 @@ func TestMutatedPairsAreRefused(t *testing.T) {
 			r.Trajectory[0]["note"] = "2031-03-03T09:00:00Z"
 		},
 		"terminal facts": func(r *notimewire.RunV1) { r.ReplayFinal = false },
+		"a delivered conditional claimed closed untriggered": func(r *notimewire.RunV1) {
+			i := rowIndex(r, func(row map[string]any) bool { return row["record_type"] == "finality_cut" })
+			closed := map[string]any{"record_type": "conditional_closed", "event_id": "v1_e13", "reason": "UNTRIGGERED_AT_FINALITY"}
+			r.Trajectory = append(r.Trajectory[:i:i], append([]map[string]any{closed}, r.Trajectory[i:]...)...)
+		},
 		"contract":       func(r *notimewire.RunV1) { r.Contract = "obaudit.arm.other.v1" },
 	}
 	for name, mutate := range cases {

@@ -255,6 +255,53 @@ func Verify(f Full, nt *notimewire.RunV1) (*Report, error) {
 			find("post-finality event %s invoked the subject", id)
 		}
 	}
+	check("untriggered-at-finality closures")
+	// At a finalized cut every conditional still registered closes; those
+	// are exactly the plan's conditionals the No-Time run never delivered,
+	// and Full (which finalized with them unscheduled) never delivered them
+	// either.
+	cutDone := false
+	var closedIDs []string
+	deliveredNT := map[string]bool{}
+	for _, r := range nt.Trajectory {
+		rt, _ := r["record_type"].(string)
+		switch {
+		case rt == "finality_cut" && r["finalized"] == true:
+			cutDone = true
+		case rt == "conditional_closed":
+			id, _ := r["event_id"].(string)
+			closedIDs = append(closedIDs, id)
+		case entryKind[rt] == "event":
+			id, _ := r["event_id"].(string)
+			deliveredNT[id] = true
+		}
+	}
+	deliveredFull := map[string]bool{}
+	for _, r := range fullRows {
+		if rt, _ := r["record_type"].(string); entryKind[rt] == "event" {
+			id, _ := r["event_id"].(string)
+			deliveredFull[id] = true
+		}
+	}
+	var wantClosed []string
+	if cutDone {
+		for _, e := range plan.Events {
+			if e.Trigger != nil && !deliveredNT[e.EventID] {
+				wantClosed = append(wantClosed, e.EventID)
+			}
+		}
+	}
+	sort.Strings(wantClosed)
+	sort.Strings(closedIDs)
+	if !slices.Equal(wantClosed, closedIDs) {
+		find("closed UNTRIGGERED_AT_FINALITY %v, recomputed %v", closedIDs, wantClosed)
+	}
+	for _, id := range closedIDs {
+		if deliveredFull[id] || deliveredNT[id] {
+			find("conditional %s closed untriggered but was delivered", id)
+		}
+	}
+
 	check("invocation opportunities")
 	fi, ni := triggers(fullRows, authored), triggers(nt.Trajectory, authored)
 	if !slices.Equal(fi, ni) {
