@@ -264,8 +264,10 @@ func (a *fxAgent) Decide(o *engine.Observation) (engine.Decision, error) {
 	return nil, fmt.Errorf("fixture decision kind %q", d.Kind)
 }
 
-func (c *fxCell) domain() *fxDomain {
-	p := &engine.Plan{StartsAt: fxStart, HorizonMinutes: 100000, MaxTurnsPerInvocation: 3, MaxRetrievalBatchesPerInvocation: 0, MaxInvocations: 20,
+func (c *fxCell) domain() *fxDomain { return c.domainAt(fxStart) }
+
+func (c *fxCell) domainAt(start string) *fxDomain {
+	p := &engine.Plan{StartsAt: start, HorizonMinutes: 100000, MaxTurnsPerInvocation: 3, MaxRetrievalBatchesPerInvocation: 0, MaxInvocations: 20,
 		Meta: engine.ScenarioMeta{OperationID: "fixture.op", ScenarioID: c.Cell, SemanticScenarioID: c.Family}}
 	if c.MaxInvocations > 0 {
 		p.MaxInvocations = c.MaxInvocations
@@ -282,7 +284,7 @@ func (c *fxCell) domain() *fxDomain {
 		case e.On != nil:
 			pe.Trigger = &engine.Trigger{Kind: e.On.Kind, Type: e.On.Type, CycleID: e.On.Cycle}
 		case e.At == "" || e.At == "start":
-			pe.At = fxStart
+			pe.At = start
 		default:
 			pe.At = e.At
 		}

@@ -1,7 +1,9 @@
 package notime
 
 import (
+	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,6 +58,33 @@ func identityProblems(t *testing.T) string {
 func TestActivationIdentity(t *testing.T) {
 	if why := identityProblems(t); why != "" {
 		t.Fatal(why)
+	}
+}
+
+// Activation ids contain no timestamp: the same cell started at another
+// Full instant gives the same ids, and the plan carries no instant at all.
+func TestActivationIsTimestampFree(t *testing.T) {
+	c := cellNamed(t, "exact old activation cancelled")
+	ids := func(start string) []string {
+		d := c.domainAt(start)
+		plan, err := Compile(d, fxProfile(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(plan)
+		if fullInstant.Match(b) {
+			t.Fatalf("the compiled plan carries an instant: %s", fullInstant.Find(b))
+		}
+		rec, err := Run(Config{Domain: d, Profile: fxProfile(d), Plan: plan, Agent: &fxAgent{script: c.Agent}, AgentID: "fx", AgentKind: "fixture", OperationInstanceID: "opinst_00000000000000000000000000000000"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		acts, _ := activationRows(rec)
+		return acts
+	}
+	a, b := ids("2031-01-01T00:00:00Z"), ids("2044-06-30T17:45:00Z")
+	if len(a) != 2 || !slices.Equal(a, b) {
+		t.Fatalf("activation ids depend on the Full start: %v vs %v", a, b)
 	}
 }
 
