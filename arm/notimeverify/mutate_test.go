@@ -141,7 +141,7 @@ func TestMutatedPairsAreRefused(t *testing.T) {
 			closed := map[string]any{"record_type": "conditional_closed", "event_id": "v1_e13", "reason": "UNTRIGGERED_AT_FINALITY"}
 			r.Trajectory = append(r.Trajectory[:i:i], append([]map[string]any{closed}, r.Trajectory[i:]...)...)
 		},
-		"contract":       func(r *notimewire.RunV1) { r.Contract = "obaudit.arm.other.v1" },
+		"contract": func(r *notimewire.RunV1) { r.Contract = "obaudit.arm.other.v1" },
 	}
 	for name, mutate := range cases {
 		m := clone(t, nt)
