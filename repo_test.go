@@ -241,7 +241,7 @@ func rel(p string) string {
 // quarantined in artefact/sigstore (and its test-support subpackage
 // sigstoretest, which only tests import).
 func TestDependencyRules(t *testing.T) {
-	leaves := []string{"canon", "refusal", "schemas"}
+	leaves := []string{"canon", "refusal", "schemas", "arm/notimewire"}
 	type rule struct {
 		pkg    string   // package (prefix match when ending in "/")
 		forbid []string // project packages (prefix match) it must not depend on
@@ -254,7 +254,18 @@ func TestDependencyRules(t *testing.T) {
 		{"artefact", []string{"engine", "domains", "evaluator", "execledger", "bundle", "episode", "cmd"}, "a format package"},
 		{"bundle", []string{"engine", "domains", "evaluator", "episode", "cmd"}, "the verifier side never imports the writer side"},
 		{"episode", []string{"domains", "cmd"}, "packs are passed in"},
+		// stateful_time_removed: the compiler/runtime and the independent
+		// verifier never import each other, nor the oracle or the evaluator.
+		{"arm/notime", []string{"arm/notimeverify", "arm/pair", "commonoutcome", "evaluator", "domains", "cmd"}, "the compiler shares nothing with its verifier"},
+		{"arm/notimeverify", []string{"arm/notime", "arm/pair", "commonoutcome", "evaluator", "domains", "cmd"}, "the verifier shares nothing with the compiler"},
+		{"commonoutcome", []string{"arm/notime", "arm/notimeverify", "arm/pair", "evaluator", "engine", "domains", "cmd"}, "the oracle is independent of compiler and evaluator"},
 	}
+	// Packages both arm/notime and arm/notimeverify depend on must be the
+	// wire types or the engine core they both drive (and its own deps): no
+	// third package may carry a derived partition, key, closure or
+	// projection rule to both.
+	notimeShared := []string{"arm/notimewire", "engine"}
+	armDeps := map[string][]string{}
 	for _, p := range listPackages(t) {
 		r := rel(p.ImportPath)
 		quarantine := r == "artefact/sigstore" || strings.HasPrefix(r, "artefact/sigstore/")
@@ -267,6 +278,12 @@ func TestDependencyRules(t *testing.T) {
 			if strings.HasPrefix(d, "github.com/sigstore/sigstore-go") {
 				sigstore = true
 			}
+		}
+		if r == "arm/notime" || r == "arm/notimeverify" {
+			armDeps[r] = projectDeps
+		}
+		if r == "engine" {
+			notimeShared = append(notimeShared, projectDeps...)
 		}
 		for _, leaf := range leaves {
 			if r == leaf {
@@ -310,6 +327,11 @@ func TestDependencyRules(t *testing.T) {
 		}
 		if sigstore && !quarantine && !strings.HasPrefix(r, "cmd/") {
 			t.Errorf("%s links sigstore-go transitively; keep it behind artefact/sigstore, wired only in cmd", r)
+		}
+	}
+	for _, d := range armDeps["arm/notime"] {
+		if slices.Contains(armDeps["arm/notimeverify"], d) && !slices.Contains(notimeShared, d) {
+			t.Errorf("arm/notime and arm/notimeverify both depend on %s; only %v may be shared", d, notimeShared)
 		}
 	}
 }

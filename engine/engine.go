@@ -45,36 +45,63 @@ const (
 // Context is the environment handle a domain gets while it reduces
 // something: the clock, the ledger, timers and dispatch faults. It cannot
 // deliver events, invoke the agent or move time.
-type Context struct{ x *execution }
+type Context struct {
+	x *execution
+	h ContextHost // set for a context hosted by another runtime (see NewHostedContext)
+}
 
 // Now is the current simulated instant.
-func (c *Context) Now() string { return c.x.clock.nowText }
+func (c *Context) Now() string {
+	if c.h != nil {
+		return c.h.Now()
+	}
+	return c.x.clock.nowText
+}
 
 // Record appends a domain row (checkpoint_opened, obligation_*, side_effect…)
 // to the trajectory at the current instant. payload is taken over.
 func (c *Context) Record(recordType string, payload map[string]any) {
+	if c.h != nil {
+		c.h.Record(recordType, payload)
+		return
+	}
 	c.x.ledger.append(c.x.clock.nowText, recordType, payload)
 }
 
 // ScheduleTimer arms a timer that fires delayMinutes from now, with a
 // timer_scheduled row.
 func (c *Context) ScheduleTimer(eventID, eventType, actorID string, delayMinutes int64, payload map[string]any, triggersAgent bool) {
+	if c.h != nil {
+		c.h.ScheduleTimer(eventID, eventType, actorID, delayMinutes, payload, triggersAgent)
+		return
+	}
 	c.x.scheduleTimer(eventID, eventType, actorID, delayMinutes, payload, triggersAgent)
 }
 
 // CancelTimer drops a pending event; a timer_cancelled row is written only
 // when something was pending. It reports whether something was.
-func (c *Context) CancelTimer(eventID string) bool { return c.x.cancelTimer(eventID) }
+func (c *Context) CancelTimer(eventID string) bool {
+	if c.h != nil {
+		return c.h.CancelTimer(eventID)
+	}
+	return c.x.cancelTimer(eventID)
+}
 
 // DispatchFails reports whether dispatch of the message fixture is authored
 // to fail in this scenario.
 func (c *Context) DispatchFails(messageFixtureID string) bool {
+	if c.h != nil {
+		return c.h.DispatchFails(messageFixtureID)
+	}
 	return c.x.plan.DispatchFailures[messageFixtureID]
 }
 
 // Shift is now plus m minutes (see [ShiftMinutes]); a negative m aborts the
 // episode with [ErrClockRewind].
 func (c *Context) Shift(m int64) string {
+	if c.h != nil {
+		return c.h.Shift(m)
+	}
 	s, _, err := c.x.clock.shift(m)
 	if err != nil {
 		c.x.fail(err)
@@ -551,16 +578,10 @@ func (x *execution) invoke(trigger *Event) {
 	x.lastRej = nil
 	env := x.envelope(trigger)
 	x.trigAuth = env != nil && env.IsAuthoritative
-	x.claims = map[string]bool{}
+	x.claims = ClaimValues(trigger)
 	null := func(k string) field { return field{key: k, kind: kindNull} }
 	tid, ttype, tauth := null("trigger_event_id"), null("trigger_event_type"), null("trigger_event_authority")
 	if trigger != nil {
-		x.claims[trigger.EventID] = true
-		for _, v := range trigger.Payload {
-			if s, ok := v.(string); ok && s != "" {
-				x.claims[s] = true
-			}
-		}
 		tid, ttype, tauth = fStr("trigger_event_id", trigger.EventID), fStr("trigger_event_type", trigger.EventType), fStr("trigger_event_authority", env.Authority)
 	}
 	claims := make([]string, 0, len(x.claims))
@@ -1039,6 +1060,6 @@ func NewTestContext(d Domain, st State) *Context {
 	start, _ := ParseInstant(plan.StartsAt)
 	x.clock = clock{start: start, now: start, nowText: plan.StartsAt}
 	x.ledger.digestOnly = true
-	x.ctx = &Context{x}
+	x.ctx = &Context{x: x}
 	return x.ctx
 }

@@ -208,7 +208,7 @@ func execute(d Domain, agent Agent, instanceID string, opts execOpts) (*Episode,
 		seen: map[string]bool{}, readHistory: map[string]string{},
 		claims: map[string]bool{}, noDigests: noDigests,
 	}
-	x.ctx = &Context{x}
+	x.ctx = &Context{x: x}
 	x.ledger.digestOnly = noDigests
 	x.keep, x.compare = opts.keep, opts.compare
 	if x.keep != nil {

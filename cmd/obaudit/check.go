@@ -20,7 +20,7 @@ var (
 )
 
 func newCheckCmd(g *globals) *cobra.Command {
-	var specFile, oracleFile, engineVersion string
+	var specFile, oracleFile, engineVersion, arm string
 	c := &cobra.Command{
 		Use:   "check [--spec FILE] [--oracle FILE] [--engine VERSION]",
 		Short: "Run the causal acceptance gate: reference accepted, every negative rejected for its declared reason",
@@ -47,6 +47,9 @@ Exit status: 0 the gate passes, 2 it says no, 1 an input was refused.`,
 			// The gate allocates ~12 MB of short-lived trees; fewer GC
 			// cycles cut its CPU time by about a quarter (BENCHMARKS.md).
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
+			if cmd.Flags().Changed("arm") {
+				return checkArm(cmd, g, arm)
+			}
 			spec, err := loadCheckSpec(cmd, specFile)
 			if err != nil {
 				return err
@@ -76,6 +79,7 @@ Exit status: 0 the gate passes, 2 it says no, 1 an input was refused.`,
 	c.Flags().StringVar(&specFile, "spec", "", "operation spec YAML (default: the embedded spec)")
 	c.Flags().StringVar(&oracleFile, "oracle", "", "negative-control oracle YAML (default: the embedded oracle)")
 	c.Flags().StringVar(&engineVersion, "engine", schemas.EngineObaudit, "engine version to grade under (0.9.0+obaudit.1 or 0.9.0)")
+	c.Flags().StringVar(&arm, "arm", "", "grade the reference and negatives by CommonOutcomeV1 on full_lifecycle, stateful_time_removed or both (see check_arms.go)")
 	c.RegisterFlagCompletionFunc("engine", cobra.FixedCompletions(schemas.Engines(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }

@@ -22,7 +22,7 @@ import (
 const runMediaType = "application/vnd.obaudit.run+json;version=1"
 
 func newRunCmd(g *globals) *cobra.Command {
-	var scenario, agentID, specFile, instanceID, engineVersion, output string
+	var scenario, agentID, specFile, instanceID, engineVersion, output, arm string
 	c := &cobra.Command{
 		Use:   "run --scenario V1|V2|V3 [--agent reference] [--spec FILE] [--operation-instance-id ID]",
 		Short: "Run one episode of the embedded deterministic engine and report its result vector and digests",
@@ -37,6 +37,9 @@ evaluation, computed as --output writes it). An unknown --engine is refused
 (opinst_0123456789abcdef0123456789abcdef) to reproduce upstream's fixtures.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("arm") {
+				return runArm(cmd, g, armRun{arm, scenario, agentID, specFile, instanceID, engineVersion, output})
+			}
 			pack := domains.Default()
 			if scenario == "" {
 				return usagef("--scenario is required")
@@ -147,6 +150,7 @@ evaluation, computed as --output writes it). An unknown --engine is refused
 	c.Flags().StringVar(&instanceID, "operation-instance-id", "", "opinst_ + 32 lower-case hex (default: random)")
 	c.Flags().StringVar(&output, "output", "", "write the episode artefact (contract 8) to this new file")
 	c.Flags().StringVar(&engineVersion, "engine", schemas.EngineObaudit, "engine version recorded for the run (the runtime is the same for both)")
+	c.Flags().StringVar(&arm, "arm", armFull, "primary arm: full_lifecycle or stateful_time_removed (given: the report carries CommonOutcomeV1; see run_arms.go)")
 	return c
 }
 
