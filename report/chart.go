@@ -268,7 +268,7 @@ func (r *Report) readsByTool() ([]string, map[string][]toolRead) {
 		at := r.invAt(iv.Index)
 		for _, t := range iv.Turns {
 			key := t.Action
-			if t.Kind == "COMPLETE" {
+			if key == "" {
 				key = "the completion"
 			}
 			for _, m := range t.Missing() {
@@ -590,7 +590,7 @@ func obligationItem(p plot, o ObligationSpan, end time.Time) item {
 	}
 	dx := p.x(o.Due)
 	right := math.Max(x1, dx+5)
-	return p.mk(x0, right, label, false, col, func(y float64, m *Mark) {
+	return p.mkLane(x0, right, label, false, true, col, func(y float64, m *Mark) {
 		*m = Mark{Kind: "obligation", Title: title, Search: search(o.ID, o.Kind, o.Status), Shapes: []Shape{bar(x0, x1, y, col, false)}}
 		if !o.Due.IsZero() {
 			dc := cMuted
@@ -619,7 +619,7 @@ func checkpointItem(p plot, c CheckpointSpan, end time.Time) item {
 	title := fmt.Sprintf("checkpoint %s (%s) assigned to %s: opened %s, deadline %s, %s; a human's resolution is business, not an agent failure", c.ID, c.Type, c.Assignee, c.OpenedText, c.DeadlineText, orOpen(c.Resolution, c.ResolvedText))
 	dx := p.x(c.Deadline)
 	right := math.Max(x1, dx+5)
-	return p.mk(x0, right, label, false, col, func(y float64, m *Mark) {
+	return p.mkLane(x0, right, label, false, true, col, func(y float64, m *Mark) {
 		*m = Mark{Kind: "human", Title: title, Search: search(c.ID, c.Type, c.Assignee, c.Resolution), Shapes: []Shape{bar(x0, x1, y, col, false)}}
 		if !c.Deadline.IsZero() {
 			m.Shapes = append(m.Shapes, dueMark(dx, y, cMuted))
@@ -656,7 +656,7 @@ func provisionalItem(p plot, pv ProvisionalSpan, end time.Time) item {
 	}
 	dx := p.x(pv.ReopenUntil)
 	right := math.Max(x1, dx+5)
-	return p.mk(x0, right, label, true, col, func(y float64, m *Mark) {
+	return p.mkLane(x0, right, label, true, true, col, func(y float64, m *Mark) {
 		*m = Mark{Kind: "human", Title: title, Search: search(pv.Cycle, pv.Ending, pv.WarrantyCycle), Shapes: []Shape{bar(x0, x1, y, col, false)}}
 		if !pv.ReopenUntil.IsZero() {
 			m.Shapes = append(m.Shapes, dueMark(dx, y, cMuted))

@@ -31,8 +31,8 @@ th{background:#f3f5f7}
 .auth{background:#fbefff;color:#6639ba}
 .warn{background:#fff8c5;color:#7d4e00}
 .tag{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:bold}
-table.expect{width:100%}
-table.expect td:first-child{width:34%}
+table.expect{width:100%;table-layout:fixed}
+.e-what{width:30%}.e-exp{width:20%}.e-obs{width:22%}.e-read{width:28%}
 tr.fail td{background:#fff1f0}
 td.res{font-weight:bold;white-space:nowrap}
 td.res.pass{color:#116329}
@@ -93,10 +93,11 @@ var bad=d.getElementById('bad');
 function filter(){var s=q.value.toLowerCase().trim(),m=0,c=0;
 [].slice.call(d.querySelectorAll('svg .m')).forEach(function(g){var hit=s!==''&&g.getAttribute('data-s').indexOf(s)>=0;g.classList.toggle('dim',s!==''&&!hit);g.classList.toggle('hit',hit);if(hit){m++;}});
 [].slice.call(d.querySelectorAll('details.inv')).forEach(function(e){var hit=s===''||e.getAttribute('data-s').indexOf(s)>=0;var ok=!bad.checked||e.classList.contains('bad');e.hidden=!(hit&&ok);if(s!==''&&hit){e.open=true;c++;}});
-n.textContent=s===''?'':(m/zs.length)+' marks, '+c+' invocations match';}
+n.textContent=s===''?'':(m/zs.length)+' mark(s), '+c+' invocation(s) match';}
 q.oninput=filter;bad.onchange=filter;
 d.addEventListener('keydown',function(e){if(e.key==='/'&&d.activeElement!==q){e.preventDefault();q.focus();}});
 box.addEventListener('click',function(e){var g=e.target.closest('[data-inv]');if(!g){return;}var t=d.getElementById('inv-'+g.getAttribute('data-inv'));if(!t){return;}t.hidden=false;t.open=true;t.scrollIntoView({block:'start'});t.classList.add('flash');setTimeout(function(){t.classList.remove('flash');},1200);});
+var h=d.location.hash;if(h.indexOf('#q=')===0){q.value=decodeURIComponent(h.slice(3));filter();}
 fit();
 })();
 `
@@ -306,7 +307,7 @@ func (r *Report) expectations() ([]expectRow, string) {
 			row.Observed, row.Reading, row.Class = "open at the end", "unresolved", "warn"
 		} else {
 			row.Observed = c.Resolution + " at " + c.ResolvedText
-			row.Reading, row.Class = "business: the human's decision, which the agent must handle; not an agent failure", "biz"
+			row.Reading, row.Class = "business: a human decision the agent must handle, not an agent failure", "biz"
 		}
 		out = append(out, row)
 	}

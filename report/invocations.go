@@ -45,9 +45,11 @@ type Turn struct {
 	Result, Code, Detail string
 	// Reads are the reads served in answer to this turn.
 	Reads []Read
-	// Fresh lists, sorted, the tools whose reads were fresh when an ACT or
-	// COMPLETE was decided (served in this invocation, not invalidated since).
-	Fresh []string
+	// Proposes is set when the decision proposed an action or the
+	// completion; Fresh then lists, sorted, the tools whose reads were fresh
+	// at the proposal (served in this invocation, not invalidated since).
+	Proposes bool
+	Fresh    []string
 	// Required lists, sorted, the reads the pack requires for this outcome
 	// (nil when the pack was not consulted or the turn needs none).
 	Required []string
@@ -146,24 +148,34 @@ func invocations(e *episodeview.Episode, pack *Pack, led *execledger.Audit) []In
 					}
 				}
 			}
-			if t.Kind == "ACT" || t.Kind == "COMPLETE" {
-				for k := range fresh {
-					t.Fresh = append(t.Fresh, k)
-				}
-				slices.Sort(t.Fresh)
-				if pack != nil && pack.RequiredReads != nil {
-					key := t.Action
-					if t.Kind == "COMPLETE" {
-						key = engine.CompleteOutcomeKey
-					}
-					t.Required = pack.RequiredReads(key)
-				}
-			}
 			if c := calls[[2]int64{cur.Index, t.Index}]; c != nil {
 				t.Call = callView(c)
 			}
 			cur.Turns = append(cur.Turns, t)
 			turn = &cur.Turns[len(cur.Turns)-1]
+		case "action_proposed", "terminal_proposed":
+			// The proposal names the outcome key (an ASK or ESCALATE
+			// proposes an action its decision does not name).
+			if turn != nil && !turn.Proposes {
+				turn.Proposes = true
+				key := engine.CompleteOutcomeKey
+				if r.Type == "action_proposed" {
+					key = r.Str("action_type")
+					if turn.Action == "" {
+						turn.Action = key
+						if b, err := canon.Upstream(r.F["payload"]); err == nil && r.F["payload"] != nil {
+							turn.Payload = string(b)
+						}
+					}
+				}
+				for k := range fresh {
+					turn.Fresh = append(turn.Fresh, k)
+				}
+				slices.Sort(turn.Fresh)
+				if pack != nil && pack.RequiredReads != nil {
+					turn.Required = pack.RequiredReads(key)
+				}
+			}
 		case "retrieval_served":
 			// A RETRIEVE decision has no agent_outcome row: its served
 			// reads, which carry their turn, are the turn.

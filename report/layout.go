@@ -124,6 +124,7 @@ const (
 // item is a mark before packing, occupying [x0, x1].
 type item struct {
 	x0, x1 float64
+	extra  int // rows below the item's own that its label takes
 	build  func(y float64) Mark
 }
 
@@ -167,6 +168,9 @@ func (l *lane) pack() {
 		}
 	}
 	l.n = max(1, len(ends), len(l.lines))
+	for i, it := range l.items {
+		l.n = max(l.n, l.rows[i]+1+it.extra)
+	}
 }
 
 func cmpF(a, b float64) int {
@@ -202,39 +206,54 @@ func (p plot) x(t time.Time) float64 {
 func (p plot) right() float64 { return padX + p.w + padX }
 
 // place puts a label beside a mark spanning [xl, xr]: to its right, else to
-// its left, else over the mark as far right as the drawing allows (the label
-// has a halo, so it stays legible over a bar). It returns the label and the
-// extent of mark and label together.
-func (p plot) place(xl, xr, yc float64, s string, bold bool) (*Label, float64, float64) {
+// its left; failing both, on the row below, from the mark's start as far as
+// the drawing allows (below reports that), or, where a lane has no row to
+// spare, over the mark as far right as the drawing allows (the label has a
+// halo, so it stays legible). It returns the label and the horizontal
+// extent of mark and label together on the mark's row.
+func (p plot) place(xl, xr, yc float64, s string, bold, spare bool) (l *Label, x0, x1 float64, below bool) {
 	if s == "" {
-		return nil, xl, xr
+		return nil, xl, xr, false
 	}
 	w := textWidth(s, fontPx, bold)
-	var l Label
+	var lb Label
 	switch {
 	case xr+labelGap+w <= p.right()-1:
-		l = newLabel(s, xr+labelGap, yc, fontPx, "start", bold)
+		lb = newLabel(s, xr+labelGap, yc, fontPx, "start", bold)
 	case xl-labelGap-w >= 1:
-		l = newLabel(s, xl-labelGap, yc, fontPx, "end", bold)
+		lb = newLabel(s, xl-labelGap, yc, fontPx, "end", bold)
+	case spare:
+		lb = newLabel(s, math.Max(1, math.Min(xl, p.right()-1-w)), yc+rowH, fontPx, "start", bold)
+		return &lb, xl, xr, true
 	default:
-		l = newLabel(s, math.Max(1, p.right()-1-w), yc, fontPx, "start", bold)
+		lb = newLabel(s, math.Max(1, p.right()-1-w), yc, fontPx, "start", bold)
 	}
-	return &l, math.Min(xl, l.X0), math.Max(xr, l.X1)
+	return &lb, math.Min(xl, lb.X0), math.Max(xr, lb.X1), false
 }
 
 // mk builds an item whose label is placed at layout time: the label's
 // vertical position is known only after packing, so it is re-made then.
 func (p plot) mk(xl, xr float64, s string, bold bool, fill string, f func(y float64, m *Mark)) item {
-	_, x0, x1 := p.place(xl, xr, 0, s, bold)
-	return item{x0: x0, x1: x1, build: func(y float64) Mark {
+	return p.mkLane(xl, xr, s, bold, false, fill, f)
+}
+
+// mkLane is mk for the one item of a lane, whose label may take the row
+// below.
+func (p plot) mkLane(xl, xr float64, s string, bold, spare bool, fill string, f func(y float64, m *Mark)) item {
+	_, x0, x1, below := p.place(xl, xr, 0, s, bold, spare)
+	it := item{x0: x0, x1: x1, build: func(y float64) Mark {
 		var m Mark
 		f(y, &m)
-		if l, _, _ := p.place(xl, xr, y, s, bold); l != nil {
+		if l, _, _, _ := p.place(xl, xr, y, s, bold, spare); l != nil {
 			l.Fill = fill
 			m.Label = l
 		}
 		return m
 	}}
+	if below {
+		it.extra = 1
+	}
+	return it
 }
 
 func circle(x, y float64, fill, stroke string) Shape {

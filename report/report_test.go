@@ -97,7 +97,7 @@ func TestHTMLSelfContained(t *testing.T) {
 	// but the page's own, which makes no request.
 	stripped := strings.ReplaceAll(s, `xmlns="http://www.w3.org/2000/svg"`, "")
 	for _, bad := range []string{"<link", "<img", "<iframe", "<object", "<embed", "src=", "href=", "url(", "@import", "http://", "https://", "//",
-		"fetch(", "XMLHttpRequest", "WebSocket", "sendBeacon", "import(", "EventSource", "location", "window.open", "innerHTML", "eval("} {
+		"fetch(", "XMLHttpRequest", "WebSocket", "sendBeacon", "import(", "EventSource", "location.href", "location.assign", "location.replace", "location=", "window.open", "innerHTML", "eval("} {
 		if strings.Contains(stripped, bad) {
 			t.Errorf("page contains %q", bad)
 		}
@@ -110,7 +110,7 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 	policy := html.UnescapeString(policyOf[1])
 	for _, el := range []string{"style", "script"} {
-		found := regexp.MustCompile(`(?s)<` + el + `>(.*?)</` + el + `>`).FindAllStringSubmatch(s, -1)
+		found := regexp.MustCompile(`(?s)<`+el+`>(.*?)</`+el+`>`).FindAllStringSubmatch(s, -1)
 		if len(found) != 1 || strings.Count(s, "<"+el) != 1 {
 			t.Fatalf("%d %s elements, want 1", len(found), el)
 		}

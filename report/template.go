@@ -25,13 +25,14 @@ var pageTemplate = `<!DOCTYPE html>
 <h2>Expected beside observed</h2>
 {{if .ExpectNote}}<p class="muted">{{.ExpectNote}}</p>
 {{end}}<table class="expect">
+<colgroup><col class="e-what"><col class="e-exp"><col class="e-obs"><col class="e-read"></colgroup>
 <tr><th>what</th><th>expected (authored)</th><th>observed</th><th>reading</th></tr>
 {{range .Expect}}<tr><td>{{.What}}</td><td>{{.Expected}}</td><td>{{.Observed}}</td><td><span class="tag {{.Class}}">{{.Reading}}</span></td></tr>
 {{end}}</table>
 
 <h2>Timeline (simulated time, UTC)</h2>
 <div class="toolbar">
-<input type="search" id="q" placeholder="search ( / ): id, type, tool, code…" aria-label="search the timeline and the invocations">
+<input type="search" id="q" placeholder="search ( / ): id, type, tool, code…" title="matches marks and invocations; a page address ending #q=TEXT opens with TEXT searched" aria-label="search the timeline and the invocations">
 <span id="hits" class="muted"></span>
 <span>show:
 <label><input type="checkbox" data-k="event" checked> events</label>
@@ -97,8 +98,8 @@ var pageTemplate = `<!DOCTYPE html>
 {{if .Reason}}<br><span class="muted">reason:</span> {{.Reason}}{{end}}
 {{if .Rationale}}<br><span class="muted">rationale:</span> {{.Rationale}}{{end}}</td>
 <td>{{range .Reads}}<details class="rd"><summary><span class="code">{{.Tool}}</span> <span class="muted">{{.Authority}}{{if not .OK}}</span> <span class="miss">not ok{{end}}</span></summary><div class="muted">{{.RecordID}} version {{.Version}} from {{.Source}}</div><pre>{{.Records}}</pre></details>{{end}}
-{{if or (eq .Kind "ACT") (eq .Kind "COMPLETE")}}{{if .Required}}<div>required, fresh at this decision:</div>{{$t := .}}{{range .Required}}<div class="code {{if $t.IsFresh .}}have{{else}}miss{{end}}">{{if $t.IsFresh .}}✓{{else}}✗{{end}} {{.}}</div>{{end}}{{else if not $.Pack}}<div class="muted">required reads: pack not consulted</div>{{end}}<div class="muted">fresh: {{if .Fresh}}{{join .Fresh ", "}}{{else}}none{{end}}</div>{{end}}</td>
-<td>{{if eq .Result "refused"}}<span class="tag no">refused</span> <code class="miss">{{.Code}}</code>{{if .Detail}}<br>{{.Detail}}{{end}}{{else if eq .Result "accepted"}}<span class="tag ok">accepted{{if .Code}} {{.Code}}{{end}}</span>{{else if .Result}}{{.Result}}{{else}}<span class="muted">no answer row</span>{{end}}</td>
+{{if .Proposes}}{{if .Required}}<div>required, fresh at this decision:</div>{{$t := .}}{{range .Required}}<div class="code {{if $t.IsFresh .}}have{{else}}miss{{end}}">{{if $t.IsFresh .}}✓{{else}}✗{{end}} {{.}}</div>{{end}}{{else if not $.Pack}}<div class="muted">required reads: pack not consulted</div>{{end}}<div class="muted">fresh: {{if .Fresh}}{{join .Fresh ", "}}{{else}}none{{end}}</div>{{end}}</td>
+<td>{{if eq .Result "refused"}}<span class="tag no">refused</span> <code class="miss">{{.Code}}</code>{{if .Detail}}<br>{{.Detail}}{{end}}{{else if eq .Result "accepted"}}<span class="tag ok">accepted</span>{{if and .Code (ne .Code "ACCEPTED")}} <code>{{.Code}}</code>{{end}}{{else if .Result}}{{.Result}}{{else}}<span class="muted">no answer row</span>{{end}}</td>
 {{if $.Model}}<td>{{with .Call}}call {{.CallIndex}}: {{.InputTokens}} in / {{.OutputTokens}} out tokens{{if .CostUSD}}, {{.CostUSD}} USD{{end}}{{if .Latency}}, {{.Latency}}{{end}}<br>{{.Status}}{{if .HTTPStatus}}, HTTP {{.HTTPStatus}}{{end}}{{if .Fault}}, <span class="miss">fault {{.Fault}}</span>{{end}}{{if .Model}}<br><span class="muted">model {{.Model}}, {{.Attempts}} attempt(s)</span>{{end}}{{else}}<span class="muted">not given</span>{{end}}</td>{{end}}
 </tr>
 {{end}}</table>
