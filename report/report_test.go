@@ -32,7 +32,7 @@ func buildV1(t *testing.T) *Report {
 
 func TestTimelineV1(t *testing.T) {
 	tl := buildV1(t).Timeline()
-	if got := strings.Join(tl.Actors, ","); got != "customer_1,supplier_1,approver_1,maintenance_system,payment_system,scheduler" {
+	if got := strings.Join(tl.Actors, ","); got != "customer_1,supplier_1,maintenance_system,approver_1,payment_system,scheduler" {
 		t.Errorf("actors = %s", got)
 	}
 	if len(tl.Events) != 19 || len(tl.Invocations) != 14 || len(tl.Proposals) != 11 || len(tl.Waits) != 12 {
