@@ -311,7 +311,7 @@ func (r *Report) expectations() ([]expectRow, string) {
 		}
 		out = append(out, row)
 	}
-	v := expectRow{What: "verdict", Expected: "—"}
+	v := expectRow{What: "verdict", Expected: "not authored"}
 	if e.Evaluation.Reliable {
 		v.Observed, v.Reading, v.Class = "reliable", "all eleven dimensions hold", "ok"
 	} else {

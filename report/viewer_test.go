@@ -261,26 +261,30 @@ func escaped(n int) string {
 }
 
 // structural keys keep their values: the report branches on them (a row's
-// type, a disposition, a decision kind), and instants must parse.
-var structural = map[string]bool{"record_type": true, "disposition": true, "kind": true, "phase": true, "status": true, "outcome_source": true, "cause": true}
+// type, a disposition, a decision kind, a dispatch status, a row's phase),
+// and instants must parse. Each is a closed vocabulary the artefact
+// validator holds before anything is rendered; an obligation's kind and the
+// episode's status, which the report only shows, are poisoned.
+var structural = map[string]bool{"record_type": true, "disposition": true, "kind": true, "phase": true, "status": true, "cause": true}
 
 // poison rewrites every non-structural string in tree to a hostile one; the
 // same string always becomes the same hostile string, so references (ids
 // cited elsewhere) still resolve. It returns the marker each key received.
 func poison(tree any, marks map[string]int, keys map[string][]int) any {
-	var walk func(key string, v any) any
-	walk = func(key string, v any) any {
+	var walk func(key string, v any, shown bool) any
+	walk = func(key string, v any, shown bool) any {
 		switch x := v.(type) {
 		case map[string]any:
+			rt, _ := x["record_type"].(string)
 			for k, e := range x {
-				x[k] = walk(k, e)
+				x[k] = walk(k, e, k == "kind" && strings.HasPrefix(rt, "obligation_"))
 			}
 		case []any:
 			for i, e := range x {
-				x[i] = walk(key, e)
+				x[i] = walk(key, e, false)
 			}
 		case string:
-			if structural[key] || x == "timer" {
+			if (structural[key] && !shown) || x == "timer" {
 				return x
 			}
 			if _, err := time.Parse(time.RFC3339, x); err == nil {
@@ -296,7 +300,11 @@ func poison(tree any, marks map[string]int, keys map[string][]int) any {
 		}
 		return v
 	}
-	return walk("", tree)
+	root := tree.(map[string]any)
+	status := root["status"]
+	tree = walk("", tree, false)
+	root["status"] = walk("status", status, true)
+	return tree
 }
 
 // TestHostileStrings feeds a hostile string through every string field of
@@ -380,13 +388,13 @@ func TestHostileStrings(t *testing.T) {
 	// Every field the page shows, by key: each must reach it escaped.
 	for _, k := range []string{
 		// identity and verdict
-		"operation_id", "operation_version", "operation_type", "scenario_id", "scenario_label", "semantic_scenario_id", "agent_id", "agent_kind", "expected_terminal", "model",
+		"operation_id", "operation_version", "operation_type", "scenario_id", "scenario_label", "semantic_scenario_id", "agent_id", "agent_kind", "expected_terminal", "model", "status", "outcome_source",
 		"engine_version", "failed_dimensions",
 		// digests
 		"trajectory_digest_sha256", "final_state_digest_sha256", "decisions_digest_sha256", "spec_digest_sha256", "operation_instance_id", "execution_ledger_digest_sha256", "execution_run_id", "provider", "api",
 		// events and the timeline
 		"event_id", "event_type", "actor_id", "verdict_code", "caused_by", "action_type", "message_fixture_id", "recipient_actor_id",
-		"obligation_id", "checkpoint_id", "checkpoint_type", "assignee_actor_id", "resolution", "cycle_id", "reopened_cycle_id", "warranty_cycle_id",
+		"obligation_id", "kind", "checkpoint_id", "checkpoint_type", "assignee_actor_id", "resolution", "cycle_id", "reopened_cycle_id", "warranty_cycle_id",
 		// invocations: the wake, decisions, reads, answers
 		"trigger_event_id", "trigger_event_type", "trigger_event_authority", "trigger_claim_values", "rationale", "reason", "evidence_refs", "wake_on",
 		"tool", "record_id", "record_version", "authority", "source", "code", "detail",
