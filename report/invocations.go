@@ -22,10 +22,14 @@ type Invocation struct {
 	TriggerEventID, TriggerEventType, TriggerAuthority string
 	TriggerAuthoritative                               bool
 	TriggerClaims                                      []string
-	Turns                                              []Turn
+	// TriggerPayload is the canonical JSON of the waking event's payload.
+	TriggerPayload string
+	Turns          []Turn
 	// Refused counts refused proposals; Findings counts evaluator findings
-	// at the invocation's instant(s).
+	// at the invocation's instant, FindingList names them (code and
+	// dimension).
 	Refused, Findings int
+	FindingList       []string
 }
 
 // Turn is one decision of an invocation.
@@ -104,12 +108,18 @@ func invocations(e *episodeview.Episode, pack *Pack, led *execledger.Audit) []In
 	var cur *Invocation
 	var turn *Turn
 	fresh := map[string]bool{}
-	findingsAt := map[string]int{}
+	findingsAt := map[string][]string{}
 	for _, d := range e.Evaluation.Dimensions {
 		for _, f := range d.Findings {
 			if f.At != "" {
-				findingsAt[f.At]++
+				findingsAt[f.At] = append(findingsAt[f.At], f.Code+" ("+d.Name+")")
 			}
+		}
+	}
+	payloads := map[string]string{}
+	for _, ev := range e.Events {
+		if b, err := canon.Upstream(ev.Payload); err == nil && ev.Payload != nil {
+			payloads[ev.ID] = string(b)
 		}
 	}
 	for _, r := range e.Rows {
@@ -119,7 +129,8 @@ func invocations(e *episodeview.Episode, pack *Pack, led *execledger.Audit) []In
 			out = append(out, Invocation{Index: n, AtText: r.At.Text,
 				TriggerEventID: r.Str("trigger_event_id"), TriggerEventType: r.Str("trigger_event_type"),
 				TriggerAuthority: r.Str("trigger_event_authority"), TriggerAuthoritative: r.Bool("trigger_is_authoritative"),
-				TriggerClaims: r.Strs("trigger_claim_values"), Findings: findingsAt[r.At.Text]})
+				TriggerClaims: r.Strs("trigger_claim_values"), TriggerPayload: payloads[r.Str("trigger_event_id")],
+				Findings: len(findingsAt[r.At.Text]), FindingList: findingsAt[r.At.Text]})
 			cur, turn = &out[len(out)-1], nil
 			clear(fresh)
 			continue

@@ -85,7 +85,9 @@ var pageTemplate = `<!DOCTYPE html>
 {{range .Invocations}}<details class="inv{{if .Bad}} bad{{end}}" id="inv-{{.Index}}" data-s="{{.Search}}"{{if .Open}} open{{end}}>
 <summary><b>#{{.Index}}</b> at {{.AtText}} · woken by {{if .TriggerEventID}}{{.TriggerEventID}} {{.TriggerEventType}}{{else}}nothing{{end}} · {{.Summary}}{{if .Refused}} · <span class="tag no">{{.Refused}} refused</span>{{end}}{{if .Findings}} · <span class="tag no">{{.Findings}} finding(s) at this instant</span>{{end}}</summary>
 <div class="ib">
-<div class="obs"><b>Observed at the wake:</b> {{if .TriggerEventID}}event {{.TriggerEventID}} ({{.TriggerEventType}}), authority {{.TriggerAuthority}}, {{if .TriggerAuthoritative}}authoritative{{else}}<b>not authoritative</b> (a claim, to be checked against a record){{end}}{{if .TriggerClaims}}; it asserts {{join .TriggerClaims ", "}}{{end}}{{else}}no triggering event{{end}}.</div>
+<div class="obs"><b>Observed at the wake:</b> {{if .TriggerEventID}}event {{.TriggerEventID}} ({{.TriggerEventType}}), authority {{.TriggerAuthority}}, {{if .TriggerAuthoritative}}authoritative{{else}}<b>not authoritative</b> (a claim, to be checked against a record){{end}}{{if .TriggerClaims}}; it asserts {{join .TriggerClaims ", "}}{{end}}{{if .TriggerPayload}}; payload <code>{{.TriggerPayload}}</code>{{end}}{{else}}no triggering event{{end}}.</div>
+{{if .FindingList}}<div class="obs"><b>Evaluator findings at this instant:</b> {{range $i, $f := .FindingList}}{{if $i}}, {{end}}<span class="code miss">{{$f}}</span>{{end}}</div>
+{{end}}
 <table>
 <colgroup><col class="c-turn"><col class="c-dec"><col class="c-reads"><col class="c-ans">{{if $.Model}}<col class="c-call">{{end}}</colgroup>
 <tr><th>turn</th><th>decision</th><th>reads served · required</th><th>answer</th>{{if $.Model}}<th>model call</th>{{end}}</tr>
