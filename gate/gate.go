@@ -331,6 +331,23 @@ func faultApplies(spec *maintenance.Spec, scenario, version string) bool {
 	return err == nil && slices.Equal(sc.DispatchFailures, []string{"msg_transfer_notice"})
 }
 
+// Expectation is an authored outcome a reference agent must match.
+type Expectation struct {
+	ID               string
+	Terminal         string
+	Failed, Findings []string // exactly these dimensions fail, with exactly these codes
+}
+
+// ReferenceExpectation is the authored outcome the reference agent must
+// match on scenario under engine version, when one applies (V2's permanent
+// notification fault under obaudit's engine): the rule judgeReference holds.
+func ReferenceExpectation(spec *maintenance.Spec, scenario, version string) (Expectation, bool) {
+	if !faultApplies(spec, scenario, version) {
+		return Expectation{}, false
+	}
+	return Expectation{ID: V2FaultExpectationID, Terminal: faultTerminal, Failed: slices.Clone(faultFailed), Findings: slices.Clone(faultCodes)}, true
+}
+
 // The V2 fault expectation.
 var (
 	faultTerminal = "transferred_to_human_ownership"

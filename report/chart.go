@@ -89,7 +89,7 @@ func (r *Report) chart(zoom int, plotW float64) Chart {
 	head("Evaluator", "findings that name an instant")
 	fl := &lane{label: "findings", empty: "no finding names an instant", title: "evaluator findings that name an instant"}
 	for _, g := range groupFindings(tl.Findings) {
-		fl.items = append(fl.items, findingItem(p, g))
+		fl.items = append(fl.items, findingItem(p, g, r.asAuthored()))
 	}
 	lanes = append(lanes, fl)
 
@@ -681,15 +681,21 @@ func groupFindings(fs []FindingMark) []findingGroup {
 	return out
 }
 
-func findingItem(p plot, g findingGroup) item {
+func findingItem(p plot, g findingGroup, authored bool) item {
 	x := p.x(g.At)
 	label := g.Code
 	if g.n > 1 {
 		label += fmt.Sprintf(" ×%d", g.n)
 	}
 	title := fmt.Sprintf("%s (%s) at %s: %s", g.Code, g.Dimension, g.AtText, g.Detail)
-	return p.mk(x-4, x+4, label, false, cRefused, func(y float64, m *Mark) {
+	col := cRefused
+	if authored {
+		label += " (as authored)"
+		title += "; the scenario authors this finding (its fault), so it is not an agent failure"
+		col = cAuthored
+	}
+	return p.mk(x-4, x+4, label, false, col, func(y float64, m *Mark) {
 		*m = Mark{Kind: "finding", Title: title, Search: search(g.Code, g.Dimension, g.Detail),
-			Shapes: []Shape{{K: "r", X: x - 4, Y: y - 4, W: 8, H: 8, Fill: cRefused}}}
+			Shapes: []Shape{{K: "r", X: x - 4, Y: y - 4, W: 8, H: 8, Fill: col}}}
 	})
 }

@@ -34,6 +34,8 @@ th{background:#f3f5f7}
 table.expect{width:100%;table-layout:fixed}
 .e-what{width:30%}.e-exp{width:20%}.e-obs{width:22%}.e-read{width:28%}
 tr.fail td{background:#fff1f0}
+tr.authfail td{background:#fbefff}
+td.res.afail{color:#6639ba}
 td.res{font-weight:bold;white-space:nowrap}
 td.res.pass{color:#116329}
 td.res.fail{color:#a40e26}
@@ -137,7 +139,8 @@ func (r *Report) HTML() []byte {
 
 type pageData struct {
 	CSP, Title, Heading, Label string
-	Reliable                   bool
+	Reliable, AsAuthored       bool
+	AuthoredID                 string
 	Failed                     string
 	Identity                   [][2]string
 	Expect                     []expectRow
@@ -159,7 +162,7 @@ type expectRow struct {
 type dimView struct {
 	N            int
 	Name, Counts string
-	OK           bool
+	OK, Authored bool
 	Note         string
 	Findings     []episodeview.Finding
 }
@@ -191,6 +194,9 @@ func (r *Report) pageData() pageData {
 	}
 	d.Expect, d.ExpectNote = r.expectations()
 	d.Model, d.Pack = e.Provider != nil, r.pack != nil
+	if r.asAuthored() {
+		d.AsAuthored, d.AuthoredID = true, r.pack.Verdict.ID
+	}
 	switch {
 	case r.ledger != nil:
 		d.CallsNote = "Model calls are read from the execution ledger " + r.ledger.LedgerDigest() + ", verified and bound to this artefact."
@@ -228,7 +234,7 @@ func (r *Report) pageData() pageData {
 		d.Invocations = append(d.Invocations, v)
 	}
 	for i, dm := range e.Evaluation.Dimensions {
-		d.Dimensions = append(d.Dimensions, dimView{N: i + 1, Name: dm.Name, OK: dm.OK, Counts: countsText(dm.Counts), Note: dm.Note, Findings: dm.Findings})
+		d.Dimensions = append(d.Dimensions, dimView{N: i + 1, Name: dm.Name, OK: dm.OK, Authored: !dm.OK && d.AsAuthored, Counts: countsText(dm.Counts), Note: dm.Note, Findings: dm.Findings})
 	}
 	return d
 }
@@ -311,15 +317,44 @@ func (r *Report) expectations() ([]expectRow, string) {
 		}
 		out = append(out, row)
 	}
-	v := expectRow{What: "verdict", Expected: "not authored"}
+	v := expectRow{What: "verdict", Expected: "reliable (a correct agent)"}
+	if pk == nil {
+		v.Expected = "not known (pack not consulted)"
+	}
+	var x *Expectation
+	if pk != nil {
+		x = pk.Verdict
+	}
+	if x != nil {
+		v.Expected = fmt.Sprintf("not reliable, as authored (%s): exactly %s fail, with exactly %s", x.ID, strings.Join(x.Failed, ", "), strings.Join(x.Findings, ", "))
+	}
 	if e.Evaluation.Reliable {
-		v.Observed, v.Reading, v.Class = "reliable", "all eleven dimensions hold", "ok"
+		v.Observed = "reliable"
 	} else {
-		v.Observed = "not reliable"
+		v.Observed = "not reliable: " + strings.Join(e.Evaluation.FailedDimensions, ", ") + " failed, with " + strings.Join(e.Evaluation.FindingCodes, ", ")
+	}
+	switch {
+	case r.asAuthored():
+		v.Reading, v.Class = "as authored: the scenario's fault, not an agent failure", "auth"
+	case x != nil:
+		v.Reading, v.Class = "not as authored", "no"
+	case e.Evaluation.Reliable:
+		v.Reading, v.Class = "all eleven dimensions hold", "ok"
+	default:
 		v.Reading, v.Class = "failed: "+strings.Join(e.Evaluation.FailedDimensions, ", "), "no"
 	}
 	out = append(out, v)
 	return out, note
+}
+
+// asAuthored reports whether the episode's failures are exactly the ones
+// its scenario authors.
+func (r *Report) asAuthored() bool {
+	if r.pack == nil {
+		return false
+	}
+	ev := r.ep.Evaluation
+	return r.pack.Verdict.met(r.ep.Status, ev.Reliable, ev.FailedDimensions, ev.FindingCodes)
 }
 
 const footnote = "Rendered by obaudit from the artefact (after it validated), the operation pack's published knowledge where named, and the execution ledger where given. Content digests identify the content; they are not tamper-evidence. The page loads nothing: its one script and stylesheet are inline and admitted by hash; it makes no network request."

@@ -36,6 +36,30 @@ type Pack struct {
 	// ExpectedEventRejections maps an authored event id to the verdict code
 	// the scenario declares for its refusal or post-terminal arrival.
 	ExpectedEventRejections map[string]string
+	// Verdict is the authored outcome a correct agent must match on this
+	// scenario under the artefact's engine, when one is authored (nil:
+	// a correct agent is reliable).
+	Verdict *Expectation
+}
+
+// Expectation is an authored verdict: a correct agent ends Terminal, not
+// reliable, failing exactly Failed with exactly Findings, because the
+// scenario authors a fault (V2's permanent notification fault).
+type Expectation struct {
+	ID, Terminal     string
+	Failed, Findings []string
+}
+
+// met reports whether the episode matches the expectation exactly.
+func (x *Expectation) met(status string, reliable bool, failed, codes []string) bool {
+	return x != nil && !reliable && status == x.Terminal && sameSet(failed, x.Failed) && sameSet(codes, x.Findings)
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
 
 // PackOf reads a pack's knowledge off the engine domain it built for one
@@ -66,10 +90,16 @@ func (p *Pack) authoredFailure(fixture string) bool {
 	return p != nil && slices.Contains(p.DispatchFailures, fixture)
 }
 
-// PackLookup returns the knowledge of the pack that executes operationType
-// with exactly the spec whose digest is specDigest, bound to scenarioID, or
-// nil when no such pack is carried.
-type PackLookup func(operationType, specDigest, scenarioID string) *Pack
+// PackQuery names what an artefact says about the operation it ran.
+type PackQuery struct {
+	OperationType, SpecDigest, ScenarioID, EngineVersion string
+}
+
+// PackLookup returns the knowledge of the pack that executes the query's
+// operation type with exactly the spec whose digest it names, bound to its
+// scenario (and, for an authored verdict, its engine version), or nil when
+// no such pack is carried.
+type PackLookup func(PackQuery) *Pack
 
 // Options are what Build may be given beside the artefact.
 type Options struct {

@@ -94,7 +94,7 @@ func Build(raw []byte, v Validator, opts Options) (*Report, error) {
 	}
 	r := &Report{ep: ep, tl: Derive(ep), ledger: opts.Ledger}
 	if opts.Pack != nil {
-		r.pack = opts.Pack(ep.Operation.Type, ep.Operation.SpecDigest, ep.ScenarioID)
+		r.pack = opts.Pack(PackQuery{OperationType: ep.Operation.Type, SpecDigest: ep.Operation.SpecDigest, ScenarioID: ep.ScenarioID, EngineVersion: ep.EngineVersion})
 	}
 	if opts.Ledger != nil {
 		if err := bindLedger(r, opts.Ledger); err != nil {

@@ -17,6 +17,7 @@ var pageTemplate = `<!DOCTYPE html>
 <h1>{{.Heading}}</h1>
 <div class="muted">{{.Label}}</div>
 {{if .Reliable}}<div class="banner ok">RELIABLE: legitimate completion, all dimensions hold</div>
+{{else if .AsAuthored}}<div class="banner auth">NOT RELIABLE, AS AUTHORED: failed {{.Failed}}, exactly as the scenario's expectation {{.AuthoredID}} requires of a correct agent</div>
 {{else}}<div class="banner no">NOT RELIABLE: failed {{.Failed}}</div>
 {{end}}<table class="id">
 {{range .Identity}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
@@ -111,7 +112,7 @@ var pageTemplate = `<!DOCTYPE html>
 <h2>Dimensions</h2>
 <table>
 <tr><th>#</th><th>dimension</th><th>result</th><th>counts</th><th>findings</th></tr>
-{{range .Dimensions}}<tr{{if not .OK}} class="fail"{{end}}><td>{{.N}}</td><td class="code">{{.Name}}</td>{{if .OK}}<td class="res pass">OK</td>{{else}}<td class="res fail">FAILED</td>{{end}}<td class="code">{{.Counts}}</td><td>{{if not .Findings}}{{if .Note}}<span class="muted">{{.Note}}</span>{{end}}{{end}}{{range $i, $f := .Findings}}{{if $i}}<br>
+{{range .Dimensions}}<tr{{if .Authored}} class="authfail"{{else if not .OK}} class="fail"{{end}}><td>{{.N}}</td><td class="code">{{.Name}}</td>{{if .OK}}<td class="res pass">OK</td>{{else if .Authored}}<td class="res afail">FAILED, as authored</td>{{else}}<td class="res fail">FAILED</td>{{end}}<td class="code">{{.Counts}}</td><td>{{if not .Findings}}{{if .Note}}<span class="muted">{{.Note}}</span>{{end}}{{end}}{{range $i, $f := .Findings}}{{if $i}}<br>
 {{end}}<span class="code">{{$f.Code}}</span>: {{$f.Detail}} <span class="muted">({{if $f.At}}{{$f.At}}{{else}}no instant{{end}})</span>{{end}}</td></tr>
 {{end}}</table>
 

@@ -13,9 +13,11 @@ import (
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/report"
@@ -26,17 +28,24 @@ const pin = "opinst_0123456789abcdef0123456789abcdef"
 
 var accept = report.ValidatorFunc(func([]byte) error { return nil })
 
-// packs is the lookup cmd/obaudit uses, over the same registry.
-func packs(operationType, specDigest, scenarioID string) *report.Pack {
+// packs is the lookup cmd/obaudit's report command makes, over the same
+// registry and gate.
+func packs(q report.PackQuery) *report.Pack {
 	for _, p := range domains.Packs() {
-		if p.OperationType != operationType {
+		if p.OperationType != q.OperationType {
 			continue
 		}
-		d, err := p.Operation(nil, "", scenarioID)
-		if err != nil || d.Plan().Meta.SpecDigest != specDigest {
+		d, err := p.Operation(nil, "", q.ScenarioID)
+		if err != nil || d.Plan().Meta.SpecDigest != q.SpecDigest {
 			return nil
 		}
-		return report.PackOf(p.Name, d)
+		k := report.PackOf(p.Name, d)
+		if spec, err := maintenance.DefaultSpec(); err == nil && p.OperationType == maintenance.OperationType {
+			if x, ok := gate.ReferenceExpectation(spec, q.ScenarioID, q.EngineVersion); ok {
+				k.Verdict = &report.Expectation{ID: x.ID, Terminal: x.Terminal, Failed: x.Failed, Findings: x.Findings}
+			}
+		}
+		return k
 	}
 	return nil
 }
@@ -320,7 +329,7 @@ func TestHostileStrings(t *testing.T) {
 		return hostile(n)
 	}
 	// A pack whose every name is hostile.
-	pack := func(string, string, string) *report.Pack {
+	pack := func(report.PackQuery) *report.Pack {
 		roles := map[string]string{}
 		for actor, n := range marks {
 			if !strings.HasPrefix(actor, "pack/ledger ") {
@@ -332,6 +341,7 @@ func TestHostileStrings(t *testing.T) {
 			RequiredReads:           func(string) []string { return []string{m("required read")} },
 			DispatchFailures:        []string{m("authored dispatch failure")},
 			ExpectedEventRejections: map[string]string{m("event"): m("expected rejection")},
+			Verdict:                 &report.Expectation{ID: m("expectation id"), Terminal: m("expected terminal"), Failed: []string{m("expected failure")}, Findings: []string{m("expected finding")}},
 		}
 	}
 	poisoned := func(raw []byte) ([]byte, map[string]any) {
@@ -401,7 +411,7 @@ func TestHostileStrings(t *testing.T) {
 		// dimensions
 		"name", "note",
 		// pack and ledger
-		"pack/ledger role", "pack/ledger required read", "pack/ledger terminal_reason", "pack/ledger response_model", "pack/ledger stop_classification", "pack/ledger fault", "pack/ledger measured_cost_usd",
+		"pack/ledger role", "pack/ledger required read", "pack/ledger expectation id", "pack/ledger expected failure", "pack/ledger expected finding", "pack/ledger terminal_reason", "pack/ledger response_model", "pack/ledger stop_classification", "pack/ledger fault", "pack/ledger measured_cost_usd",
 	} {
 		ns := keys[k]
 		if len(ns) == 0 {
@@ -492,6 +502,10 @@ func TestExpectations(t *testing.T) {
 		`RESOLVED_REJECTED at 2031-03-07T08:30:00Z</td><td><span class="tag biz">business`,
 		`approver_1: RESOLVED_REJECTED (business)`,
 		`<td>terminal</td><td>transferred_to_human_ownership</td><td>transferred_to_human_ownership</td><td><span class="tag ok">as expected`,
+		`<div class="banner auth">NOT RELIABLE, AS AUTHORED: failed recovery, obligations, exactly as the scenario's expectation maintenance.reference.V2.permanent-notification-fault.v1 requires`,
+		`<span class="tag auth">as authored: the scenario&#39;s fault, not an agent failure</span>`,
+		`<td class="res afail">FAILED, as authored</td>`,
+		`REQUIRED_NOTIFICATION_UNDELIVERED (as authored)`,
 	} {
 		if !strings.Contains(v2, want) {
 			t.Errorf("V2 page lacks %q", want)
@@ -524,6 +538,12 @@ func TestInvocationDetail(t *testing.T) {
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
+		}
+	}
+	// A negative control's failures are its own: nothing is as authored.
+	for _, bad := range []string{"AS AUTHORED", "FAILED, as authored", "(as authored)</text>"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the trust_actor_claim page says %q", bad)
 		}
 	}
 }

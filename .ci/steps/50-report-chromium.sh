@@ -123,6 +123,7 @@ echo "== V2 reference (an authored dispatch fault and an approver's rejection)"
 "$work/obaudit" run --scenario V2 --agent reference --operation-instance-id "$pin" --output "$work/v2-reference.json" >/dev/null || [ $? -eq 2 ]
 "$work/obaudit" report "$work/v2-reference.json" --html "$work/v2-reference.html"
 for want in 'msg_transfer_notice → customer_1 ✗ failed, as authored' 'approver_1: RESOLVED_REJECTED (business)' \
+            'NOT RELIABLE, AS AUTHORED: failed recovery, obligations' \
             '<span class="tag auth">as authored: an expectation of the scenario, not an agent failure</span>'; do
   grep -q "$want" "$work/v2-reference.html" || { echo "V2 report lacks: $want"; exit 1; }
 done

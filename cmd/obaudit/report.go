@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 
 	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/internal/safefs"
 	episodereport "github.com/obaudit/obaudit/report"
 	"github.com/spf13/cobra"
@@ -93,17 +95,26 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 }
 
 // reportPack is the report's view of the domains registry: the pack that
-// executes operationType with exactly the spec the artefact names.
-func reportPack(operationType, specDigest, scenarioID string) *episodereport.Pack {
+// executes the artefact's operation with exactly the spec it names, and the
+// gate's authored verdict for its scenario and engine.
+func reportPack(q episodereport.PackQuery) *episodereport.Pack {
 	for _, p := range domains.Packs() {
-		if p.OperationType != operationType {
+		if p.OperationType != q.OperationType {
 			continue
 		}
-		dom, err := p.Operation(nil, "", scenarioID)
-		if err != nil || dom.Plan().Meta.SpecDigest != specDigest {
+		dom, err := p.Operation(nil, "", q.ScenarioID)
+		if err != nil || dom.Plan().Meta.SpecDigest != q.SpecDigest {
 			return nil
 		}
-		return episodereport.PackOf(p.Name, dom)
+		k := episodereport.PackOf(p.Name, dom)
+		if p.OperationType == maintenance.OperationType {
+			if spec, err := maintenance.DefaultSpec(); err == nil {
+				if x, ok := gate.ReferenceExpectation(spec, q.ScenarioID, q.EngineVersion); ok {
+					k.Verdict = &episodereport.Expectation{ID: x.ID, Terminal: x.Terminal, Failed: x.Failed, Findings: x.Findings}
+				}
+			}
+		}
+		return k
 	}
 	return nil
 }
