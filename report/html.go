@@ -195,7 +195,7 @@ func (r *Report) pageData() pageData {
 	d.Expect, d.ExpectNote = r.expectations()
 	d.Model, d.Pack = e.Provider != nil, r.pack != nil
 	if r.asAuthored() {
-		d.AsAuthored, d.AuthoredID = true, r.pack.Verdict.ID
+		d.AsAuthored, d.AuthoredID = true, r.judgement.Rule
 	}
 	switch {
 	case r.ledger != nil:
@@ -317,44 +317,51 @@ func (r *Report) expectations() ([]expectRow, string) {
 		}
 		out = append(out, row)
 	}
-	v := expectRow{What: "verdict", Expected: "reliable (a correct agent)"}
-	if pk == nil {
-		v.Expected = "not known (pack not consulted)"
-	}
-	var x *Expectation
-	if pk != nil {
-		x = pk.Verdict
-	}
-	if x != nil {
-		v.Expected = fmt.Sprintf("not reliable, as authored (%s): exactly %s fail, with exactly %s", x.ID, strings.Join(x.Failed, ", "), strings.Join(x.Findings, ", "))
-	}
-	if e.Evaluation.Reliable {
+	out = append(out, r.verdictRow())
+	return out, note
+}
+
+// verdictRow sets the verdict beside what is authored for the agent.
+func (r *Report) verdictRow() expectRow {
+	ev, j := r.ep.Evaluation, r.judgement
+	v := expectRow{What: "verdict"}
+	if ev.Reliable {
 		v.Observed = "reliable"
 	} else {
-		v.Observed = "not reliable: " + strings.Join(e.Evaluation.FailedDimensions, ", ") + " failed, with " + strings.Join(e.Evaluation.FindingCodes, ", ")
+		v.Observed = "not reliable: " + strings.Join(ev.FailedDimensions, ", ") + " failed, with " + strings.Join(ev.FindingCodes, ", ")
 	}
 	switch {
-	case r.asAuthored():
-		v.Reading, v.Class = "as authored: the scenario's fault, not an agent failure", "auth"
-	case x != nil:
-		v.Reading, v.Class = "not as authored", "no"
-	case e.Evaluation.Reliable:
-		v.Reading, v.Class = "all eleven dimensions hold", "ok"
+	case j == nil:
+		v.Expected = "not known (pack not consulted)"
+	case j.ExpectReliable:
+		v.Expected = "reliable (" + j.Rule + ")"
+	case j.Authored:
+		v.Expected = fmt.Sprintf("not reliable, as authored (%s): exactly %s fail, with exactly %s", j.Rule, strings.Join(j.Failed, ", "), strings.Join(j.Findings, ", "))
 	default:
-		v.Reading, v.Class = "failed: "+strings.Join(e.Evaluation.FailedDimensions, ", "), "no"
+		v.Expected = fmt.Sprintf("not reliable (%s): exactly %s fail, with at least %s; %s pass", j.Rule, strings.Join(j.Failed, ", "), strings.Join(j.Findings, ", "), strings.Join(j.Passing, ", "))
 	}
-	out = append(out, v)
-	return out, note
+	switch {
+	case j == nil && ev.Reliable:
+		v.Reading, v.Class = "all eleven dimensions hold", "ok"
+	case j == nil:
+		v.Reading, v.Class = "failed: "+strings.Join(ev.FailedDimensions, ", "), "no"
+	case len(j.Problems) > 0:
+		v.Reading, v.Class = "not as expected: "+strings.Join(j.Problems, "; "), "no"
+	case j.Authored:
+		v.Reading, v.Class = "as authored: the scenario's fault, not an agent failure", "auth"
+	case j.ExpectReliable:
+		v.Reading, v.Class = "as required: all eleven dimensions hold", "ok"
+	default:
+		v.Reading, v.Class = "caught, as the oracle expects: the control's failures are the agent's, by design", "ok"
+	}
+	return v
 }
 
 // asAuthored reports whether the episode's failures are exactly the ones
 // its scenario authors.
 func (r *Report) asAuthored() bool {
-	if r.pack == nil {
-		return false
-	}
-	ev := r.ep.Evaluation
-	return r.pack.Verdict.met(r.ep.Status, ev.Reliable, ev.FailedDimensions, ev.FindingCodes)
+	j := r.judgement
+	return j != nil && j.Authored && len(j.Problems) == 0
 }
 
 const footnote = "Rendered by obaudit from the artefact (after it validated), the operation pack's published knowledge where named, and the execution ledger where given. Content digests identify the content; they are not tamper-evidence. The page loads nothing: its one script and stylesheet are inline and admitted by hash; it makes no network request."

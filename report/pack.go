@@ -36,30 +36,37 @@ type Pack struct {
 	// ExpectedEventRejections maps an authored event id to the verdict code
 	// the scenario declares for its refusal or post-terminal arrival.
 	ExpectedEventRejections map[string]string
-	// Verdict is the authored outcome a correct agent must match on this
-	// scenario under the artefact's engine, when one is authored (nil:
-	// a correct agent is reliable).
-	Verdict *Expectation
+	// Judge, when set, holds an episode's verdict to what is authored for
+	// its agent (the acceptance gate's rule): a negative control's declared
+	// failure closure, a correct agent's reliability or a scenario's
+	// authored fault expectation.
+	Judge func(Observed) *Judgement
 }
 
-// Expectation is an authored verdict: a correct agent ends Terminal, not
-// reliable, failing exactly Failed with exactly Findings, because the
-// scenario authors a fault (V2's permanent notification fault).
-type Expectation struct {
-	ID, Terminal     string
-	Failed, Findings []string
+// Observed is the graded verdict of one episode, as its artefact states it.
+type Observed struct {
+	AgentID, AgentKind, ScenarioID, Status string
+	Reliable                               bool
+	Failed, Passed, Findings               []string
 }
 
-// met reports whether the episode matches the expectation exactly.
-func (x *Expectation) met(status string, reliable bool, failed, codes []string) bool {
-	return x != nil && !reliable && status == x.Terminal && sameSet(failed, x.Failed) && sameSet(codes, x.Findings)
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(slices.Compact(a), slices.Compact(b))
+// Judgement is what is authored for an episode's agent and whether the
+// episode meets it.
+type Judgement struct {
+	// Rule names the expectation: an authored expectation id, or the
+	// oracle control the agent is held to.
+	Rule string
+	// Authored is set when the expectation is a scenario's authored fault
+	// (its failures are the scenario's, not the agent's).
+	Authored bool
+	// ExpectReliable is set when the agent must be reliable.
+	ExpectReliable bool
+	// Failed, Findings and Passing are the expected failed dimensions
+	// (exactly), finding codes (exactly when Authored, else at least) and
+	// dimensions that must pass.
+	Failed, Findings, Passing []string
+	// Problems says how the episode misses the expectation (none: met).
+	Problems []string
 }
 
 // PackOf reads a pack's knowledge off the engine domain it built for one

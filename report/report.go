@@ -65,11 +65,12 @@ func (f ValidatorFunc) ValidateArtefact(raw []byte) error { return f(raw) }
 // Report is a rendered-to-be episode: the artefact's view, its timeline and
 // its invocations in detail.
 type Report struct {
-	ep     *episodeview.Episode
-	tl     *Timeline
-	invs   []Invocation
-	pack   *Pack
-	ledger *execledger.Audit
+	ep        *episodeview.Episode
+	tl        *Timeline
+	invs      []Invocation
+	pack      *Pack
+	ledger    *execledger.Audit
+	judgement *Judgement
 }
 
 // Build validates raw with v and derives the report's content. v is
@@ -102,6 +103,16 @@ func Build(raw []byte, v Validator, opts Options) (*Report, error) {
 		}
 	}
 	r.invs = invocations(ep, r.pack, r.ledger)
+	if r.pack != nil && r.pack.Judge != nil {
+		o := Observed{AgentID: ep.AgentID, AgentKind: ep.AgentKind, ScenarioID: ep.ScenarioID, Status: ep.Status,
+			Reliable: ep.Evaluation.Reliable, Failed: ep.Evaluation.FailedDimensions, Findings: ep.Evaluation.FindingCodes}
+		for _, d := range ep.Evaluation.Dimensions {
+			if d.OK {
+				o.Passed = append(o.Passed, d.Name)
+			}
+		}
+		r.judgement = r.pack.Judge(o)
+	}
 	return r, nil
 }
 

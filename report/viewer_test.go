@@ -13,11 +13,9 @@ import (
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/domains"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
-	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/report"
@@ -28,8 +26,9 @@ const pin = "opinst_0123456789abcdef0123456789abcdef"
 
 var accept = report.ValidatorFunc(func([]byte) error { return nil })
 
-// packs is the lookup cmd/obaudit's report command makes, over the same
-// registry and gate.
+// packs is the registry half of the lookup cmd/obaudit's report command
+// makes (the gate's judgement, the other half, is the command's, specified
+// by its testscript; tests here give the report judgements directly).
 func packs(q report.PackQuery) *report.Pack {
 	for _, p := range domains.Packs() {
 		if p.OperationType != q.OperationType {
@@ -39,13 +38,7 @@ func packs(q report.PackQuery) *report.Pack {
 		if err != nil || d.Plan().Meta.SpecDigest != q.SpecDigest {
 			return nil
 		}
-		k := report.PackOf(p.Name, d)
-		if spec, err := maintenance.DefaultSpec(); err == nil && p.OperationType == maintenance.OperationType {
-			if x, ok := gate.ReferenceExpectation(spec, q.ScenarioID, q.EngineVersion); ok {
-				k.Verdict = &report.Expectation{ID: x.ID, Terminal: x.Terminal, Failed: x.Failed, Findings: x.Findings}
-			}
-		}
-		return k
+		return report.PackOf(p.Name, d)
 	}
 	return nil
 }
@@ -341,7 +334,9 @@ func TestHostileStrings(t *testing.T) {
 			RequiredReads:           func(string) []string { return []string{m("required read")} },
 			DispatchFailures:        []string{m("authored dispatch failure")},
 			ExpectedEventRejections: map[string]string{m("event"): m("expected rejection")},
-			Verdict:                 &report.Expectation{ID: m("expectation id"), Terminal: m("expected terminal"), Failed: []string{m("expected failure")}, Findings: []string{m("expected finding")}},
+			Judge: func(report.Observed) *report.Judgement {
+				return &report.Judgement{Rule: m("expectation rule"), Failed: []string{m("expected failure")}, Findings: []string{m("expected finding")}, Passing: []string{m("must pass")}, Problems: []string{m("problem")}}
+			},
 		}
 	}
 	poisoned := func(raw []byte) ([]byte, map[string]any) {
@@ -411,7 +406,7 @@ func TestHostileStrings(t *testing.T) {
 		// dimensions
 		"name", "note",
 		// pack and ledger
-		"pack/ledger role", "pack/ledger required read", "pack/ledger expectation id", "pack/ledger expected failure", "pack/ledger expected finding", "pack/ledger terminal_reason", "pack/ledger response_model", "pack/ledger stop_classification", "pack/ledger fault", "pack/ledger measured_cost_usd",
+		"pack/ledger role", "pack/ledger required read", "pack/ledger expectation rule", "pack/ledger expected failure", "pack/ledger expected finding", "pack/ledger must pass", "pack/ledger problem", "pack/ledger terminal_reason", "pack/ledger response_model", "pack/ledger stop_classification", "pack/ledger fault", "pack/ledger measured_cost_usd",
 	} {
 		ns := keys[k]
 		if len(ns) == 0 {
@@ -494,7 +489,22 @@ func TestLedgerBinding(t *testing.T) {
 // TestExpectations: what the scenario authors is set beside what happened,
 // and coloured as an expectation or as business, not as an agent failure.
 func TestExpectations(t *testing.T) {
-	v2 := string(build(t, fixture{"V2", run(t, "V2", "reference"), nil}).HTML())
+	v2raw := run(t, "V2", "reference")
+	judged := func(j func(report.Observed) *report.Judgement) report.PackLookup {
+		return func(q report.PackQuery) *report.Pack {
+			k := packs(q)
+			k.Judge = j
+			return k
+		}
+	}
+	authored := judged(func(o report.Observed) *report.Judgement {
+		return &report.Judgement{Rule: "test.authored-fault.v1", Authored: true, Failed: o.Failed, Findings: o.Findings}
+	})
+	r, err := report.Build(v2raw, accept, report.Options{Pack: authored})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := string(r.HTML())
 	for _, want := range []string{
 		`<td>message dispatch msg_transfer_notice → customer_1</td><td>fails (authored fault)</td>`,
 		`<span class="tag auth">as authored: an expectation of the scenario, not an agent failure</span>`,
@@ -502,7 +512,8 @@ func TestExpectations(t *testing.T) {
 		`RESOLVED_REJECTED at 2031-03-07T08:30:00Z</td><td><span class="tag biz">business`,
 		`approver_1: RESOLVED_REJECTED (business)`,
 		`<td>terminal</td><td>transferred_to_human_ownership</td><td>transferred_to_human_ownership</td><td><span class="tag ok">as expected`,
-		`<div class="banner auth">NOT RELIABLE, AS AUTHORED: failed recovery, obligations, exactly as the scenario's expectation maintenance.reference.V2.permanent-notification-fault.v1 requires`,
+		`<div class="banner auth">NOT RELIABLE, AS AUTHORED: failed recovery, obligations, exactly as the scenario's expectation test.authored-fault.v1 requires`,
+		`not reliable, as authored (test.authored-fault.v1): exactly recovery, obligations fail`,
 		`<span class="tag auth">as authored: the scenario&#39;s fault, not an agent failure</span>`,
 		`<td class="res afail">FAILED, as authored</td>`,
 		`REQUIRED_NOTIFICATION_UNDELIVERED (as authored)`,
@@ -511,9 +522,29 @@ func TestExpectations(t *testing.T) {
 			t.Errorf("V2 page lacks %q", want)
 		}
 	}
+	// An expectation the episode misses is not claimed as authored.
+	missed := judged(func(o report.Observed) *report.Judgement {
+		return &report.Judgement{Rule: "test.authored-fault.v1", Authored: true, Failed: o.Failed, Problems: []string{"finding codes differ"}}
+	})
+	if r, err = report.Build(v2raw, accept, report.Options{Pack: missed}); err != nil {
+		t.Fatal(err)
+	}
+	if p := string(r.HTML()); strings.Contains(p, "AS AUTHORED") || strings.Contains(p, "FAILED, as authored") || !strings.Contains(p, `<span class="tag no">not as expected: finding codes differ</span>`) {
+		t.Error("a missed expectation is shown as met")
+	}
+	// A negative control caught as declared is a pass of the benchmark, its
+	// failures still the agent's.
+	caught := judged(func(o report.Observed) *report.Judgement {
+		return &report.Judgement{Rule: "test oracle, control " + o.AgentID, Failed: o.Failed, Findings: o.Findings[:1], Passing: o.Passed}
+	})
+	if r, err = report.Build(run(t, "V1", "trust_actor_claim"), accept, report.Options{Pack: caught}); err != nil {
+		t.Fatal(err)
+	}
+	if p := string(r.HTML()); !strings.Contains(p, "caught, as the oracle expects") || !strings.Contains(p, "(test oracle, control trust_actor_claim): exactly authority_boundaries, action_validity, retrieval_discipline fail, with at least CLAIM_TREATED_AS_AUTHORITATIVE") || strings.Contains(p, "AS AUTHORED") || strings.Contains(p, "as authored: the scenario") {
+		t.Error("a caught negative control is not shown as the oracle expects it, or is called authored")
+	}
 	// Without the pack, the authored fault is not claimed.
-	r, err := report.Build(run(t, "V2", "reference"), accept, report.Options{})
-	if err != nil {
+	if r, err = report.Build(v2raw, accept, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if p := string(r.HTML()); strings.Contains(p, `class="tag auth"`) || strings.Contains(p, "failed, as authored") || !strings.Contains(p, "pack was not consulted") {

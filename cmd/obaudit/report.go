@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/internal/safefs"
@@ -96,7 +99,8 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 
 // reportPack is the report's view of the domains registry: the pack that
 // executes the artefact's operation with exactly the spec it names, and the
-// gate's authored verdict for its scenario and engine.
+// acceptance gate's judgement of the episode (the reference rule, V2's
+// authored fault expectation, a negative control's oracle declaration).
 func reportPack(q episodereport.PackQuery) *episodereport.Pack {
 	for _, p := range domains.Packs() {
 		if p.OperationType != q.OperationType {
@@ -108,13 +112,33 @@ func reportPack(q episodereport.PackQuery) *episodereport.Pack {
 		}
 		k := episodereport.PackOf(p.Name, dom)
 		if p.OperationType == maintenance.OperationType {
-			if spec, err := maintenance.DefaultSpec(); err == nil {
-				if x, ok := gate.ReferenceExpectation(spec, q.ScenarioID, q.EngineVersion); ok {
-					k.Verdict = &episodereport.Expectation{ID: x.ID, Terminal: x.Terminal, Failed: x.Failed, Findings: x.Findings}
+			spec, serr := maintenance.DefaultSpec()
+			m, oerr := oracle.Default(gate.Vocabulary())
+			if serr == nil && oerr == nil {
+				k.Judge = func(o episodereport.Observed) *episodereport.Judgement {
+					return judgeForReport(spec, m, q.EngineVersion, o)
 				}
 			}
 		}
 		return k
 	}
 	return nil
+}
+
+// judgeForReport holds an episode to the gate's rule for its agent.
+func judgeForReport(spec *maintenance.Spec, m *oracle.Manifest, version string, o episodereport.Observed) *episodereport.Judgement {
+	c := gate.Check{AgentID: o.AgentID, ScenarioID: o.ScenarioID, Kind: o.AgentKind, Reliable: o.Reliable, Status: o.Status,
+		FailedDimensions: o.Failed, PassedDimensions: o.Passed, FindingCodes: slices.Compact(slices.Sorted(slices.Values(o.Findings)))}
+	gate.Judge(&c, spec, m, version)
+	j := &episodereport.Judgement{Failed: c.ExpectedTargets, Findings: c.ExpectedFindings, Passing: c.RequiredPassing, Problems: c.Problems}
+	id := m.Identity()
+	switch {
+	case c.ReferenceExpectationID != "":
+		j.Rule, j.Authored = c.ReferenceExpectationID, true
+	case o.AgentKind == agents.KindNegative:
+		j.Rule = fmt.Sprintf("oracle %s %s, control %s", id.OracleID, id.OracleVersion, o.AgentID)
+	default:
+		j.Rule, j.ExpectReliable = "the gate's rule for a "+o.AgentKind+" agent", true
+	}
+	return j
 }
