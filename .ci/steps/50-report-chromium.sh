@@ -108,7 +108,7 @@ echo "== V1 trust_actor_claim (negative control, run by obaudit)"
 "$work/obaudit" report "$work/v1-trust_actor_claim.json" --html "$work/v1-trust_actor_claim.html"
 for want in 'NOT RELIABLE: failed authority_boundaries, action_validity, retrieval_discipline' \
             'request_payment ✗ ACTED_ON_CLAIM_WITHOUT_RECORD' 'CLAIM_TREATED_AS_AUTHORITATIVE' \
-            '<div class="code miss">✗ list_authoritative_records</div>'; do
+            '<div class="code miss">✗ list_authoritative_records</div>' 'caught, as the oracle expects'; do
   grep -q "$want" "$work/v1-trust_actor_claim.html" || { echo "trust_actor_claim report lacks: $want"; exit 1; }
 done
 check_page v1-trust_actor_claim "$work/v1-trust_actor_claim.html"
