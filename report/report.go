@@ -17,8 +17,10 @@
 // # Knowledge
 //
 // What the artefact does not carry comes from [Options]: the producing
-// pack's roles, required reads and authored expectations ([Pack], filled by
-// the caller from the domains registry), and a model-backed run's verified
+// pack's roles, required reads and authored expectations, and a judgement
+// of the verdict against what is authored for the agent ([Pack], filled by
+// the caller from the domains registry and the gate), and a model-backed
+// run's verified
 // execution ledger (each call's tokens, cost, latency and status), which must
 // be the ledger the artefact binds. Without them the page says what it could
 // not show.

@@ -33,7 +33,10 @@ then the eleven dimensions with counts and findings, and the digests.
 
 The pack that executes the artefact's operation, when obaudit carries one with exactly the
 spec the artefact names (same spec digest), supplies actor roles, required reads and the
-scenario's authored expectations; otherwise the page says they are not shown.
+scenario's authored expectations, and the acceptance gate's rule (as 'obaudit check' applies
+it) judges the verdict: a correct agent must be reliable, V2's authored notification fault
+must fail exactly as authored (shown as authored, not as an agent failure), a negative
+control must fail as its oracle declares. Otherwise the page says they are not shown.
 
 --ledger LEDGER reads a model-backed run's execution ledger (verified as 'ledger verify'
 does; it must be complete and be the ledger the artefact binds, by digest and run id, else
