@@ -96,6 +96,7 @@ func fixtures(t *testing.T) []fixture {
 	raw, led := fakeOpenAI(t)
 	return []fixture{
 		{"V1 reference (upstream)", upstreamtest.Read(t, "artifact8-deterministic-reference-v1.json"), nil},
+		{"V1 reference, contract 1 (upstream)", upstreamtest.Read(t, "artifact1-reference-V1.json"), nil},
 		{"V1 trust_actor_claim", run(t, "V1", "trust_actor_claim"), nil},
 		{"V2 reference", run(t, "V2", "reference"), nil},
 		{"V3 reference", run(t, "V3", "reference"), nil},
