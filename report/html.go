@@ -70,7 +70,7 @@ details.inv.bad>summary{background:#fff1f0}
 .ib{padding:6px 8px}
 .ib table{width:100%;table-layout:fixed}
 .ib code,.ib .code,.ib pre{overflow-wrap:anywhere}
-.c-turn{width:40px}.c-dec{width:36%}.c-reads{width:25%}.c-ans{width:30%}.c-call{width:19%}
+.c-turn{width:50px}.c-dec{width:36%}.c-reads{width:25%}.c-ans{width:30%}.c-call{width:19%}
 .ib .miss,.ib .have{overflow-wrap:anywhere}
 .obs{margin:0 0 6px}
 details.rd>summary{cursor:pointer}
