@@ -299,17 +299,35 @@ func runCheck(o Options, version, instance string, evaluate EvaluateFunc, j job,
 	c.FailedDimensions = ev.FailedDimensions()
 	c.PassedDimensions = ev.PassedDimensions()
 	c.FindingCodes = sortedUnique(ev.FindingCodes())
+	judge(&c, o.Spec, o.Oracle, j.control, version)
+	return c, nil
+}
+
+// Judge applies the gate's rule to one graded episode described by c (its
+// AgentID, Kind, ScenarioID, Reliable, Status, FailedDimensions,
+// PassedDimensions and FindingCodes): a negative agent is held to its
+// oracle-declared control in m, any other agent to the reference rule
+// (reliable, or the authored fault expectation under version). It fills the
+// expectation fields, Problems and OK, exactly as the gate's own checks.
+func Judge(c *Check, spec *maintenance.Spec, m *oracle.Manifest, version string) {
+	var ctl *oracle.Control
+	if x, ok := m.Control(c.AgentID); ok {
+		ctl = &x
+	}
+	judge(c, spec, m, ctl, version)
+}
+
+func judge(c *Check, spec *maintenance.Spec, m *oracle.Manifest, ctl *oracle.Control, version string) {
 	switch {
-	case j.entry.Kind != agents.KindNegative:
-		judgeReference(&c, o.Spec, version)
-	case j.control == nil:
+	case c.Kind != agents.KindNegative:
+		judgeReference(c, spec, version)
+	case ctl == nil:
 		c.Problems = append(c.Problems, sprintf("negative agent %s has no oracle-declared control in oracle %s; a negative with no declared expectation is ungraded, not unconstrained",
-			python.Loose.Quote(c.AgentID), python.Loose.Quote(o.Oracle.Identity().OracleID)))
+			python.Loose.Quote(c.AgentID), python.Loose.Quote(m.Identity().OracleID)))
 	default:
-		judgeNegative(&c, *j.control)
+		judgeNegative(c, *ctl)
 	}
 	c.OK = len(c.Problems) == 0
-	return c, nil
 }
 
 // RunOf is what the evaluator grades of an engine episode.

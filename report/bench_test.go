@@ -13,7 +13,7 @@ func BenchmarkReportV1(b *testing.B) {
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := Build(raw, accept)
+		r, err := Build(raw, accept, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

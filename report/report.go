@@ -5,22 +5,38 @@
 //
 // # Format
 //
-// The HTML page is one file with no external assets and no scripts: inline
-// SVG for the timeline and one <style> element, admitted by a
-// Content-Security-Policy meta tag (default-src 'none', the style by its
-// SHA-256 hash), so a browser opening it makes no network request. The page
-// carries no generation time: the same artefact always renders to the same
-// bytes, in both formats.
+// The HTML page is one file rendered with html/template, with no external
+// assets: inline SVG for the timeline (laid out in Go at every zoom level, so
+// a test proves no two labels overlap), one <style> and one <script> element
+// (search, filters, zoom, opening an invocation), both admitted by a
+// Content-Security-Policy meta tag by their SHA-256 hashes (default-src
+// 'none', connect-src 'none'), so a browser opening it makes no network
+// request. The page carries no generation time: the same inputs always
+// render to the same bytes, in both formats.
+//
+// # Knowledge
+//
+// What the artefact does not carry comes from [Options]: the producing
+// pack's roles, required reads and authored expectations, and a judgement
+// of the verdict against what is authored for the agent ([Pack], filled by
+// the caller from the domains registry and the gate), and a model-backed
+// run's verified
+// execution ledger (each call's tokens, cost, latency and status), which must
+// be the ledger the artefact binds. Without them the page says what it could
+// not show.
 //
 // # Refusals
 //
 //   - [ErrArtefactInvalid]: the artefact did not validate; nothing is rendered.
 //   - [ErrUnreadable]: a validated artefact lacks something the report reads.
+//   - [ErrLedgerMismatch]: the execution ledger given is not the one the
+//     artefact binds.
 package report
 
 import (
 	"errors"
 
+	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/internal/episodeview"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -48,15 +64,21 @@ type ValidatorFunc func(raw []byte) error
 // ValidateArtefact calls f.
 func (f ValidatorFunc) ValidateArtefact(raw []byte) error { return f(raw) }
 
-// Report is a rendered-to-be episode: the artefact's view and its timeline.
+// Report is a rendered-to-be episode: the artefact's view, its timeline and
+// its invocations in detail.
 type Report struct {
-	ep *episodeview.Episode
-	tl *Timeline
+	ep        *episodeview.Episode
+	tl        *Timeline
+	invs      []Invocation
+	pack      *Pack
+	ledger    *execledger.Audit
+	judgement *Judgement
 }
 
 // Build validates raw with v and derives the report's content. v is
-// required; a nil v is a programming error, reported as a plain error.
-func Build(raw []byte, v Validator) (*Report, error) {
+// required; a nil v is a programming error, reported as a plain error. A
+// ledger in opts must be the one the artefact binds ([ErrLedgerMismatch]).
+func Build(raw []byte, v Validator, opts Options) (*Report, error) {
 	if v == nil {
 		return nil, errors.New("report: Build needs an artefact validator")
 	}
@@ -73,7 +95,27 @@ func Build(raw []byte, v Validator) (*Report, error) {
 	if len(ep.Evaluation.Dimensions) == 0 {
 		return nil, refusal.New(ErrUnreadable, "the artefact carries no graded dimensions")
 	}
-	return &Report{ep: ep, tl: Derive(ep)}, nil
+	r := &Report{ep: ep, tl: Derive(ep), ledger: opts.Ledger}
+	if opts.Pack != nil {
+		r.pack = opts.Pack(PackQuery{OperationType: ep.Operation.Type, SpecDigest: ep.Operation.SpecDigest, ScenarioID: ep.ScenarioID, EngineVersion: ep.EngineVersion})
+	}
+	if opts.Ledger != nil {
+		if err := bindLedger(r, opts.Ledger); err != nil {
+			return nil, err
+		}
+	}
+	r.invs = invocations(ep, r.pack, r.ledger)
+	if r.pack != nil && r.pack.Judge != nil {
+		o := Observed{AgentID: ep.AgentID, AgentKind: ep.AgentKind, ScenarioID: ep.ScenarioID, Status: ep.Status,
+			Reliable: ep.Evaluation.Reliable, Failed: ep.Evaluation.FailedDimensions, Findings: ep.Evaluation.FindingCodes}
+		for _, d := range ep.Evaluation.Dimensions {
+			if d.OK {
+				o.Passed = append(o.Passed, d.Name)
+			}
+		}
+		r.judgement = r.pack.Judge(o)
+	}
+	return r, nil
 }
 
 // Timeline returns the derived timeline.

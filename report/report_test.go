@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"html"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ var errFakeRefusal = refusal.Sentinel("reporttest/refused")
 
 func buildV1(t *testing.T) *Report {
 	t.Helper()
-	r, err := Build(upstreamtest.Read(t, v1Fixture), accept)
+	r, err := Build(upstreamtest.Read(t, v1Fixture), accept, Options{})
 	if err != nil {
 		t.Fatalf("Build(V1) = %v", err)
 	}
@@ -31,7 +32,7 @@ func buildV1(t *testing.T) *Report {
 
 func TestTimelineV1(t *testing.T) {
 	tl := buildV1(t).Timeline()
-	if got := strings.Join(tl.Actors, ","); got != "customer_1,supplier_1,approver_1,maintenance_system,payment_system,scheduler" {
+	if got := strings.Join(tl.Actors, ","); got != "customer_1,supplier_1,maintenance_system,approver_1,payment_system,scheduler" {
 		t.Errorf("actors = %s", got)
 	}
 	if len(tl.Events) != 19 || len(tl.Invocations) != 14 || len(tl.Proposals) != 11 || len(tl.Waits) != 12 {
@@ -91,31 +92,44 @@ func TestHTMLSelfContained(t *testing.T) {
 		t.Fatal("two renderings of the same artefact differ")
 	}
 	s := string(page)
-	// Nothing that could load: no scripts, links, sources, imports or URLs
-	// other than the SVG namespace name (an identifier, never fetched).
+	// Nothing that could load: no links, sources, imports or URLs other than
+	// the SVG namespace name (an identifier, never fetched), and no script
+	// but the page's own, which makes no request.
 	stripped := strings.ReplaceAll(s, `xmlns="http://www.w3.org/2000/svg"`, "")
-	for _, bad := range []string{"<script", "<link", "<img", "<iframe", "<object", "<embed", "src=", "href=", "url(", "@import", "http://", "https://", "//"} {
+	for _, bad := range []string{"<link", "<img", "<iframe", "<object", "<embed", "src=", "href=", "url(", "@import", "http://", "https://", "//",
+		"fetch(", "XMLHttpRequest", "WebSocket", "sendBeacon", "import(", "EventSource", "location.href", "location.assign", "location.replace", "location=", "window.open", "innerHTML", "eval("} {
 		if strings.Contains(stripped, bad) {
 			t.Errorf("page contains %q", bad)
 		}
 	}
-	// The CSP admits exactly the page's one style element by its hash.
-	styles := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindAllStringSubmatch(s, -1)
-	if len(styles) != 1 {
-		t.Fatalf("%d style elements, want 1", len(styles))
-	}
-	sum := sha256.Sum256([]byte(styles[0][1]))
-	hash := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-	csp := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatch(s)
-	if csp == nil {
+	// The CSP admits exactly the page's one style and one script element,
+	// each by its hash.
+	policyOf := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatch(s)
+	if policyOf == nil {
 		t.Fatal("no Content-Security-Policy meta tag")
 	}
-	policy := strings.ReplaceAll(csp[1], "&#39;", "'")
-	if !strings.Contains(policy, "default-src 'none'") || !strings.Contains(policy, "style-src "+hash) || strings.Contains(policy, "unsafe") {
-		t.Errorf("policy %q does not admit only the style %s", policy, hash)
+	policy := html.UnescapeString(policyOf[1])
+	for _, el := range []string{"style", "script"} {
+		found := regexp.MustCompile(`(?s)<`+el+`>(.*?)</`+el+`>`).FindAllStringSubmatch(s, -1)
+		if len(found) != 1 || strings.Count(s, "<"+el) != 1 {
+			t.Fatalf("%d %s elements, want 1", len(found), el)
+		}
+		sum := sha256.Sum256([]byte(found[0][1]))
+		hash := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+		if !strings.Contains(policy, el+"-src "+hash+";") {
+			t.Errorf("policy %q does not admit the %s by its hash %s", policy, el, hash)
+		}
 	}
-	if strings.Contains(s, " style=") {
-		t.Error("an inline style attribute would need 'unsafe-inline'")
+	for _, want := range []string{"default-src 'none'", "connect-src 'none'", "img-src 'none'", "form-action 'none'"} {
+		if !strings.Contains(policy, want) {
+			t.Errorf("policy %q lacks %q", policy, want)
+		}
+	}
+	if strings.Contains(policy, "unsafe") {
+		t.Errorf("policy %q admits unsafe sources", policy)
+	}
+	if strings.Contains(s, " style=") || regexp.MustCompile(` on[a-z]+=`).MatchString(s) {
+		t.Error("an inline style or event-handler attribute would need 'unsafe-inline'")
 	}
 	for _, want := range []string{"RELIABLE", "terminal: completed_successfully", "checkpoint_1 repair_quote_approval", "REOPENED → work_cycle_3",
 		"window work_cycle_3", "45f2f3bec377230a0fc464c5ea1b64798a053beeb588c3ec4bdb477eaf7cfab5", "retrieval_discipline", "#14"} {
@@ -152,15 +166,15 @@ func TestText(t *testing.T) {
 
 func TestBuildRefusals(t *testing.T) {
 	raw := upstreamtest.Read(t, v1Fixture)
-	_, err := Build(raw, ValidatorFunc(func([]byte) error { return refusal.New(errFakeRefusal, "no") }))
+	_, err := Build(raw, ValidatorFunc(func([]byte) error { return refusal.New(errFakeRefusal, "no") }), Options{})
 	if !errors.Is(err, ErrArtefactInvalid) || !errors.Is(err, errFakeRefusal) {
 		t.Errorf("Build with a refusing validator = %v, want %s wrapping the validator's class", err, ErrArtefactInvalid.Class)
 	}
 	ioErr := errors.New("disk on fire")
-	if _, err := Build(raw, ValidatorFunc(func([]byte) error { return ioErr })); !errors.Is(err, ioErr) || errors.Is(err, ErrArtefactInvalid) {
+	if _, err := Build(raw, ValidatorFunc(func([]byte) error { return ioErr }), Options{}); !errors.Is(err, ioErr) || errors.Is(err, ErrArtefactInvalid) {
 		t.Errorf("Build with a failing validator = %v, want the plain failure", err)
 	}
-	if _, err := Build(raw, nil); err == nil {
+	if _, err := Build(raw, nil, Options{}); err == nil {
 		t.Error("Build without a validator succeeded")
 	}
 	for name, doc := range map[string][]byte{
@@ -169,7 +183,7 @@ func TestBuildRefusals(t *testing.T) {
 		"no dimensions": mutate(t, raw, func(m map[string]any) { m["evaluation"].(map[string]any)["dimensions"] = []any{} }),
 		"bad instant":   mutate(t, raw, func(m map[string]any) { m["started_at"] = "yesterday" }),
 	} {
-		if _, err := Build(doc, accept); !errors.Is(err, ErrUnreadable) {
+		if _, err := Build(doc, accept, Options{}); !errors.Is(err, ErrUnreadable) {
 			t.Errorf("%s: Build = %v, want %s", name, err, ErrUnreadable.Class)
 		}
 	}
@@ -225,7 +239,7 @@ func TestFailingEpisode(t *testing.T) {
 		ev["finding_codes"] = []any{"CLAIM_TREATED_AS_AUTHORITATIVE"}
 		ev["reliable"] = false
 	})
-	r, err := Build(raw, accept)
+	r, err := Build(raw, accept, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

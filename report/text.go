@@ -11,7 +11,7 @@ func (r *Report) Text() []byte {
 	e, tl := r.ep, r.tl
 	var b strings.Builder
 	fmt.Fprintf(&b, "episode report: %s %s, agent %s\n", e.Operation.ID, e.ScenarioID, e.AgentID)
-	for _, kv := range identity(e) {
+	for _, kv := range identity(e, r.ledger) {
 		fmt.Fprintf(&b, "  %-15s %s\n", kv[0], kv[1])
 	}
 	if e.Evaluation.Reliable {

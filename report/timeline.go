@@ -1,7 +1,6 @@
 package report
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -12,7 +11,7 @@ import (
 // is in trajectory (or delivery) order, which is time order.
 type Timeline struct {
 	Start, End  time.Time // the axis
-	Actors      []string  // event lanes, in role order then by name
+	Actors      []string  // event lanes, in order of first delivery
 	Events      []EventMark
 	Invocations []InvocationMark
 	Proposals   []ProposalMark
@@ -133,10 +132,6 @@ type TerminalMark struct {
 	Business bool // a terminal_accepted row (else an execution status)
 }
 
-// roleOrder orders event lanes: the participants first, then the
-// authoritative systems, then the scheduler.
-var roleOrder = []string{"customer_1", "supplier_1", "approver_1", "operator_1", "maintenance_system", "payment_system", "scheduler"}
-
 // Derive lays an episode out on its timeline.
 func Derive(e *episodeview.Episode) *Timeline {
 	tl := &Timeline{Start: e.StartedAt.T, End: e.EndedAt.T}
@@ -153,20 +148,11 @@ func Derive(e *episodeview.Episode) *Timeline {
 			ID: ev.ID, Type: ev.Type, Actor: ev.Actor, Disposition: ev.Disposition, Verdict: ev.Verdict,
 			Origin: origin, CausedBy: ev.CausedBy, TriggersAgent: ev.TriggersAgent, At: ev.At.T, AtText: ev.At.Text,
 		})
-		seen[ev.Actor] = true
-	}
-	for _, a := range roleOrder {
-		if seen[a] {
-			tl.Actors = append(tl.Actors, a)
-			delete(seen, a)
+		if !seen[ev.Actor] {
+			seen[ev.Actor] = true
+			tl.Actors = append(tl.Actors, ev.Actor)
 		}
 	}
-	var rest []string
-	for a := range seen {
-		rest = append(rest, a)
-	}
-	slices.Sort(rest)
-	tl.Actors = append(tl.Actors, rest...)
 
 	rows := e.Rows
 	var inv int64
@@ -300,13 +286,13 @@ func Derive(e *episodeview.Episode) *Timeline {
 	// An approval that expired at its deadline has no resolution row: the
 	// accepted deadline timer is what closed it.
 	for _, ev := range e.Events {
-		if ev.Type != "approval_deadline_due" || ev.Disposition != "accepted" {
+		if ev.Type != deadlineEventType || ev.Disposition != "accepted" {
 			continue
 		}
-		id, _ := ev.Payload["checkpoint_id"].(string)
+		id, _ := ev.Payload[deadlineCheckpointKey].(string)
 		if k, ok := cps[id]; ok && tl.Checkpoints[k].Resolved == nil {
 			t := ev.At.T
-			tl.Checkpoints[k].Resolved, tl.Checkpoints[k].ResolvedText, tl.Checkpoints[k].Resolution = &t, ev.At.Text, "EXPIRED"
+			tl.Checkpoints[k].Resolved, tl.Checkpoints[k].ResolvedText, tl.Checkpoints[k].Resolution = &t, ev.At.Text, expiredResolution
 		}
 	}
 	if !tl.Terminal.Business {

@@ -80,7 +80,7 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 					t.Errorf("failure %d has no evidence", i)
 				}
 			}
-			r, err := episodereport.Build(raw, episodereport.ValidatorFunc(validateArtefactBytes))
+			r, err := episodereport.Build(raw, episodereport.ValidatorFunc(validateArtefactBytes), episodereport.Options{Pack: reportPack})
 			if err != nil {
 				t.Fatalf("report: %v", err)
 			}

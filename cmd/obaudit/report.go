@@ -2,28 +2,52 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
+	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/internal/safefs"
 	episodereport "github.com/obaudit/obaudit/report"
 	"github.com/spf13/cobra"
 )
 
 func newReportCmd(g *globals) *cobra.Command {
-	var htmlFile, format string
+	var htmlFile, format, ledgerFile string
 	c := &cobra.Command{
-		Use:   "report ARTEFACT",
-		Short: "Render an episode for an auditor: timeline, dimensions, digests",
+		Use:   "report ARTEFACT [--ledger LEDGER] [--html FILE]",
+		Short: "Render an episode for an auditor: timeline, invocations, dimensions, digests",
 		Long: `Validates the artefact (an artefact that does not validate is not rendered) and renders
-it: the episode on its simulated-time axis (authored and exogenous events by actor, agent
-invocations and proposals, each WAIT from declaration to wake, obligations with due times and
-breaches, the approval checkpoint, provisional close and reopen, the terminal), then the
-eleven dimensions with counts and findings, then the digests.
+it: what the scenario authors beside what happened (the expected terminal, authored dispatch
+faults and event refusals, human decisions as business); the episode on its simulated-time
+axis (events by actor, agent invocations, proposals, messages, WAITs, reads by tool with the
+required reads a proposal lacked, obligations, human checkpoints, provisional close, findings,
+the terminal); every invocation in detail (the waking event and its claims, each decision
+with its payload, the reads served and the reads the pack requires, the engine's answer);
+then the eleven dimensions with counts and findings, and the digests.
 
---html FILE writes one self-contained HTML page (no scripts, no external assets; a
-Content-Security-Policy forbids every load), created exclusively. --format text (the
-default) prints the same content as plain text; --format html prints the page to stdout.
-The same artefact always renders to the same bytes.
+The pack that executes the artefact's operation, when obaudit carries one with exactly the
+spec the artefact names (same spec digest), supplies actor roles, required reads and the
+scenario's authored expectations, and the acceptance gate's rule (as 'obaudit check' applies
+it) judges the verdict: a correct agent must be reliable, V2's authored notification fault
+must fail exactly as authored (shown as authored, not as an agent failure), a negative
+control must fail as its oracle declares. Otherwise the page says they are not shown.
+
+--ledger LEDGER reads a model-backed run's execution ledger (verified as 'ledger verify'
+does; it must be complete and be the ledger the artefact binds, by digest and run id, else
+report/ledger-mismatch) and shows each provider call's tokens, cost, latency and status
+beside the decision it produced.
+
+--html FILE writes one self-contained HTML page (inline SVG, one inline stylesheet and one
+inline script for search, filters and zoom, both admitted by hash; a Content-Security-Policy
+forbids every load and connection), created exclusively. --format text (the default)
+prints the identity, timeline, dimensions and digests as plain text; --format html prints
+the page to stdout. The same inputs always render to the same bytes.
 
 Exit 0: rendered. Exit 1: refused, by class.`,
 		Args: cobra.ExactArgs(1),
@@ -35,7 +59,20 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
-			r, err := episodereport.Build(raw, episodereport.ValidatorFunc(validateArtefactBytes))
+			opts := episodereport.Options{Pack: reportPack}
+			if ledgerFile != "" {
+				f, err := os.Open(ledgerFile)
+				if err != nil {
+					return err
+				}
+				a, err := execledger.Read(f, execledger.Options{RequireComplete: true})
+				f.Close()
+				if err != nil {
+					return err
+				}
+				opts.Ledger = a
+			}
+			r, err := episodereport.Build(raw, episodereport.ValidatorFunc(validateArtefactBytes), opts)
 			if err != nil {
 				return err
 			}
@@ -58,6 +95,53 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 	}
 	c.Flags().StringVar(&htmlFile, "html", "", "write the self-contained HTML report to FILE")
 	c.Flags().StringVar(&format, "format", "text", "what to print on stdout: text or html")
+	c.Flags().StringVar(&ledgerFile, "ledger", "", "the execution ledger the artefact binds (a model-backed run): per-call tokens, cost, latency, status")
 	c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "html"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
+}
+
+// reportPack is the report's view of the domains registry: the pack that
+// executes the artefact's operation with exactly the spec it names, and the
+// acceptance gate's judgement of the episode (the reference rule, V2's
+// authored fault expectation, a negative control's oracle declaration).
+func reportPack(q episodereport.PackQuery) *episodereport.Pack {
+	for _, p := range domains.Packs() {
+		if p.OperationType != q.OperationType {
+			continue
+		}
+		dom, err := p.Operation(nil, "", q.ScenarioID)
+		if err != nil || dom.Plan().Meta.SpecDigest != q.SpecDigest {
+			return nil
+		}
+		k := episodereport.PackOf(p.Name, dom)
+		if p.OperationType == maintenance.OperationType {
+			spec, serr := maintenance.DefaultSpec()
+			m, oerr := oracle.Default(gate.Vocabulary())
+			if serr == nil && oerr == nil {
+				k.Judge = func(o episodereport.Observed) *episodereport.Judgement {
+					return judgeForReport(spec, m, q.EngineVersion, o)
+				}
+			}
+		}
+		return k
+	}
+	return nil
+}
+
+// judgeForReport holds an episode to the gate's rule for its agent.
+func judgeForReport(spec *maintenance.Spec, m *oracle.Manifest, version string, o episodereport.Observed) *episodereport.Judgement {
+	c := gate.Check{AgentID: o.AgentID, ScenarioID: o.ScenarioID, Kind: o.AgentKind, Reliable: o.Reliable, Status: o.Status,
+		FailedDimensions: o.Failed, PassedDimensions: o.Passed, FindingCodes: slices.Compact(slices.Sorted(slices.Values(o.Findings)))}
+	gate.Judge(&c, spec, m, version)
+	j := &episodereport.Judgement{Failed: c.ExpectedTargets, Findings: c.ExpectedFindings, Passing: c.RequiredPassing, Problems: c.Problems}
+	id := m.Identity()
+	switch {
+	case c.ReferenceExpectationID != "":
+		j.Rule, j.Authored = c.ReferenceExpectationID, true
+	case o.AgentKind == agents.KindNegative:
+		j.Rule = fmt.Sprintf("oracle %s %s, control %s", id.OracleID, id.OracleVersion, o.AgentID)
+	default:
+		j.Rule, j.ExpectReliable = "the gate's rule for a "+o.AgentKind+" agent", true
+	}
+	return j
 }
