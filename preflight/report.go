@@ -10,7 +10,7 @@ import (
 const MediaType = "application/vnd.obaudit.preflight+json;version=1"
 
 // Transport describes how requests travelled, for the report.
-const Transport = "net/http client over TLS to an in-process scripted provider on a loopback listener"
+const Transport = "net/http client over TLS to an in-process scripted provider on a loopback listener, in the lane's vendor wire format"
 
 // Summary is the JSON report of a cell. File names are reported as base
 // names only.
@@ -36,8 +36,10 @@ func (r *Result) Summary() map[string]any {
 		"transport":                     Transport,
 		"checked_environment_variables": names,
 		"scenario_id":                   r.ScenarioID,
-		"agent_id":                      AgentID,
-		"model":                         Model,
+		"agent_id":                      r.AgentID,
+		"model":                         r.Profile.Model,
+		"lane":                          r.Lane,
+		"provider":                      r.Profile.Provider,
 		"budget": map[string]any{
 			"worst_case_usd":                 r.WorstCaseUSD,
 			"cost_cap_usd":                   r.Controls.CostCapUSD,
@@ -45,7 +47,7 @@ func (r *Result) Summary() map[string]any {
 			"token_worst_case":               r.TokenWorstCase,
 			"largest_request_token_bound":    int64(provider.LargestRequestTokenBound),
 			"largest_measured_request_bound": r.LargestRequestBound,
-			"max_output_tokens":              int64(provider.MaxOutputTokens),
+			"max_output_tokens":              r.Controls.MaxOutputTokens,
 			"max_provider_calls":             r.Controls.MaxProviderCalls,
 		},
 		"ledger":                   base(r.LedgerPath),

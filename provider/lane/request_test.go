@@ -1,4 +1,4 @@
-package openai_test
+package lane_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/provider"
+	"github.com/obaudit/obaudit/provider/lane"
 	"github.com/obaudit/obaudit/provider/openai"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestRequestIdentity(t *testing.T) {
 	steps := referenceSteps(t)
 	obs := steps[0].obs
-	r, err := openai.BuildRequest(obs, profile)
+	r, err := lane.BuildRequest(openai.Lane, obs, profile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,24 +40,24 @@ func TestRequestIdentity(t *testing.T) {
 	if body["model"] != model || body["max_output_tokens"] != int64(provider.MaxOutputTokens) || body["tool_choice"] != "required" || body["store"] != false {
 		t.Errorf("body fields %v", body)
 	}
-	again, _ := openai.BuildRequest(obs, profile)
+	again, _ := lane.BuildRequest(openai.Lane, obs, profile)
 	if !bytes.Equal(again.Body, r.Body) || again.RequestDigest != r.RequestDigest {
 		t.Error("building the same request twice differs")
 	}
-	other := map[string]openai.Profile{
+	other := map[string]lane.Profile{
 		"model":   {Model: "a-different-model", MaxOutputTokens: provider.MaxOutputTokens},
 		"ceiling": {Model: model, MaxOutputTokens: 512},
 	}
 	for name, p := range other {
-		o, _ := openai.BuildRequest(obs, p)
+		o, _ := lane.BuildRequest(openai.Lane, obs, p)
 		if o.RequestDigest == r.RequestDigest {
 			t.Errorf("another %s keeps the request identity", name)
 		}
 	}
-	if next, _ := openai.BuildRequest(steps[1].obs, profile); next.RequestDigest == r.RequestDigest || next.PromptDigest == r.PromptDigest {
+	if next, _ := lane.BuildRequest(openai.Lane, steps[1].obs, profile); next.RequestDigest == r.RequestDigest || next.PromptDigest == r.PromptDigest {
 		t.Error("another observation keeps the request identity")
 	}
-	if d, _ := openai.RequestDigest(profile, r.ObservationDigest, r.PromptDigest, r.InvocationIndex, r.TurnIndex+1); d == r.RequestDigest {
+	if d, _ := lane.RequestDigest(profile, r.ObservationDigest, r.PromptDigest, r.InvocationIndex, r.TurnIndex+1); d == r.RequestDigest {
 		t.Error("another turn keeps the request identity")
 	}
 }
@@ -78,7 +79,7 @@ func TestRequestsFitTheMeasuredBound(t *testing.T) {
 		}
 		var largest int64
 		for _, s := range r.steps {
-			req, err := openai.BuildRequest(s.obs, profile)
+			req, err := lane.BuildRequest(openai.Lane, s.obs, profile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,12 +105,12 @@ func TestArgumentsRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, s := range r.steps {
-			name, args, ok := openai.Arguments(s.rec)
+			name, args, ok := lane.Arguments(s.rec)
 			if !ok {
 				t.Fatalf("%s step %d: %v has no function-call form", sc, i, s.rec)
 			}
 			text, _ := canon.Upstream(args)
-			a, err := openai.ParseAnswer(body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": name, "arguments": string(text)}}}), model)
+			a, err := openai.Lane.ParseAnswer(body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": name, "arguments": string(text)}}}), model)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,12 +125,12 @@ func TestArgumentsRoundTrip(t *testing.T) {
 		ask := (&engine.Ask{RecipientActorID: "customer_1", MessageFixtureID: "msg_x",
 			Wait: &engine.Wait{Reason: "r", WakeOn: []string{"e"}, FallbackAfterMinutes: engine.Minutes(60)}}).Record()
 		ask["correlation_id"] = corr
-		name, args, ok := openai.Arguments(ask)
+		name, args, ok := lane.Arguments(ask)
 		if !ok || name != "ask" {
 			t.Fatalf("ASK has no function-call form: %v", args)
 		}
 		text, _ := canon.Upstream(args)
-		a, _ := openai.ParseAnswer(body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": name, "arguments": string(text)}}}), model)
+		a, _ := openai.Lane.ParseAnswer(body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": name, "arguments": string(text)}}}), model)
 		if got := a.Decision().Record(); !canonEqual(got, ask) {
 			t.Errorf("%v read back as %v", ask, got)
 		}
