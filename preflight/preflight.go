@@ -187,6 +187,9 @@ type Result struct {
 	Lane    string
 	Profile lane.Profile
 	AgentID string
+	// Live is true for a [Live] run: a real endpoint, a credential handed
+	// in.
+	Live bool
 	// CheckedEnvironment are the variables the live-environment check read.
 	CheckedEnvironment []string
 	ScenarioID         string

@@ -9,6 +9,12 @@ import (
 // MediaType names the preflight report format.
 const MediaType = "application/vnd.obaudit.preflight+json;version=1"
 
+// LiveMediaType names the report of a live model run.
+const LiveMediaType = "application/vnd.obaudit.model-run+json;version=1"
+
+// LiveTransport describes how a live run's requests travelled.
+const LiveTransport = "net/http client over TLS to the profile's endpoint (or --base-url), no proxy, redirects refused"
+
 // Transport describes how requests travelled, for the report.
 const Transport = "net/http client over TLS to an in-process scripted provider on a loopback listener, in the lane's vendor wire format"
 
@@ -30,8 +36,8 @@ func (r *Result) Summary() map[string]any {
 		"ok":                            r.OK(),
 		"cell_as_expected":              r.AsExpected(),
 		"cell":                          string(r.Cell),
-		"live_provider_call":            false,
-		"credential_read":               false,
+		"live_provider_call":            r.Live,
+		"credential_read":               r.Live,
 		"network_access":                "loopback only",
 		"transport":                     Transport,
 		"checked_environment_variables": names,
@@ -57,6 +63,14 @@ func (r *Result) Summary() map[string]any {
 		"provider_requests":        int64(r.ProviderRequests),
 		"replay_provider_calls":    r.ReplayProviderCalls,
 		"episode_artefact_written": r.ArtefactPath != "",
+	}
+	if r.Live {
+		s["mediaType"] = LiveMediaType
+		s["network_access"] = "the profile's endpoint"
+		s["transport"] = LiveTransport
+		delete(s, "cell")
+		delete(s, "cell_as_expected")
+		delete(s, "checked_environment_variables")
 	}
 	if r.ExclusionCode != "" {
 		s["exclusion_code"] = r.ExclusionCode

@@ -108,8 +108,10 @@ func (openAIVendor) Answer(n int, model, name string, args map[string]any, stop 
 		},
 	}
 }
-func (openAIVendor) Error(_ int, typ, message string) map[string]any { return openAIError(typ, message, nil) }
-func (openAIVendor) Fault(f Fault) (int, map[string]string, any)   { return openAIFault(f) }
+func (openAIVendor) Error(_ int, typ, message string) map[string]any {
+	return openAIError(typ, message, nil)
+}
+func (openAIVendor) Fault(f Fault) (int, map[string]string, any) { return openAIFault(f) }
 
 // chatVendor is the OpenAI-compatible Chat Completions surface.
 type chatVendor struct{}
@@ -149,8 +151,10 @@ func (chatVendor) Answer(n int, model, name string, args map[string]any, stop st
 		},
 	}
 }
-func (chatVendor) Error(_ int, typ, message string) map[string]any { return openAIError(typ, message, nil) }
-func (chatVendor) Fault(f Fault) (int, map[string]string, any)   { return openAIFault(f) }
+func (chatVendor) Error(_ int, typ, message string) map[string]any {
+	return openAIError(typ, message, nil)
+}
+func (chatVendor) Fault(f Fault) (int, map[string]string, any) { return openAIFault(f) }
 
 // anthropicVendor is the Messages API.
 type anthropicVendor struct{}
