@@ -11,7 +11,6 @@ import (
 	"github.com/obaudit/obaudit/refusal"
 )
 
-
 // body renders a Responses answer with the given output items.
 func body(t *testing.T, m map[string]any) []byte {
 	t.Helper()
