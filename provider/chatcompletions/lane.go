@@ -5,8 +5,11 @@
 // instructions as the system message and the observation as the user
 // message, the six tools ({"type": "function", "function": {name,
 // description, parameters}}), tool_choice "required", parallel_tool_calls
-// false and max_tokens. A profile decides temperature, top_p, seed and
-// reasoning_effort (sent with a fixed value or omitted).
+// false and max_tokens. A profile decides temperature, top_p and
+// reasoning_effort (sent with a fixed value or omitted): the sampling and
+// reasoning fields xAI and Mistral both document under those names (a
+// seed is spelled seed by one and random_seed by the other, so this lane
+// sends neither). tool_choice "required" is in both references.
 //
 // It is its own adapter identity (implementation
 // obaudit_openai_compat_chat_completions_agent, api chat_completions, the
@@ -52,7 +55,7 @@ func (completions) MappingFields() []string {
 	return []string{"max_tokens", "messages", "model", "parallel_tool_calls", "tool_choice", "tools"}
 }
 func (completions) OptionalFields() []string {
-	return []string{"reasoning_effort", "seed", "temperature", "top_p"}
+	return []string{"reasoning_effort", "temperature", "top_p"}
 }
 
 func (completions) Settings() map[string]any {
