@@ -66,7 +66,7 @@ func TestParseRefusals(t *testing.T) {
 		t.Errorf("%+v", p)
 	}
 	for name, edit := range map[string][2]string{
-		"not json":           {`{"profile_version"`, `{"profile_version" `},
+		"not json":           {`"identifier_limitation": null}`, `"identifier_limitation": null`},
 		"duplicate key":      {`"retry": "none",`, `"retry": "none", "retry": "none",`},
 		"unknown field":      {`"retry": "none",`, `"retry": "none", "temperature": 0,`},
 		"a retry":            {`"retry": "none"`, `"retry": "3"`},
