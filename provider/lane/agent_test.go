@@ -593,3 +593,31 @@ func TestDialRefusalIsNotAFault(t *testing.T) {
 		t.Errorf("outstanding %s, %d tokens reserved after a request that never left", outstanding, x.guard.ReservedTokens())
 	}
 }
+
+// TestModelEcho: an answer naming another model is not read (its usage is
+// not taken: the reservation is forfeited) unless the profile records that
+// its vendor states no model, in which case the stated model is recorded
+// as stated.
+func TestModelEcho(t *testing.T) {
+	steps := referenceSteps(t)
+	other := func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"id":"r","object":"response","model":"gpt-5.6-luna-2099","status":"completed","output":[],"usage":{"input_tokens":10,"output_tokens":1}}`))
+	}
+	x := newHarness(t, other, nil)
+	_, err := x.agent.Decide(steps[0].obs)
+	var f *lane.Failure
+	if !errors.As(err, &f) || f.Code != lane.FaultResponseInvalid {
+		t.Fatalf("another model: %v", err)
+	}
+	at := x.ledger(t).Calls[0].Attempts[0]
+	if at.UsageReported || at.ResponseModel != nil || *at.CostSettlement != execledger.SettlementForfeited {
+		t.Errorf("another model's answer was read: %+v", at)
+	}
+	y := newHarness(t, other, func(c *lane.Config) { c.Profile.ModelStated = false })
+	if _, err := y.agent.Decide(steps[0].obs); err != nil {
+		t.Fatalf("a profile whose vendor states no model: %v", err)
+	}
+	if at := y.ledger(t).Calls[0].Attempts[0]; at.ResponseModel == nil || *at.ResponseModel != "gpt-5.6-luna-2099" || !at.UsageReported {
+		t.Errorf("the stated model is not recorded as stated: %+v", at)
+	}
+}

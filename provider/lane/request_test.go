@@ -10,6 +10,7 @@ import (
 	"github.com/obaudit/obaudit/provider"
 	"github.com/obaudit/obaudit/provider/lane"
 	"github.com/obaudit/obaudit/provider/openai"
+	lanes "github.com/obaudit/obaudit/provider/profile"
 )
 
 // TestRequestIdentity: the request identity moves with what it pins (model,
@@ -63,8 +64,9 @@ func TestRequestIdentity(t *testing.T) {
 }
 
 // TestRequestsFitTheMeasuredBound: every request of every reference
-// scenario stays under the largest request the build's token ceiling was
-// computed from, so the up-front worst case is a real bound.
+// scenario, on every lane under its example profile, stays under the
+// largest request the build's token ceiling was computed from, so the
+// up-front worst case is a real bound.
 func TestRequestsFitTheMeasuredBound(t *testing.T) {
 	pack := domains.Default()
 	ref, _ := pack.Agent("reference")
@@ -77,18 +79,21 @@ func TestRequestsFitTheMeasuredBound(t *testing.T) {
 		if _, err := engine.Execute(dom, r, instance); err != nil {
 			t.Fatal(err)
 		}
-		var largest int64
-		for _, s := range r.steps {
-			req, err := lane.BuildRequest(openai.Lane, s.obs, profile)
-			if err != nil {
-				t.Fatal(err)
+		for _, id := range lanes.LaneIDs() {
+			p, _ := lanes.ForLane(id)
+			var largest int64
+			for _, s := range r.steps {
+				req, err := lane.BuildRequest(p.Lane, s.obs, p.Run)
+				if err != nil {
+					t.Fatal(err)
+				}
+				largest = max(largest, req.InputTokenUpperBound)
 			}
-			largest = max(largest, req.InputTokenUpperBound)
+			if largest > provider.LargestRequestTokenBound {
+				t.Errorf("%s on %s: a request bounded at %d tokens passes the measured largest %d", sc, id, largest, provider.LargestRequestTokenBound)
+			}
+			t.Logf("%s on %s: %d turns, largest request bound %d", sc, id, len(r.steps), largest)
 		}
-		if largest > provider.LargestRequestTokenBound {
-			t.Errorf("%s: a request bounded at %d tokens passes the measured largest %d", sc, largest, provider.LargestRequestTokenBound)
-		}
-		t.Logf("%s: %d turns, largest request bound %d", sc, len(r.steps), largest)
 	}
 }
 
