@@ -5,10 +5,12 @@
 // in-process scripted provider on a loopback TLS listener that answers
 // each turn with the reference agent's decision in the lane's vendor's
 // wire format ([Vendor]), and writes the execution ledger and the episode
-// artefact the run produces. [Live] runs the same model run, with the same
-// checks after it, against an operator's endpoint. There is no way to point it at a service: the client's dialer
-// refuses every address that is not a loopback IP, it sends a fixed
-// Authorization value, and it reads no credential.
+// artefact the run produces. There is no way to point a preflight at a
+// service: the client's dialer refuses every address that is not a
+// loopback IP, it sends a fixed placeholder ([Credential]) in the lane's
+// header, and it reads no credential. [Live] runs the same model run
+// ([Spec]), with the same checks after it, against an operator's endpoint
+// with the credential cmd hands it.
 //
 // One [Run] is one cell. The reference cell ([FaultNone]) is to end scored
 // with an audited pair ([Result.OK]): its ledger (execution_ledger.ndjson)
@@ -16,11 +18,11 @@
 // digest of the body the scripted provider received, the artefact
 // (episode_artifact.json) is contract 8 with a binding to that ledger, the
 // bundle audit passes, and the artefact replays at zero provider calls. A
-// fault cell (429, 500, 400, overloaded, an invalid body, a wrong model, a
-// truncated answer, a stream cut mid-body, a closed connection, on request
-// [DefaultFaultAt]) is to end excluded with that
-// fault, and writes its ledger (execution_ledger_<cell>.ndjson) and no
-// artefact. A cell that ends otherwise (a lowered call bound, say) is
+// fault cell (429, 500, 400, overloaded, Anthropic's spend limit, an
+// invalid body, a wrong model, a truncated answer, a stream cut mid-body, a
+// closed connection, on request [DefaultFaultAt]) is to end excluded with
+// its fault ([ExpectedFault]), and writes its ledger
+// (execution_ledger_<cell>.ndjson) and no artefact. A cell that ends otherwise (a lowered call bound, say) is
 // reported ([Result.AsExpected] is false), not refused.
 //
 // The bounds are the build's (package provider): at most
@@ -36,7 +38,8 @@
 // checks failed); the up-front refusals are package provider's
 // (preflight/call-bound, preflight/token-exposure, preflight/cost-exposure,
 // preflight/live-environment), and ledger, artefact, bundle and replay
-// refusals keep their classes.
+// refusals keep their classes. A live run's own: [ErrLiveRequired],
+// [ErrRatesRequired], [ErrCredentialMissing], [ErrTrustRoots].
 package preflight
 
 import (
