@@ -46,6 +46,8 @@ environment variable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("model") {
 				return runModel(cmd, g, &model, scenario, instanceID, engineVersion)
+			} else if err := model.strayFlags(cmd); err != nil {
+				return err
 			}
 			pack := domains.Default()
 			if scenario == "" {

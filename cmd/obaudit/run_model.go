@@ -44,9 +44,26 @@ func (m *modelFlags) register(f *pflag.FlagSet) {
 	f.Int64Var(&m.maxCalls, "max-calls", provider.MaxProviderCalls, "provider calls this run may make (1 to 60; fixed ceiling 60)")
 }
 
+// modelOnly are the flags that mean something only with --model.
+var modelOnly = []string{"live", "base-url", "ca-file", "output-dir", "execution-run-id", "cost-cap-usd", "input-usd-per-mtok", "output-usd-per-mtok", "pricing-policy-id", "max-calls"}
+
+// strayFlags is a usage error for a model-run flag given without --model
+// (a deterministic run would silently ignore it).
+func (m *modelFlags) strayFlags(cmd *cobra.Command) error {
+	for _, f := range modelOnly {
+		if cmd.Flags().Changed(f) {
+			return usagef("--%s applies to model runs only (with --model)", f)
+		}
+	}
+	return nil
+}
+
 // runModel is `obaudit run --model`. Without --live it refuses before
 // anything is read, built, dialled or opened.
 func runModel(cmd *cobra.Command, g *globals, m *modelFlags, scenario, instanceID, engineVersion string) error {
+	if cmd.Flags().Changed("agent") || cmd.Flags().Changed("output") || cmd.Flags().Changed("spec") {
+		return usagef("--agent, --output and --spec apply to deterministic runs; a model run decides with its profile and writes into --output-dir")
+	}
 	if !m.live {
 		return refusal.New(preflight.ErrLiveRequired, "--model makes real provider calls, which cost money: add --live to authorise them (or run `obaudit preflight --lane LANE` to spend nothing)")
 	}

@@ -142,3 +142,24 @@ func TestArgumentsRoundTrip(t *testing.T) {
 	}
 	t.Logf("kinds covered: %v", kinds)
 }
+
+// TestToolSchemasHaveObjectRoots: every tool's parameter schema (the
+// Anthropic lane's input_schema) has an object root with no root oneOf,
+// anyOf or allOf, and requires exactly the arguments the decision reads.
+func TestToolSchemasHaveObjectRoots(t *testing.T) {
+	for _, s := range lane.ToolSpecs() {
+		p := s.Parameters
+		if p["type"] != "object" || p["additionalProperties"] != false {
+			t.Errorf("%s: root %v", s.Name, p["type"])
+		}
+		for _, k := range []string{"oneOf", "anyOf", "allOf"} {
+			if _, ok := p[k]; ok {
+				t.Errorf("%s: a root %s", s.Name, k)
+			}
+		}
+		props := p["properties"].(map[string]any)
+		if len(p["required"].([]any)) != len(props) {
+			t.Errorf("%s: %d required of %d properties", s.Name, len(p["required"].([]any)), len(props))
+		}
+	}
+}

@@ -43,7 +43,9 @@ var (
 	// object, fails the profile schema, names a provider its lane does not
 	// bind, a request mapping other than its lane's, an optional field its
 	// lane does not know, leaves one of its lane's optional fields
-	// undecided, or names a credential variable its lane does not read.
+	// undecided, names a credential variable its lane does not read, or
+	// waives the response-model check on a vendor's own lane (only a
+	// compatibility lane's server may state no model).
 	ErrInvalid = refusal.Sentinel("profile/invalid")
 	// ErrNotFound is returned for a profile name that is neither embedded
 	// nor a readable file.
@@ -173,6 +175,9 @@ func Parse(data []byte, name string) (*Profile, error) {
 	}
 	if want, ok := fixedCredential[l.ID()]; ok && p.CredentialEnv != want {
 		return nil, bad("the %s lane reads its credential from %s only", l.ID(), want)
+	}
+	if _, vendorOwn := fixedCredential[l.ID()]; vendorOwn && !p.Run.ModelStated {
+		return nil, bad("the %s lane's vendor states the model in every response: it is checked, never waived", l.ID())
 	}
 	if p.CredentialEnv == "OPENAI_API_KEY" && p.Run.Provider != openai.ProviderName {
 		return nil, bad("a key meant for OpenAI is never sent to %s", p.Run.Provider)

@@ -78,6 +78,7 @@ func TestParseRefusals(t *testing.T) {
 		"sent and omitted":   {`"omit": ["temperature", "top_k", "top_p"]`, `"omit": ["temperature", "thinking", "top_k", "top_p"]`},
 		"ceiling":            {`"max_output_tokens": 1024`, `"max_output_tokens": 8192`},
 		"credential":         {`"credential_env": "ANTHROPIC_API_KEY"`, `"credential_env": "CLAUDE_KEY"`},
+		"model check waived": {`"model_stated_in_response": true`, `"model_stated_in_response": false`},
 		"http endpoint":      {`"https://api.anthropic.com/v1"`, `"http://api.anthropic.com/v1"`},
 		"a model with space": {`"claude-sonnet-5"`, `"claude sonnet"`},
 	} {
