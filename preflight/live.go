@@ -163,7 +163,7 @@ func Live(cfg LiveConfig) (*Result, error) {
 		DisableKeepAlives: true,
 	}}
 	defer client.Transport.(*http.Transport).CloseIdleConnections()
-	spec := &Spec{
+	spec := &modelRun{
 		Lane: p.Lane, Profile: p.Run, Client: client, BaseURL: base, Credential: cfg.Credential,
 		Domain: cfg.Domain, EngineVersion: cfg.EngineVersion, MaxCalls: cfg.MaxCalls,
 		Rates: rates, Cap: cap, Pricing: policy, TokenCap: provider.TokenHardCap,

@@ -8,9 +8,9 @@
 // artefact the run produces. There is no way to point a preflight at a
 // service: the client's dialer refuses every address that is not a
 // loopback IP, it sends a fixed placeholder ([Credential]) in the lane's
-// header, and it reads no credential. [Live] runs the same model run
-// ([Spec]), with the same checks after it, against an operator's endpoint
-// with the credential cmd hands it.
+// header, and it reads no credential. [Live] runs the same model run, with
+// the same checks after it, against an operator's endpoint with the
+// credential cmd hands it.
 //
 // One [Run] is one cell. The reference cell ([FaultNone]) is to end scored
 // with an audited pair ([Result.OK]): its ledger (execution_ledger.ndjson)
@@ -378,7 +378,7 @@ func (c *cell) run() (*Result, error) {
 	lb := Serve(script)
 	defer lb.Close()
 
-	spec := &Spec{
+	spec := &modelRun{
 		Lane: prof.Lane, Profile: prof.Run, Client: lb.Client, BaseURL: lb.BaseURL, Credential: Credential,
 		Domain: cfg.Domain, EngineVersion: cfg.EngineVersion, MaxCalls: cfg.MaxCalls,
 		Rates: c.rates, Cap: c.cap, Pricing: c.policy, TokenCap: c.tokenCap,
@@ -393,10 +393,10 @@ func (c *cell) run() (*Result, error) {
 	return res, spec.check(res, artefactBytes, func() error { return c.checkScript(res, script) }, script.Requests)
 }
 
-// Spec is one model run: the lane and profile, the client and endpoint,
+// modelRun is one model run: the lane and profile, the client and endpoint,
 // the bounds and pricing, the identities and the two output paths. The
 // preflight's cells and [Live] runs execute it the same way.
-type Spec struct {
+type modelRun struct {
 	Lane                                lane.Lane
 	Profile                             lane.Profile
 	Client                              *http.Client
@@ -420,7 +420,7 @@ type Spec struct {
 
 // execute writes the ledger, runs the episode, finalizes the ledger, and
 // for a scored run writes the artefact bound to it.
-func (s *Spec) execute(res *Result) ([]byte, error) {
+func (s *modelRun) execute(res *Result) ([]byte, error) {
 	meta := s.Domain.Plan().Meta
 	res.Profile, res.AgentID = s.Profile, profile.AgentID(s.Profile)
 	pid, err := lane.ProviderIdentity(s.Lane, s.Profile, s.BaseURL)
@@ -518,7 +518,7 @@ func (s *Spec) execute(res *Result) ([]byte, error) {
 // script comparisons; nil for none), and for a scored run audits the pair
 // and replays the artefact at zero provider calls, every request digest
 // rebuilt. requests counts what the provider received (nil: unknown).
-func (s *Spec) check(res *Result, artefactBytes []byte, between func() error, requests func() int) error {
+func (s *modelRun) check(res *Result, artefactBytes []byte, between func() error, requests func() int) error {
 	audit, err := execledger.ReadFile(res.LedgerPath, execledger.Options{RequireComplete: true})
 	if err != nil {
 		return err

@@ -24,25 +24,25 @@ const modelInstance = "opinst_0123456789abcdef0123456789abcdef"
 // embedded profile name, answering the reference decisions of V1 under
 // modelInstance and accepting credential, on a loopback TLS listener. It
 // returns the base URL, the server's certificate (PEM) and the script.
-func loopbackProvider(t testing.TB, name, credential string) (string, []byte, *preflight.Script, func()) {
+func loopbackProvider(name, credential string) (string, []byte, *preflight.Script, func(), error) {
 	p, err := profile.Embedded(name)
 	if err != nil {
-		t.Fatal(err)
+		return "", nil, nil, nil, err
 	}
 	pack := domains.Default()
 	dom, err := pack.Operation(nil, "", "V1")
 	if err != nil {
-		t.Fatal(err)
+		return "", nil, nil, nil, err
 	}
 	ref, _ := pack.Agent("reference")
 	ep, err := engine.Execute(dom, ref.New(), modelInstance)
 	if err != nil {
-		t.Fatal(err)
+		return "", nil, nil, nil, err
 	}
 	v, _ := preflight.VendorFor(p.Lane.ID())
 	s := &preflight.Script{Vendor: v, Model: p.Run.Model, Credential: credential, Tape: ep.Decisions, Fault: preflight.FaultNone, MaxRequests: 60}
 	lb := preflight.Serve(s)
-	return lb.BaseURL, lb.CertificatePEM(), s, lb.Close
+	return lb.BaseURL, lb.CertificatePEM(), s, lb.Close, nil
 }
 
 // TestModelScript runs testdata/model/*.txtar: live model runs against a
@@ -57,7 +57,10 @@ func TestModelScript(t *testing.T) {
 				if neg || len(args) != 2 {
 					ts.Fatalf("usage: loopback-provider PROFILE CREDENTIAL")
 				}
-				base, cert, _, stop := loopbackProvider(t, args[0], args[1])
+				base, cert, _, stop, err := loopbackProvider(args[0], args[1])
+				if err != nil {
+					ts.Fatalf("%v", err)
+				}
 				ts.Defer(stop)
 				ts.Setenv("BASE_URL", base)
 				if err := os.WriteFile(ts.MkAbs("ca.pem"), cert, 0o600); err != nil {
@@ -79,7 +82,10 @@ func TestLiveRunLeavesNoSecret(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p, _ := profile.Embedded(name)
 			const credential = "dummy-credential-7f3a9c"
-			base, cert, script, stop := loopbackProvider(t, name, credential)
+			base, cert, script, stop, err := loopbackProvider(name, credential)
+			if err != nil {
+				t.Fatal(err)
+			}
 			defer stop()
 			dir := t.TempDir()
 			out := filepath.Join(dir, "out")
