@@ -24,7 +24,7 @@ const modelInstance = "opinst_0123456789abcdef0123456789abcdef"
 // embedded profile name, answering the reference decisions of V1 under
 // modelInstance and accepting credential, on a loopback TLS listener. It
 // returns the base URL, the server's certificate (PEM) and the script.
-func loopbackProvider(name, credential string) (string, []byte, *preflight.Script, func(), error) {
+func loopbackProvider(name, credential string, fault preflight.Fault) (string, []byte, *preflight.Script, func(), error) {
 	p, err := profile.Embedded(name)
 	if err != nil {
 		return "", nil, nil, nil, err
@@ -40,13 +40,14 @@ func loopbackProvider(name, credential string) (string, []byte, *preflight.Scrip
 		return "", nil, nil, nil, err
 	}
 	v, _ := preflight.VendorFor(p.Lane.ID())
-	s := &preflight.Script{Vendor: v, Model: p.Run.Model, Credential: credential, Tape: ep.Decisions, Fault: preflight.FaultNone, MaxRequests: 60}
+	s := &preflight.Script{Vendor: v, Model: p.Run.Model, Credential: credential, Tape: ep.Decisions, Fault: fault, FaultAt: preflight.DefaultFaultAt, MaxRequests: 60}
 	lb := preflight.Serve(s)
 	return lb.BaseURL, lb.CertificatePEM(), s, lb.Close, nil
 }
 
 // TestModelScript runs testdata/model/*.txtar: live model runs against a
-// loopback provider started by `loopback-provider PROFILE CREDENTIAL`,
+// loopback provider started by `loopback-provider PROFILE CREDENTIAL
+// [FAULT]` (a preflight fault cell on request 4),
 // which sets $BASE_URL and writes $WORK/ca.pem.
 func TestModelScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -54,10 +55,14 @@ func TestModelScript(t *testing.T) {
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"loopback-provider": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 2 {
-					ts.Fatalf("usage: loopback-provider PROFILE CREDENTIAL")
+				if neg || len(args) < 2 || len(args) > 3 {
+					ts.Fatalf("usage: loopback-provider PROFILE CREDENTIAL [FAULT]")
 				}
-				base, cert, _, stop, err := loopbackProvider(args[0], args[1])
+				fault := preflight.FaultNone
+				if len(args) == 3 {
+					fault = preflight.Fault(args[2])
+				}
+				base, cert, _, stop, err := loopbackProvider(args[0], args[1], fault)
 				if err != nil {
 					ts.Fatalf("%v", err)
 				}
@@ -82,7 +87,7 @@ func TestLiveRunLeavesNoSecret(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p, _ := profile.Embedded(name)
 			const credential = "dummy-credential-7f3a9c"
-			base, cert, script, stop, err := loopbackProvider(name, credential)
+			base, cert, script, stop, err := loopbackProvider(name, credential, preflight.FaultNone)
 			if err != nil {
 				t.Fatal(err)
 			}
