@@ -24,7 +24,7 @@ import (
 
 const model = "gpt-5.6-luna"
 
-var profile = lane.Profile{Lane: openai.ID, Provider: openai.ProviderName, Model: model, MaxOutputTokens: provider.MaxOutputTokens, ModelStated: true, TurnDeadlineSeconds: 30}
+var profile = lane.Profile{Provider: openai.ProviderName, Model: model, MaxOutputTokens: provider.MaxOutputTokens, ModelStated: true, TurnDeadlineSeconds: 30}
 
 // instance is ledgertest.Header's operation instance.
 var instance = ledgertest.Header().OperationInstanceID

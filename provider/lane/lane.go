@@ -100,8 +100,9 @@ type Lane interface {
 
 // Profile pins everything result-affecting about a model run.
 type Profile struct {
-	// Lane is the [Lane.ID]; Provider one of its [Lane.Providers].
-	Lane, Provider string
+	// Provider is one of the lane's [Lane.Providers] (the lane itself is
+	// the agent's [Config.Lane]).
+	Provider string
 	// Model is the exact identifier sent and required back: no alias, no
 	// default, no prefix matching.
 	Model string

@@ -136,7 +136,7 @@ func Parse(data []byte, name string) (*Profile, error) {
 	p := &Profile{Lane: l, Name: name, CredentialEnv: m["credential_env"].(string), DefaultBaseURL: m["default_base_url"].(string)}
 	limitation, _ := m["identifier_limitation"].(string)
 	p.Run = lane.Profile{
-		Lane: l.ID(), Provider: m["provider"].(string), Model: m["model"].(string),
+		Provider: m["provider"].(string), Model: m["model"].(string),
 		MaxOutputTokens: m["max_output_tokens"].(int64),
 		Send:            m["send"].(map[string]any),
 		ModelStated:     m["model_stated_in_response"].(bool), IdentifierLimitation: limitation,
