@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -74,4 +75,10 @@ func checkLoopback(addr string) error {
 		return refusal.New(ErrNotLoopback, "%s is not a loopback address; the preflight reaches no service", host)
 	}
 	return nil
+}
+
+// CertificatePEM is the server's certificate, PEM-encoded: the one root a
+// client must trust to reach it (a live run's --ca-file, in tests).
+func (l *Loopback) CertificatePEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: l.srv.Certificate().Raw})
 }

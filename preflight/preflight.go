@@ -1,11 +1,16 @@
 // Package preflight is the offline operator preflight: it drives the
-// model-backed agent (package provider/openai) through a real net/http
-// client against an in-process scripted provider on a loopback TLS
-// listener that answers each turn with the reference agent's decision,
-// and writes the execution ledger and the episode artefact the run
-// produces. There is no way to point it at a service: the client's dialer
-// refuses every address that is not a loopback IP, it sends a fixed
-// Authorization value, and it reads no credential.
+// model-backed agent (package provider/lane) on one lane (OpenAI
+// Responses, Anthropic Messages or Chat Completions, under that lane's
+// embedded example profile) through a real net/http client against an
+// in-process scripted provider on a loopback TLS listener that answers
+// each turn with the reference agent's decision in the lane's vendor's
+// wire format ([Vendor]), and writes the execution ledger and the episode
+// artefact the run produces. There is no way to point a preflight at a
+// service: the client's dialer refuses every address that is not a
+// loopback IP, it sends a fixed placeholder ([Credential]) in the lane's
+// header, and it reads no credential. [Live] runs the same model run, with
+// the same checks after it, against an operator's endpoint with the
+// credential cmd hands it.
 //
 // One [Run] is one cell. The reference cell ([FaultNone]) is to end scored
 // with an audited pair ([Result.OK]): its ledger (execution_ledger.ndjson)
@@ -13,10 +18,11 @@
 // digest of the body the scripted provider received, the artefact
 // (episode_artifact.json) is contract 8 with a binding to that ledger, the
 // bundle audit passes, and the artefact replays at zero provider calls. A
-// fault cell (429, 500, an invalid body, a wrong model, a closed
-// connection, on request [DefaultFaultAt]) is to end excluded with that
-// fault, and writes its ledger (execution_ledger_<cell>.ndjson) and no
-// artefact. A cell that ends otherwise (a lowered call bound, say) is
+// fault cell (429, 500, 400, overloaded, Anthropic's spend limit, an
+// invalid body, a wrong model, a truncated answer, a stream cut mid-body, a
+// closed connection, on request [DefaultFaultAt]) is to end excluded with
+// its fault ([ExpectedFault]), and writes its ledger
+// (execution_ledger_<cell>.ndjson) and no artefact. A cell that ends otherwise (a lowered call bound, say) is
 // reported ([Result.AsExpected] is false), not refused.
 //
 // The bounds are the build's (package provider): at most
@@ -32,13 +38,17 @@
 // checks failed); the up-front refusals are package provider's
 // (preflight/call-bound, preflight/token-exposure, preflight/cost-exposure,
 // preflight/live-environment), and ledger, artefact, bundle and replay
-// refusals keep their classes.
+// refusals keep their classes. A live run's own: [ErrLiveRequired],
+// [ErrRatesRequired], [ErrCredentialMissing], [ErrTrustRoots].
 package preflight
 
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/obaudit/obaudit/artefact"
@@ -48,7 +58,10 @@ import (
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/provider"
+	"github.com/obaudit/obaudit/provider/anthropic"
+	"github.com/obaudit/obaudit/provider/lane"
 	"github.com/obaudit/obaudit/provider/openai"
+	"github.com/obaudit/obaudit/provider/profile"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -71,19 +84,16 @@ var (
 	ErrSelfCheck = refusal.Sentinel("preflight/self-check-failed")
 )
 
-// Identity of the preflight's model run (upstream's preflight constants).
+// Fixed values of the preflight's model run.
 const (
-	AgentID = "openai-gpt-5-6-luna"
-	Model   = "gpt-5.6-luna"
-	// Authorization is the fixed value sent as the Authorization header: it
-	// is not a credential and nothing reads one.
-	Authorization = "Bearer preflight-loopback-not-a-credential"
-	// TurnDeadlineSeconds and WallClockDeadlineSeconds are the run's
-	// stated deadlines.
-	TurnDeadlineSeconds      = 30.0
-	WallClockDeadlineSeconds = 1800.0
+	// Credential is the fixed value the agent is handed and the scripted
+	// provider checks in the lane's header: it is not a credential and
+	// nothing reads one.
+	Credential = "preflight-loopback-not-a-credential"
 	// DefaultFaultAt is the request (1-based) a fault cell faults on.
 	DefaultFaultAt = 4
+	// DefaultLane is the lane a preflight runs on unless told.
+	DefaultLane = openai.ID
 )
 
 // Operator-stated pricing defaults: pinned rates, not a vendor price claim.
@@ -103,25 +113,40 @@ const (
 // LedgerFileFor is the ledger file name of a cell.
 func LedgerFileFor(f Fault) string {
 	switch f {
-	case FaultNone:
+	case FaultNone, "":
 		return LedgerFile
-	case Fault429, Fault500:
+	case Fault429, Fault500, Fault400:
 		return "execution_ledger_http_" + string(f) + ".ndjson"
 	}
-	return "execution_ledger_" + map[Fault]string{FaultInvalidBody: "invalid_body", FaultWrongModel: "wrong_model", FaultTransport: "transport"}[f] + ".ndjson"
+	return "execution_ledger_" + strings.ReplaceAll(string(f), "-", "_") + ".ndjson"
 }
 
-// ExpectedFault is the ledger fault each fault cell must end with.
-var ExpectedFault = map[Fault]string{
-	Fault429: openai.FaultRateLimited, Fault500: openai.FaultServerError,
-	FaultInvalidBody: openai.FaultResponseInvalid, FaultWrongModel: openai.FaultResponseInvalid,
-	FaultTransport: openai.FaultNetwork,
+// ExpectedFault is the ledger fault a fault cell of lane laneID must end
+// with (ok is false for a cell that lane does not run).
+func ExpectedFault(laneID string, f Fault) (string, bool) {
+	v, ok := VendorFor(laneID)
+	if !ok || !slices.Contains(v.Cells(), f) {
+		return "", false
+	}
+	rejected := lane.FaultRequestRejected
+	if laneID == anthropic.ID {
+		rejected = lane.FaultInvalidRequestOrSpendLimit
+	}
+	return map[Fault]string{
+		Fault429: lane.FaultRateLimited, Fault500: lane.FaultServerError, FaultOverloaded: lane.FaultServerError,
+		Fault400: rejected, FaultTruncated: rejected, FaultSpendLimit: lane.FaultSpendLimit,
+		FaultInvalidBody: lane.FaultResponseInvalid, FaultWrongModel: lane.FaultResponseInvalid,
+		FaultStreamCut: lane.FaultNetwork, FaultTransport: lane.FaultNetwork,
+	}[f], true
 }
 
 // Config is one preflight cell. Domain, Reference, EngineVersion,
 // OutputDir, MaxCalls, Now, ExecutionRunID and OperationInstanceID are
 // required.
 type Config struct {
+	// Lane is the lane to run (empty: [DefaultLane]), under its embedded
+	// example profile ([profile.ForLane]).
+	Lane string
 	// Domain is the operation bound to the scenario to run.
 	Domain engine.Domain
 	// Reference returns a fresh reference agent: the script's answers are
@@ -160,6 +185,14 @@ type Config struct {
 // Result is what a cell did.
 type Result struct {
 	Cell Fault
+	// Lane is the lane run; Profile the profile it ran under; AgentID the
+	// artefact's agent.
+	Lane    string
+	Profile lane.Profile
+	AgentID string
+	// Live is true for a [Live] run: a real endpoint, a credential handed
+	// in.
+	Live bool
 	// CheckedEnvironment are the variables the live-environment check read.
 	CheckedEnvironment []string
 	ScenarioID         string
@@ -180,7 +213,7 @@ type Result struct {
 	// Status is the ledger's terminal kind; ExclusionCode its code.
 	Status, ExclusionCode string
 	// Stop is what stopped an excluded run.
-	Stop *openai.Failure
+	Stop *lane.Failure
 	// ProviderRequests is how many requests the scripted provider received
 	// (after replay, still the same number).
 	ProviderRequests int
@@ -210,7 +243,8 @@ func (r *Result) AsExpected() bool {
 	if r.Cell == FaultNone {
 		return r.OK()
 	}
-	return r.Status == execledger.TerminalExcluded && r.ExclusionCode == ExpectedFault[r.Cell] && r.ArtefactPath == ""
+	want, ok := ExpectedFault(r.Lane, r.Cell)
+	return ok && r.Status == execledger.TerminalExcluded && r.ExclusionCode == want && r.ArtefactPath == ""
 }
 
 // CheckArguments makes the checks that need nothing but the arguments:
@@ -309,19 +343,28 @@ func (c *cell) run() (*Result, error) {
 	if cfg.Domain == nil || cfg.Reference == nil || cfg.Now == nil {
 		return nil, errors.New("preflight: a cell needs a domain, a reference agent and a clock")
 	}
+	laneID := cfg.Lane
+	if laneID == "" {
+		laneID = DefaultLane
+	}
+	prof, err := profile.ForLane(laneID)
+	if err != nil {
+		return nil, err
+	}
+	vendor, _ := VendorFor(laneID)
 	fault := cfg.Fault
 	if fault == "" {
 		fault = FaultNone
 	}
-	if _, ok := ExpectedFault[fault]; !ok && fault != FaultNone {
-		return nil, fmt.Errorf("preflight: unknown fault cell %q", fault)
+	if _, ok := ExpectedFault(laneID, fault); !ok && fault != FaultNone {
+		return nil, fmt.Errorf("preflight: the %s lane runs no fault cell %q", laneID, fault)
 	}
 	faultAt := cfg.FaultAt
 	if faultAt == 0 {
 		faultAt = DefaultFaultAt
 	}
 	meta := cfg.Domain.Plan().Meta
-	res := &Result{Cell: fault, ScenarioID: meta.ScenarioID}
+	res := &Result{Cell: fault, ScenarioID: meta.ScenarioID, Lane: laneID}
 
 	// The script: the reference agent's decisions for this instance.
 	ref, err := engine.Execute(cfg.Domain, cfg.Reference(), cfg.OperationInstanceID)
@@ -329,108 +372,153 @@ func (c *cell) run() (*Result, error) {
 		return nil, err
 	}
 	script := &Script{
-		Model: Model, Authorization: Authorization, Tape: ref.Decisions,
+		Vendor: vendor, Model: prof.Run.Model, Credential: Credential, Tape: ref.Decisions,
 		Fault: fault, FaultAt: faultAt, MaxRequests: cfg.MaxCalls,
 	}
 	lb := Serve(script)
 	defer lb.Close()
 
-	profile := openai.Profile{Model: Model, MaxOutputTokens: provider.MaxOutputTokens}
-	pid, err := openai.ProviderIdentity(profile, lb.BaseURL, TurnDeadlineSeconds)
+	spec := &modelRun{
+		Lane: prof.Lane, Profile: prof.Run, Client: lb.Client, BaseURL: lb.BaseURL, Credential: Credential,
+		Domain: cfg.Domain, EngineVersion: cfg.EngineVersion, MaxCalls: cfg.MaxCalls,
+		Rates: c.rates, Cap: c.cap, Pricing: c.policy, TokenCap: c.tokenCap,
+		Now: cfg.Now, ExecutionRunID: cfg.ExecutionRunID, OperationInstanceID: cfg.OperationInstanceID,
+		LedgerPath: filepath.Join(cfg.OutputDir, LedgerFileFor(fault)), ArtefactPath: filepath.Join(cfg.OutputDir, ArtefactFile),
+		ArtefactOptions: cfg.ArtefactOptions, Agents: cfg.Agents, RequestDigests: RequestDigests,
+	}
+	artefactBytes, err := spec.execute(res)
+	if err != nil {
+		return res, err
+	}
+	return res, spec.check(res, artefactBytes, func() error { return c.checkScript(res, script) }, script.Requests)
+}
+
+// modelRun is one model run: the lane and profile, the client and endpoint,
+// the bounds and pricing, the identities and the two output paths. The
+// preflight's cells and [Live] runs execute it the same way.
+type modelRun struct {
+	Lane                                lane.Lane
+	Profile                             lane.Profile
+	Client                              *http.Client
+	BaseURL                             string
+	Credential                          string
+	Domain                              engine.Domain
+	EngineVersion                       string
+	MaxCalls                            int64
+	Rates                               execledger.Rates
+	Cap                                 execledger.Decimal
+	Pricing                             map[string]any
+	TokenCap                            int64
+	Now                                 func() time.Time
+	ExecutionRunID, OperationInstanceID string
+	LedgerPath, ArtefactPath            string
+	ArtefactOptions                     artefact.Options
+	Agents                              func(id string) (episode.Registered, bool)
+	// RequestDigests is the replay's request rebuilder.
+	RequestDigests func(*artefact.Document) episode.RequestRebuilder
+}
+
+// execute writes the ledger, runs the episode, finalizes the ledger, and
+// for a scored run writes the artefact bound to it.
+func (s *modelRun) execute(res *Result) ([]byte, error) {
+	meta := s.Domain.Plan().Meta
+	res.Profile, res.AgentID = s.Profile, profile.AgentID(s.Profile)
+	pid, err := lane.ProviderIdentity(s.Lane, s.Profile, s.BaseURL)
 	if err != nil {
 		return nil, err
 	}
 	res.Controls = execledger.Controls{
-		MaxProviderCalls: cfg.MaxCalls, MaxAttemptsPerCall: 1,
-		ExpectedProviderCalls: min(provider.ExpectedProviderCalls, cfg.MaxCalls),
-		TokenHardCap:          c.tokenCap, MaxOutputTokens: provider.MaxOutputTokens,
-		CostCapUSD: c.cap.String(), CostCapPolicy: execledger.CostCapPolicy,
-		TurnDeadlineSeconds: TurnDeadlineSeconds, WallClockDeadlineSeconds: WallClockDeadlineSeconds,
-		Pricing: c.policy,
+		MaxProviderCalls: s.MaxCalls, MaxAttemptsPerCall: 1,
+		ExpectedProviderCalls: min(provider.ExpectedProviderCalls, s.MaxCalls),
+		TokenHardCap:          s.TokenCap, MaxOutputTokens: s.Profile.MaxOutputTokens,
+		CostCapUSD: s.Cap.String(), CostCapPolicy: execledger.CostCapPolicy,
+		TurnDeadlineSeconds: s.Profile.TurnDeadlineSeconds, WallClockDeadlineSeconds: s.Profile.WallClockDeadlineSeconds,
+		Pricing: s.Pricing,
 	}
-	start := cfg.Now()
+	start := s.Now()
 	header := execledger.Header{
-		ExecutionRunID: cfg.ExecutionRunID, OperationInstanceID: cfg.OperationInstanceID,
-		OperationID: meta.OperationID, ScenarioID: meta.ScenarioID, AgentID: AgentID, AgentKind: artefact.KindModel,
-		SpecDigest: meta.SpecDigest, EngineVersion: cfg.EngineVersion,
-		IntendedArtefactVersion: execledger.IntendedArtefactVersion, StartedAt: openai.Instant(start),
+		ExecutionRunID: s.ExecutionRunID, OperationInstanceID: s.OperationInstanceID,
+		OperationID: meta.OperationID, ScenarioID: meta.ScenarioID, AgentID: res.AgentID, AgentKind: artefact.KindModel,
+		SpecDigest: meta.SpecDigest, EngineVersion: s.EngineVersion,
+		IntendedArtefactVersion: execledger.IntendedArtefactVersion, StartedAt: lane.Instant(start),
 		Provider: pid, Controls: res.Controls,
 	}
-	guard, err := provider.NewGuard(c.cap, c.rates, provider.MaxOutputTokens, c.tokenCap)
+	guard, err := provider.NewGuard(s.Cap, s.Rates, s.Profile.MaxOutputTokens, s.TokenCap)
 	if err != nil {
 		return nil, err
 	}
-	ledgerPath := filepath.Join(cfg.OutputDir, LedgerFileFor(fault))
-	w, err := execledger.Create(ledgerPath, header, execledger.WriterOptions{})
+	w, err := execledger.Create(s.LedgerPath, header, execledger.WriterOptions{})
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
-	res.LedgerPath = ledgerPath
-	agent, err := openai.New(openai.Config{
-		Client: lb.Client, BaseURL: lb.BaseURL, Profile: profile, Authorization: Authorization,
-		MaxCalls: cfg.MaxCalls, Guard: guard, Ledger: w, Now: cfg.Now, RunStart: start,
-		TurnDeadline:        time.Duration(TurnDeadlineSeconds * float64(time.Second)),
-		WallClockDeadline:   time.Duration(WallClockDeadlineSeconds * float64(time.Second)),
-		OperationInstanceID: cfg.OperationInstanceID,
+	res.LedgerPath = s.LedgerPath
+	agent, err := lane.New(lane.Config{
+		Lane: s.Lane, Client: s.Client, BaseURL: s.BaseURL, Profile: s.Profile, Credential: s.Credential,
+		MaxCalls: s.MaxCalls, Guard: guard, Ledger: w, Now: s.Now, RunStart: start,
+		TurnDeadline:        time.Duration(s.Profile.TurnDeadlineSeconds * float64(time.Second)),
+		WallClockDeadline:   time.Duration(s.Profile.WallClockDeadlineSeconds * float64(time.Second)),
+		OperationInstanceID: s.OperationInstanceID,
 	})
 	if err != nil {
 		return nil, err
 	}
 	ep, runErr := engine.Run(engine.Config{
-		Domain: cfg.Domain, NewAgent: func() engine.Agent { return agent },
-		AgentID: AgentID, AgentKind: artefact.KindModel,
-		OperationInstanceID: cfg.OperationInstanceID, EngineVersion: cfg.EngineVersion,
+		Domain: s.Domain, NewAgent: func() engine.Agent { return agent },
+		AgentID: res.AgentID, AgentKind: artefact.KindModel,
+		OperationInstanceID: s.OperationInstanceID, EngineVersion: s.EngineVersion,
 		SelfCheck: engine.SelfCheckPlayback,
 	})
 	var artefactBytes []byte
 	switch {
 	case w.Poisoned():
-		return res, runErr // nothing more can be appended; the file reads as a prefix
+		return nil, runErr // nothing more can be appended; the file reads as a prefix
 	case runErr != nil:
-		var f *openai.Failure
+		var f *lane.Failure
 		if !errors.As(runErr, &f) {
 			code := execledger.AbortedCode
-			if err := w.Finalize(execledger.TerminalAborted, openai.Instant(cfg.Now()), &code); err != nil {
-				return res, errors.Join(runErr, err)
+			if err := w.Finalize(execledger.TerminalAborted, lane.Instant(s.Now()), &code); err != nil {
+				return nil, errors.Join(runErr, err)
 			}
-			return res, runErr
+			return nil, runErr
 		}
 		res.Stop = f
-		if err := w.Finalize(execledger.TerminalExcluded, openai.Instant(cfg.Now()), &f.Code); err != nil {
-			return res, err
+		if err := w.Finalize(execledger.TerminalExcluded, lane.Instant(s.Now()), &f.Code); err != nil {
+			return nil, err
 		}
 	default:
 		if agent.Calls() != int64(len(ep.Decisions)) {
-			return res, refusal.New(ErrSelfCheck, "%d provider calls for %d decisions", agent.Calls(), len(ep.Decisions))
+			return nil, refusal.New(ErrSelfCheck, "%d provider calls for %d decisions", agent.Calls(), len(ep.Decisions))
 		}
-		if err := w.Finalize(execledger.TerminalScored, openai.Instant(cfg.Now()), nil); err != nil {
-			return res, err
+		if err := w.Finalize(execledger.TerminalScored, lane.Instant(s.Now()), nil); err != nil {
+			return nil, err
 		}
 		b, err := w.Binding()
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		res.Binding = BindingOf(b)
 		a, err := episode.FromModelEpisode(ep, agent.Execution(), res.Binding)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		res.Reliable = a.Evaluation.Reliable
-		artefactPath := filepath.Join(cfg.OutputDir, ArtefactFile)
-		if artefactBytes, err = artefact.Write(artefactPath, a, cfg.ArtefactOptions); err != nil {
-			return res, err
+		if artefactBytes, err = artefact.Write(s.ArtefactPath, a, s.ArtefactOptions); err != nil {
+			return nil, err
 		}
-		res.ArtefactPath = artefactPath
+		res.ArtefactPath = s.ArtefactPath
 	}
 	if err := w.Close(); err != nil {
-		return res, err
+		return nil, err
 	}
-	return res, c.check(res, script, artefactBytes)
+	return artefactBytes, nil
 }
 
-// check is the cell's own verification of what it wrote.
-func (c *cell) check(res *Result, script *Script, artefactBytes []byte) error {
+// check reads the ledger back complete, runs between (the preflight's
+// script comparisons; nil for none), and for a scored run audits the pair
+// and replays the artefact at zero provider calls, every request digest
+// rebuilt. requests counts what the provider received (nil: unknown).
+func (s *modelRun) check(res *Result, artefactBytes []byte, between func() error, requests func() int) error {
 	audit, err := execledger.ReadFile(res.LedgerPath, execledger.Options{RequireComplete: true})
 	if err != nil {
 		return err
@@ -443,6 +531,57 @@ func (c *cell) check(res *Result, script *Script, artefactBytes []byte) error {
 	for _, call := range audit.Calls {
 		res.LargestRequestBound = max(res.LargestRequestBound, call.InputTokenUpperBound)
 	}
+	if between != nil {
+		if err := between(); err != nil {
+			return err
+		}
+	}
+	if res.Status != execledger.TerminalScored {
+		// An excluded or aborted run wrote no artefact; its ledger says why.
+		return nil
+	}
+	validate := func(tree map[string]any) error {
+		_, err := artefact.Validate(tree, s.ArtefactOptions)
+		return err
+	}
+	if res.Bundle, err = bundle.AuditFiles(res.ArtefactPath, res.LedgerPath, bundle.Options{ValidateArtefact: validate}); err != nil {
+		return err
+	}
+	doc, err := artefact.Read(artefactBytes, s.ArtefactOptions)
+	if err != nil {
+		return err
+	}
+	count := func() int {
+		if requests == nil {
+			return 0
+		}
+		return requests()
+	}
+	before := count()
+	forbidden := &episode.ForbiddenTransport{}
+	if res.Replay, err = episode.Replay(doc, episode.ReplayConfig{Domain: s.Domain, Agents: s.Agents, Transport: forbidden, RequestDigests: s.RequestDigests}); err != nil {
+		return err
+	}
+	res.ReplayProviderCalls = forbidden.Calls()
+	after := count()
+	if requests != nil {
+		res.ProviderRequests = after
+	}
+	if !res.Replay.OK() || res.ReplayProviderCalls != 0 || after != before {
+		return refusal.New(ErrSelfCheck, "the artefact did not replay at zero provider calls (ok %v, forbidden calls %d, provider requests %d then %d)",
+			res.Replay.OK(), res.ReplayProviderCalls, before, after)
+	}
+	if res.Replay.RequestDigestsRebuilt != int64(len(doc.Artefact.Execution.Attempts)) {
+		return refusal.New(ErrSelfCheck, "the replay rebuilt %d of the artefact's %d request digests: the run's settings are not the ones this build recognises as its own",
+			res.Replay.RequestDigestsRebuilt, len(doc.Artefact.Execution.Attempts))
+	}
+	return nil
+}
+
+// checkScript holds the ledger to what the scripted provider received and
+// sent.
+func (c *cell) checkScript(res *Result, script *Script) error {
+	audit := res.Ledger
 	received := script.BodyDigests()
 	if len(received) != len(audit.Calls) {
 		return refusal.New(ErrSelfCheck, "the provider received %d request(s) and the ledger records %d call(s)", len(received), len(audit.Calls))
@@ -453,7 +592,8 @@ func (c *cell) check(res *Result, script *Script, artefactBytes []byte) error {
 		}
 	}
 	// Each accepted answer is bound to the answer the provider sent, and
-	// each decision to the reference decision it answered with.
+	// each decision to the reference decision it answered with (a
+	// truncated answer to its classification).
 	answers := script.AnswerDigests()
 	for i, call := range audit.Calls {
 		last := call.Attempts[len(call.Attempts)-1]
@@ -463,44 +603,22 @@ func (c *cell) check(res *Result, script *Script, artefactBytes []byte) error {
 		if call.Decision == nil {
 			continue
 		}
+		if res.Cell == FaultTruncated && i == script.FaultAt-1 {
+			if call.Decision.ClassificationCode == nil || *call.Decision.ClassificationCode != lane.CodeOutputTruncated {
+				return refusal.New(ErrSelfCheck, "call %d answered truncated and was not classified %s", i, lane.CodeOutputTruncated)
+			}
+			continue
+		}
 		entry, _ := script.Tape[i].(map[string]any)
 		if d, err := canon.UpstreamDigest(entry["outcome"]); err != nil || d != call.Decision.DecisionDigest {
 			return refusal.New(ErrSelfCheck, "call %d's decision is not the reference decision the provider answered with", i)
 		}
 	}
 	res.ProviderRequests = script.Requests()
-	if res.Status != execledger.TerminalScored {
-		// An excluded or aborted run wrote no artefact; its ledger says why.
-		return nil
-	}
-	if n := script.Refused(); n != 0 {
-		return refusal.New(ErrSelfCheck, "the scripted provider refused %d request(s)", n)
-	}
-	validate := func(tree map[string]any) error {
-		_, err := artefact.Validate(tree, c.ArtefactOptions)
-		return err
-	}
-	if res.Bundle, err = bundle.AuditFiles(res.ArtefactPath, res.LedgerPath, bundle.Options{ValidateArtefact: validate}); err != nil {
-		return err
-	}
-	doc, err := artefact.Read(artefactBytes, c.ArtefactOptions)
-	if err != nil {
-		return err
-	}
-	before := script.Requests()
-	forbidden := &episode.ForbiddenTransport{}
-	if res.Replay, err = episode.Replay(doc, episode.ReplayConfig{Domain: c.Domain, Agents: c.Agents, Transport: forbidden, RequestDigests: RequestDigests}); err != nil {
-		return err
-	}
-	res.ReplayProviderCalls = forbidden.Calls()
-	res.ProviderRequests = script.Requests()
-	if !res.Replay.OK() || res.ReplayProviderCalls != 0 || res.ProviderRequests != before {
-		return refusal.New(ErrSelfCheck, "the artefact did not replay at zero provider calls (ok %v, forbidden calls %d, provider requests %d then %d)",
-			res.Replay.OK(), res.ReplayProviderCalls, before, res.ProviderRequests)
-	}
-	if res.Replay.RequestDigestsRebuilt != int64(len(doc.Artefact.Execution.Attempts)) {
-		return refusal.New(ErrSelfCheck, "the replay rebuilt %d of the artefact's %d request digests: the run's settings are not the ones the preflight recognises as its own",
-			res.Replay.RequestDigestsRebuilt, len(doc.Artefact.Execution.Attempts))
+	if res.Status == execledger.TerminalScored {
+		if n := script.Refused(); n != 0 {
+			return refusal.New(ErrSelfCheck, "the scripted provider refused %d request(s)", n)
+		}
 	}
 	return nil
 }

@@ -17,7 +17,10 @@ import (
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/execledger/ledgertest"
 	"github.com/obaudit/obaudit/provider"
+	"github.com/obaudit/obaudit/provider/anthropic"
+	"github.com/obaudit/obaudit/provider/lane"
 	"github.com/obaudit/obaudit/provider/openai"
+	"github.com/obaudit/obaudit/provider/profile"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -68,7 +71,7 @@ func TestReferenceCell(t *testing.T) {
 	}
 	// R4, R20, F12: the header.
 	h := a.Header
-	if d, _ := canon.UpstreamDigest(h.Provider.Settings); d != h.Provider.SettingsDigest || h.Provider.RequestMapping != openai.RequestMapping ||
+	if d, _ := canon.UpstreamDigest(h.Provider.Settings); d != h.Provider.SettingsDigest || h.Provider.RequestMapping != openai.RequestMapping || h.Provider.Implementation != openai.Implementation ||
 		h.IntendedArtefactVersion != 8 || h.OperationInstanceID != testInstance || !strings.HasPrefix(h.ExecutionRunID, "exec_") {
 		t.Errorf("header %+v", h)
 	}
@@ -107,7 +110,7 @@ func TestReferenceCell(t *testing.T) {
 			t.Errorf("the artefact carries %q", bad)
 		}
 	}
-	if art.AgentKind != "model" || art.AgentID != AgentID || !art.Evaluation.Reliable {
+	if art.AgentKind != "model" || art.AgentID != "openai-gpt-5-6-luna" || !art.Evaluation.Reliable {
 		t.Errorf("agent %s (%s), reliable %v", art.AgentID, art.AgentKind, art.Evaluation.Reliable)
 	}
 
@@ -171,24 +174,44 @@ func TestReplayMakesNoProviderCall(t *testing.T) {
 // holds the four calls with a decision on all but the last, and no
 // artefact is written.
 func TestFaultCells(t *testing.T) {
-	for _, f := range Faults[1:] {
-		t.Run(string(f), func(t *testing.T) {
+	for _, id := range profile.LaneIDs() {
+		v, _ := VendorFor(id)
+		for _, f := range v.Cells() {
+			t.Run(id+"/"+string(f), func(t *testing.T) { faultCell(t, id, f) })
+		}
+	}
+}
+
+func faultCell(t *testing.T, id string, f Fault) {
+	{
+		{
 			dir := outDir(t)
 			cfg := config(t, dir)
-			cfg.Fault = f
+			cfg.Lane, cfg.Fault = id, f
 			r, err := Run(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.OK() || !r.AsExpected() || r.Status != "excluded" || r.ExclusionCode != ExpectedFault[f] || r.ArtefactPath != "" {
+			want, _ := ExpectedFault(id, f)
+			if r.OK() || !r.AsExpected() || r.Status != "excluded" || r.ExclusionCode != want || r.ArtefactPath != "" || want == "" {
 				t.Fatalf("cell %s: %s %s artefact %q", f, r.Status, r.ExclusionCode, r.ArtefactPath)
 			}
 			if got := entries(t, dir); !slices.Equal(got, []string{LedgerFileFor(f)}) {
 				t.Errorf("directory holds %v", got)
 			}
+			calls := DefaultFaultAt
+			if f == FaultTruncated {
+				calls++ // the truncated answer is classified; the next request meets a 400
+			}
 			a := r.Ledger
-			if len(a.Calls) != DefaultFaultAt || r.ProviderRequests != DefaultFaultAt {
+			if len(a.Calls) != calls || r.ProviderRequests != calls {
 				t.Fatalf("%d calls, %d requests", len(a.Calls), r.ProviderRequests)
+			}
+			if f == FaultTruncated {
+				d := a.Calls[DefaultFaultAt-1].Decision
+				if d == nil || d.Kind != engine.KindMalformed || *d.ClassificationCode != lane.CodeOutputTruncated || *a.Calls[DefaultFaultAt-1].Attempts[0].ResponseStopClassification != lane.StopMaxTokens {
+					t.Errorf("the truncated answer was read as %+v", d)
+				}
 			}
 			for i, c := range a.Calls {
 				if (c.Decision == nil) != (i == len(a.Calls)-1) {
@@ -196,15 +219,20 @@ func TestFaultCells(t *testing.T) {
 				}
 			}
 			last := a.Calls[len(a.Calls)-1].Attempts[0]
-			wantStatus := map[Fault]int64{Fault429: 429, Fault500: 500, FaultInvalidBody: 200, FaultWrongModel: 200}[f]
+			overloaded := int64(503)
+			if id == anthropic.ID {
+				overloaded = 529
+			}
+			wantStatus := map[Fault]int64{Fault429: 429, Fault500: 500, Fault400: 400, FaultSpendLimit: 400, FaultTruncated: 400, FaultOverloaded: overloaded,
+				FaultInvalidBody: 200, FaultWrongModel: 200, FaultStreamCut: 200}[f]
 			gotStatus := int64(0)
 			if last.HTTPStatus != nil {
 				gotStatus = *last.HTTPStatus
 			}
-			if *last.Fault != ExpectedFault[f] || gotStatus != wantStatus || last.ResponseReceived != (f != FaultTransport) || last.UsageReported {
+			if *last.Fault != want || gotStatus != wantStatus || last.ResponseReceived != (f != FaultTransport) || last.UsageReported {
 				t.Errorf("last attempt: fault %s status %d received %v usage %v", *last.Fault, gotStatus, last.ResponseReceived, last.UsageReported)
 			}
-			if fc := a.Totals.FaultCounts; len(fc) != 1 || fc[ExpectedFault[f]] != 1 || *a.Terminal.ExclusionCode != r.Stop.Code {
+			if fc := a.Totals.FaultCounts; len(fc) != 1 || fc[want] != 1 || *a.Terminal.ExclusionCode != r.Stop.Code {
 				t.Errorf("fault counts %v, terminal %v, stop %s", fc, *a.Terminal.ExclusionCode, r.Stop.Code)
 			}
 			// R10: three amounts, never one.
@@ -225,7 +253,7 @@ func TestFaultCells(t *testing.T) {
 			if _, err := a.Binding(); !errors.Is(err, execledger.ErrNoBinding) {
 				t.Errorf("binding from an excluded ledger: %v", err)
 			}
-		})
+		}
 	}
 }
 
@@ -410,7 +438,7 @@ func TestSelfCheck(t *testing.T) {
 		return sc
 	}
 	check := func(sc *Script) error {
-		return c.check(&Result{Cell: Fault500, LedgerPath: r.LedgerPath}, sc, nil)
+		return c.checkScript(&Result{Cell: Fault500, Ledger: r.Ledger}, sc)
 	}
 	if err := check(exchanged()); err != nil {
 		t.Fatalf("the check refuses what was exchanged: %v", err)
@@ -434,12 +462,12 @@ func TestSelfCheck(t *testing.T) {
 // episode offers, the request the recorded identity would send.
 type rebuilding struct {
 	*engine.Playback
-	profile openai.Profile
+	profile lane.Profile
 	digests []string
 }
 
 func (p *rebuilding) Decide(obs *engine.Observation) (engine.Decision, error) {
-	req, err := openai.BuildRequest(obs, p.profile)
+	req, err := lane.Identity(obs, p.profile)
 	if err != nil {
 		return nil, err
 	}
@@ -466,7 +494,7 @@ func TestRequestDigestsRebuild(t *testing.T) {
 	}
 	ex := doc.Artefact.Execution
 	tape := doc.Tree["decisions"].([]any)
-	rebuild := func(p openai.Profile) []string {
+	rebuild := func(p lane.Profile) []string {
 		pb := &rebuilding{Playback: engine.NewPlayback(tape), profile: p}
 		if _, err := engine.Execute(cfg.Domain, pb, doc.Artefact.OperationInstanceID); err != nil {
 			t.Fatal(err)
@@ -477,13 +505,45 @@ func TestRequestDigestsRebuild(t *testing.T) {
 	for i, a := range ex.Attempts {
 		recorded[i] = a.RequestDigest
 	}
-	if got := rebuild(openai.Profile{Model: *ex.Model, MaxOutputTokens: *ex.MaxOutputTokens}); !slices.Equal(got, recorded) {
+	if got := rebuild(lane.Profile{Model: *ex.Model, MaxOutputTokens: *ex.MaxOutputTokens}); !slices.Equal(got, recorded) {
 		t.Error("the recorded identity does not rebuild the recorded request digests")
 	}
-	if got := rebuild(openai.Profile{Model: "a-different-model", MaxOutputTokens: *ex.MaxOutputTokens}); slices.Equal(got, recorded) || got[0] == recorded[0] {
+	if got := rebuild(lane.Profile{Model: "a-different-model", MaxOutputTokens: *ex.MaxOutputTokens}); slices.Equal(got, recorded) || got[0] == recorded[0] {
 		t.Error("another model rebuilds the recorded request digests")
 	}
-	if got := rebuild(openai.Profile{Model: *ex.Model, MaxOutputTokens: 512}); got[0] == recorded[0] {
+	if got := rebuild(lane.Profile{Model: *ex.Model, MaxOutputTokens: 512}); got[0] == recorded[0] {
 		t.Error("another ceiling rebuilds the recorded request digests")
+	}
+}
+
+// TestEveryLaneReferenceCell: each lane's reference cell ends with an
+// audited pair under its own adapter identity (provider, API,
+// implementation, request mapping, settings digest), and the artefact
+// replays with every request digest rebuilt.
+func TestEveryLaneReferenceCell(t *testing.T) {
+	seen := map[string]string{}
+	for _, id := range profile.LaneIDs() {
+		t.Run(id, func(t *testing.T) {
+			cfg := config(t, outDir(t))
+			cfg.Lane = id
+			r, err := Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.OK() || r.Replay.RequestDigestsRebuilt != 46 || r.ProviderRequests != 46 {
+				t.Fatalf("%s: %s, rebuilt %d", id, r.Status, r.Replay.RequestDigestsRebuilt)
+			}
+			p := r.Ledger.Header.Provider
+			l, _ := profile.LaneByID(id)
+			want, _ := SettingsDigest(id)
+			if p.API != l.API() || p.Implementation != l.Implementation() || p.RequestMapping != l.RequestMapping() || p.SettingsDigest != want ||
+				r.Binding.SettingsDigest != want || r.Binding.API != l.API() || r.Binding.Provider != r.Profile.Provider {
+				t.Errorf("%s: header provider %+v", id, p)
+			}
+			if other, dup := seen[p.SettingsDigest]; dup {
+				t.Errorf("%s shares its settings digest with %s", id, other)
+			}
+			seen[p.SettingsDigest] = id
+		})
 	}
 }

@@ -9,8 +9,14 @@ import (
 // MediaType names the preflight report format.
 const MediaType = "application/vnd.obaudit.preflight+json;version=1"
 
+// LiveMediaType names the report of a live model run.
+const LiveMediaType = "application/vnd.obaudit.model-run+json;version=1"
+
+// LiveTransport describes how a live run's requests travelled.
+const LiveTransport = "net/http client over TLS to the profile's endpoint (or --base-url), no proxy, redirects refused"
+
 // Transport describes how requests travelled, for the report.
-const Transport = "net/http client over TLS to an in-process scripted provider on a loopback listener"
+const Transport = "net/http client over TLS to an in-process scripted provider on a loopback listener, in the lane's vendor wire format"
 
 // Summary is the JSON report of a cell. File names are reported as base
 // names only.
@@ -30,14 +36,16 @@ func (r *Result) Summary() map[string]any {
 		"ok":                            r.OK(),
 		"cell_as_expected":              r.AsExpected(),
 		"cell":                          string(r.Cell),
-		"live_provider_call":            false,
-		"credential_read":               false,
+		"live_provider_call":            r.Live,
+		"credential_read":               r.Live,
 		"network_access":                "loopback only",
 		"transport":                     Transport,
 		"checked_environment_variables": names,
 		"scenario_id":                   r.ScenarioID,
-		"agent_id":                      AgentID,
-		"model":                         Model,
+		"agent_id":                      r.AgentID,
+		"model":                         r.Profile.Model,
+		"lane":                          r.Lane,
+		"provider":                      r.Profile.Provider,
 		"budget": map[string]any{
 			"worst_case_usd":                 r.WorstCaseUSD,
 			"cost_cap_usd":                   r.Controls.CostCapUSD,
@@ -45,7 +53,7 @@ func (r *Result) Summary() map[string]any {
 			"token_worst_case":               r.TokenWorstCase,
 			"largest_request_token_bound":    int64(provider.LargestRequestTokenBound),
 			"largest_measured_request_bound": r.LargestRequestBound,
-			"max_output_tokens":              int64(provider.MaxOutputTokens),
+			"max_output_tokens":              r.Controls.MaxOutputTokens,
 			"max_provider_calls":             r.Controls.MaxProviderCalls,
 		},
 		"ledger":                   base(r.LedgerPath),
@@ -55,6 +63,14 @@ func (r *Result) Summary() map[string]any {
 		"provider_requests":        int64(r.ProviderRequests),
 		"replay_provider_calls":    r.ReplayProviderCalls,
 		"episode_artefact_written": r.ArtefactPath != "",
+	}
+	if r.Live {
+		s["mediaType"] = LiveMediaType
+		s["network_access"] = "the profile's endpoint"
+		s["transport"] = LiveTransport
+		delete(s, "cell")
+		delete(s, "cell_as_expected")
+		delete(s, "checked_environment_variables")
 	}
 	if r.ExclusionCode != "" {
 		s["exclusion_code"] = r.ExclusionCode

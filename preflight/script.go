@@ -7,34 +7,56 @@ import (
 	"sync"
 
 	"github.com/obaudit/obaudit/canon"
-	"github.com/obaudit/obaudit/provider/openai"
+	"github.com/obaudit/obaudit/provider/lane"
 )
 
 // Fault names a fault cell: what the scripted provider answers on the
-// fault request instead of the reference decision.
+// fault request instead of the reference decision, in the lane's
+// vendor's documented wire shape.
 type Fault string
 
 // Fault cells.
 const (
 	// FaultNone runs the reference cell: every request is answered.
 	FaultNone Fault = "none"
-	// Fault429 answers HTTP 429 (provider_rate_limited).
+	// Fault429 answers HTTP 429 with a retry-after header and the vendor's
+	// rate-limit error body (provider_rate_limited).
 	Fault429 Fault = "429"
-	// Fault500 answers HTTP 500 (provider_server_error).
+	// Fault500 answers HTTP 500 with the vendor's server-error body
+	// (provider_server_error).
 	Fault500 Fault = "500"
+	// Fault400 answers HTTP 400 with the vendor's request-validation error
+	// body (provider_request_rejected; the Anthropic lane's taxonomy reads
+	// it as provider_invalid_request_or_spend_limit).
+	Fault400 Fault = "400"
+	// FaultOverloaded answers the vendor's overloaded error: Anthropic's 529
+	// overloaded_error, 503 elsewhere (provider_server_error).
+	FaultOverloaded Fault = "overloaded"
+	// FaultSpendLimit answers Anthropic's 400 whose message is the exact
+	// spend-limit sentence (provider_spend_limit). Anthropic lane only.
+	FaultSpendLimit Fault = "spend-limit"
 	// FaultInvalidBody answers HTTP 200 with a body that is not one JSON
 	// object (provider_response_invalid).
 	FaultInvalidBody Fault = "invalid-body"
 	// FaultWrongModel answers HTTP 200 with a well-formed answer naming a
 	// model other than the pinned one (provider_response_invalid).
 	FaultWrongModel Fault = "wrong-model"
+	// FaultTruncated answers with the reference call cut off at the output
+	// ceiling (the vendor's max-tokens stop): the agent classifies it
+	// MODEL_OUTPUT_TRUNCATED, the episode diverges from the reference, and
+	// the script answers the next request with the vendor's 400 validation
+	// error (it has no reference decision for a diverged episode).
+	FaultTruncated Fault = "truncated"
+	// FaultStreamCut sends the 200 headers and half the answer, then closes
+	// the connection (provider_network_error, a response received).
+	FaultStreamCut Fault = "stream-cut"
 	// FaultTransport closes the connection without answering
 	// (provider_network_error, no response received).
 	FaultTransport Fault = "transport"
 )
 
 // Faults lists every cell, in the order the CLI documents them.
-var Faults = []Fault{FaultNone, Fault429, Fault500, FaultInvalidBody, FaultWrongModel, FaultTransport}
+var Faults = []Fault{FaultNone, Fault429, Fault500, Fault400, FaultOverloaded, FaultSpendLimit, FaultInvalidBody, FaultWrongModel, FaultTruncated, FaultStreamCut, FaultTransport}
 
 // Scripted answers of the reference cell.
 const (
@@ -44,24 +66,31 @@ const (
 	ScriptedOutputTokens = 118
 	// WrongModel is the model the wrong-model cell's answer names.
 	WrongModel = "gpt-not-the-pinned-model"
+	// ProseMarker is in every piece of free text the scripted provider
+	// sends (text beside a tool call, error messages): a test finds it in
+	// no file a run writes.
+	ProseMarker = "SCRIPTED-PROVIDER-PROSE"
 )
 
 // Script is the in-process scripted provider: an [http.Handler] for POST
-// {base}/responses that answers each request with the reference agent's
-// decision for the observation the request carries, as one function call.
+// {base}{lane path} that answers each request, in the lane's vendor's
+// documented wire shape ([Vendor]), with the reference agent's decision for
+// the observation the request carries, as one tool call.
 //
 // It is primed with the reference agent's decision tape for the same
 // operation instance. Request n must carry, as its user message, the
 // observation of tape entry n: the same invocation and turn, and the same
 // observation digest recomputed from the request body alone. A request
-// that does not (or that names another model, carries another
-// Authorization value, or comes after the bound) is refused with an HTTP
-// error and counted in [Script.Refused]. On request FaultAt (1-based) the
-// configured fault is answered instead.
+// that does not (or that names another model, carries another credential,
+// or comes after the bound) is refused with an HTTP error and counted in
+// [Script.Refused]. On request FaultAt (1-based) the configured fault is
+// answered instead.
 type Script struct {
-	// Model is the pinned model; Authorization is the fixed value the
-	// agent sends.
-	Model, Authorization string
+	// Vendor is the server side of the lane's wire format.
+	Vendor Vendor
+	// Model is the pinned model; Credential the value the agent is handed
+	// (the vendor checks it in its own header).
+	Model, Credential string
 	// Tape is the reference run's decision tape (engine.Episode.Decisions).
 	Tape []any
 	// Fault and FaultAt select the fault cell.
@@ -71,10 +100,11 @@ type Script struct {
 	// refused (HTTP 503) rather than answered.
 	MaxRequests int64
 
-	mu      sync.Mutex
-	bodies  []string
-	answers []string
-	refused int
+	mu       sync.Mutex
+	bodies   []string
+	answers  []string
+	refused  int
+	diverged bool
 }
 
 // Requests is the number of requests received.
@@ -110,14 +140,17 @@ func (s *Script) BodyDigests() []string {
 
 func (s *Script) refuse(w http.ResponseWriter, status int, why string) {
 	s.refused++
-	writeJSON(w, status, map[string]any{"error": map[string]any{"type": "scripted_provider_refusal", "message": why}})
+	writeJSON(w, status, nil, s.Vendor.Error(status, "scripted_provider_refusal", why))
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func writeJSON(w http.ResponseWriter, status int, header map[string]string, v any) {
 	b, err := canon.Upstream(v)
 	if err != nil {
 		http.Error(w, "unencodable", http.StatusInternalServerError)
 		return
+	}
+	for k, hv := range header {
+		w.Header().Set(k, hv)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -136,18 +169,25 @@ func (s *Script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.refuse(w, http.StatusBadRequest, "unreadable body")
 		return
-	case r.Method != http.MethodPost || r.URL.Path != "/v1"+openai.ResponsesPath:
-		s.refuse(w, http.StatusNotFound, "not the responses endpoint")
+	case r.Method != http.MethodPost || r.URL.Path != "/v1"+s.Vendor.Lane().Path():
+		s.refuse(w, http.StatusNotFound, "not the lane's endpoint")
 		return
-	case r.Header.Get("Authorization") != s.Authorization:
-		s.refuse(w, http.StatusUnauthorized, "not the fixed preflight Authorization value")
+	case !s.Vendor.Authenticated(r.Header, s.Credential):
+		s.refuse(w, http.StatusUnauthorized, "not the credential the agent was handed")
 		return
 	case int64(n) > s.MaxRequests:
 		s.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("request %d passes the script's bound of %d", n, s.MaxRequests))
 		return
 	}
-	if s.Fault != FaultNone && n == s.FaultAt {
-		s.fault(w, n)
+	if s.diverged {
+		// The episode left the reference after a truncated answer: there is
+		// no reference decision to answer with.
+		status, header, v := s.Vendor.Fault(Fault400)
+		writeJSON(w, status, header, v)
+		return
+	}
+	if s.Fault != FaultNone && n == s.FaultAt && s.Fault != FaultTruncated && s.Fault != FaultStreamCut {
+		s.fault(w)
 		return
 	}
 	name, args, why := s.answerFor(body, n)
@@ -155,13 +195,43 @@ func (s *Script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, http.StatusConflict, why)
 		return
 	}
-	resp := s.response(n, s.Model, name, args)
-	if b, err := canon.Upstream(resp); err == nil {
-		if a, err := openai.ParseAnswer(b, s.Model); err == nil {
-			s.answers[n-1], _ = a.NormalizedDigest()
-		}
+	stop := lane.StopCompleted
+	if s.Fault == FaultTruncated && n == s.FaultAt {
+		stop, s.diverged = lane.StopMaxTokens, true
 	}
-	writeJSON(w, http.StatusOK, resp)
+	resp := s.Vendor.Answer(n, s.Model, name, args, stop)
+	b, err := canon.Upstream(resp)
+	if err != nil {
+		s.refuse(w, http.StatusInternalServerError, "unencodable answer")
+		return
+	}
+	if s.Fault == FaultStreamCut && n == s.FaultAt {
+		cut(w, b)
+		return
+	}
+	if a, err := s.Vendor.Lane().ParseAnswer(b, s.Model); err == nil {
+		s.answers[n-1], _ = a.NormalizedDigest()
+	}
+	writeJSON(w, http.StatusOK, nil, resp)
+}
+
+// cut sends the 200 headers stating b's full length and half of b, then
+// closes the connection.
+func cut(w http.ResponseWriter, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(b[:len(b)/2])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	if conn, _, err := hj.Hijack(); err == nil {
+		conn.Close()
+	}
 }
 
 // answerFor finds the reference decision for request n and checks that
@@ -175,12 +245,10 @@ func (s *Script) answerFor(body []byte, n int) (string, map[string]any, string) 
 	if req["model"] != s.Model {
 		return "", nil, "the request names another model"
 	}
-	input, _ := req["input"].([]any)
-	if len(input) != 1 {
+	content, ok := s.Vendor.UserMessage(req)
+	if !ok {
 		return "", nil, "the request carries no single user message"
 	}
-	msg, _ := input[0].(map[string]any)
-	content, _ := msg["content"].(string)
 	obs, err := canon.Parse([]byte(content))
 	if err != nil {
 		return "", nil, "the user message is not an observation"
@@ -201,42 +269,21 @@ func (s *Script) answerFor(body []byte, n int) (string, map[string]any, string) 
 		return "", nil, fmt.Sprintf("request %d carries an observation the reference did not decide from", n)
 	}
 	outcome, _ := entry["outcome"].(map[string]any)
-	name, args, ok := openai.Arguments(outcome)
+	name, args, ok := lane.Arguments(outcome)
 	if !ok {
 		return "", nil, "the reference decision has no function-call form"
 	}
 	return name, args, ""
 }
 
-func (s *Script) response(n int, model, name string, args map[string]any) map[string]any {
-	text, _ := canon.Upstream(args)
-	return map[string]any{
-		"id": fmt.Sprintf("resp_preflight_%03d", n), "object": "response", "created_at": int64(1),
-		"model": model, "status": "completed", "incomplete_details": nil,
-		"output": []any{map[string]any{
-			"type": "function_call", "id": fmt.Sprintf("fc_preflight_%03d", n), "call_id": fmt.Sprintf("call_preflight_%03d", n),
-			"name": name, "arguments": string(text), "status": "completed",
-		}},
-		"parallel_tool_calls": false, "tool_choice": openai.ToolChoice, "tools": []any{},
-		"usage": map[string]any{
-			"input_tokens": int64(ScriptedInputTokens), "output_tokens": int64(ScriptedOutputTokens),
-			"total_tokens": int64(ScriptedInputTokens + ScriptedOutputTokens),
-		},
-	}
-}
-
-func (s *Script) fault(w http.ResponseWriter, n int) {
+func (s *Script) fault(w http.ResponseWriter) {
 	switch s.Fault {
-	case Fault429:
-		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": map[string]any{"message": "scripted rate limit", "type": "rate_limit"}})
-	case Fault500:
-		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": "scripted server error", "type": "server_error"}})
 	case FaultInvalidBody:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
-		w.Write([]byte(`{"id": "resp_preflight", "object": "response", "output": [`))
+		w.Write([]byte(`{"id": "preflight", "model": "` + s.Model + `", "content": [`))
 	case FaultWrongModel:
-		writeJSON(w, http.StatusOK, s.response(n, WrongModel, "complete", map[string]any{"reason": "scripted", "evidence_refs": []any{}}))
+		writeJSON(w, http.StatusOK, nil, s.Vendor.Answer(s.FaultAt, WrongModel, "complete", map[string]any{"reason": "scripted", "evidence_refs": []any{}}, lane.StopCompleted))
 	case FaultTransport:
 		hj, ok := w.(http.Hijacker)
 		if !ok {
@@ -246,5 +293,8 @@ func (s *Script) fault(w http.ResponseWriter, n int) {
 		if err == nil {
 			conn.Close()
 		}
+	default:
+		status, header, v := s.Vendor.Fault(s.Fault)
+		writeJSON(w, status, header, v)
 	}
 }

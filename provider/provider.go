@@ -104,9 +104,13 @@ func CheckWorstCase(n int64, rates execledger.Rates, cap execledger.Decimal) err
 	return nil
 }
 
-// LiveVariables are the environment variables that would point an OpenAI
-// client at a real service or hand it a credential.
-var LiveVariables = []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"}
+// LiveVariables are the environment variables that would point a client
+// of one of this build's lanes at a real service or hand it a credential
+// (the vendors' documented ones).
+var LiveVariables = []string{
+	"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "MISTRAL_API_KEY",
+	"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "XAI_API_KEY",
+}
 
 // RefuseLiveEnvironment refuses when any of [LiveVariables] is set to a
 // non-empty value (lookup is os.LookupEnv, passed in by cmd). The values are

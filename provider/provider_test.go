@@ -135,7 +135,14 @@ func TestRefuseLiveEnvironment(t *testing.T) {
 		t.Errorf("with a key: %v", err)
 	}
 	delete(env, "OPENAI_API_KEY")
-	if names, err := provider.RefuseLiveEnvironment(lookup); err != nil || len(names) != 4 {
+	if names, err := provider.RefuseLiveEnvironment(lookup); err != nil || len(names) != 8 {
 		t.Errorf("empty base URL only: %v %v", names, err)
+	}
+	// Every lane's credential variable is checked.
+	for _, name := range []string{"ANTHROPIC_API_KEY", "XAI_API_KEY", "MISTRAL_API_KEY"} {
+		one := func(k string) (string, bool) { return "x", k == name }
+		if _, err := provider.RefuseLiveEnvironment(one); !errors.Is(err, provider.ErrLiveEnvironment) {
+			t.Errorf("%s set: %v", name, err)
+		}
 	}
 }

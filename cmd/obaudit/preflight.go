@@ -15,6 +15,7 @@ import (
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/provider"
+	"github.com/obaudit/obaudit/provider/profile"
 	"github.com/obaudit/obaudit/schemas"
 	"github.com/spf13/cobra"
 )
@@ -24,34 +25,41 @@ import (
 var testOnlyPreflightRun func(preflight.Config) (*preflight.Result, error)
 
 func newPreflightCmd(g *globals) *cobra.Command {
-	var outputDir, fault, scenario, instanceID, runID, costCap, inRate, outRate, policyID string
+	var outputDir, laneID, fault, scenario, instanceID, runID, costCap, inRate, outRate, policyID string
 	var maxCalls int64
 	c := &cobra.Command{
-		Use:   "preflight --output-dir DIR [--max-calls N] [--fault CELL] [--scenario V1]",
+		Use:   "preflight --output-dir DIR [--lane LANE] [--max-calls N] [--fault CELL] [--scenario V1]",
 		Short: "Offline operator preflight: the model-backed agent against a scripted provider on loopback",
-		Long: `Runs the model-backed agent (OpenAI Responses API over Go's net/http, over TLS) against an
+		Long: `Runs the model-backed agent on one lane (--lane openai-responses, anthropic-messages or
+chat-completions; Go's net/http over TLS, under the lane's embedded example profile) against an
 in-process scripted provider on a loopback listener that answers each turn with the reference
-agent's decision, and writes what the run produced beneath DIR, an existing directory of mode
-0700 (never created; nothing in it is overwritten):
+agent's decision in that vendor's documented wire format, and writes what the run produced
+beneath DIR, an existing directory of mode 0700 (never created; nothing in it is overwritten):
 
   --fault none (default)   execution_ledger.ndjson and episode_artifact.json. The ledger must
                            read back scored, every call's wire digest must be the digest of the
                            body the provider received, the artefact (contract 8) must pass the
                            bundle audit against the ledger and replay at zero provider calls.
-  --fault 429|500|invalid-body|wrong-model|transport
-                           on request 4 the provider answers HTTP 429, HTTP 500, a 200 body that
-                           is not JSON, a 200 answer naming another model, or closes the
-                           connection: execution_ledger_<cell>.ndjson ends excluded with that
-                           fault, and no artefact is written.
+  --fault 429|500|400|overloaded|spend-limit|invalid-body|wrong-model|truncated|stream-cut|transport
+                           on request 4 the provider answers, in the vendor's error shape, HTTP 429
+                           with retry-after, HTTP 500, a 400 validation error, overloaded
+                           (Anthropic's 529 overloaded_error, 503 elsewhere), Anthropic's 400
+                           spend-limit sentence (anthropic-messages only), a 200 body that is not
+                           JSON, a 200 answer naming another model, an answer cut off at the
+                           output ceiling (classified MODEL_OUTPUT_TRUNCATED; the diverged
+                           episode's next request meets a 400), half a 200 body and a closed
+                           connection, or a closed connection: execution_ledger_<cell>.ndjson
+                           ends excluded with that cell's fault, and no artefact is written.
 
 Bounds are fixed by the build: at most 60 provider calls (--max-calls lowers it; more is
 refused before anything is built) and 1,650,300 tokens (worst case refused up front, and per
 call by the cost guard before dispatch); the worst case at the stated rates must fit
 --cost-cap-usd. There is no option that raises the token ceiling.
 
-It reads no credential (a fixed placeholder Authorization value is sent), its client dials
-loopback addresses only, and it refuses to start when OPENAI_API_KEY, OPENAI_BASE_URL,
-OPENAI_ORG_ID or OPENAI_PROJECT_ID is set.
+It reads no credential (a fixed placeholder value is sent in the lane's header), its client
+dials loopback addresses only, and it refuses to start when any of ANTHROPIC_API_KEY,
+ANTHROPIC_BASE_URL, MISTRAL_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_ORG_ID,
+OPENAI_PROJECT_ID or XAI_API_KEY is set.
 
 Exit 0: a scored ledger and an artefact that passed the bundle audit and replayed at zero
 provider calls. Exit 2: it ran and no audited pair exists: the run was excluded (every fault
@@ -66,9 +74,13 @@ the cell requires. Exit 1: refused, by class. Exit 64: usage. Exit 70: failure.`
 			if outputDir == "" {
 				return usagef("--output-dir is required")
 			}
+			vendor, ok := preflight.VendorFor(laneID)
+			if !ok {
+				return usagef("unknown --lane %q (want one of %v)", laneID, profile.LaneIDs())
+			}
 			cell := preflight.Fault(fault)
-			if !slices.Contains(preflight.Faults, cell) {
-				return usagef("unknown --fault %q (want one of %v)", fault, preflight.Faults)
+			if cell != preflight.FaultNone && !slices.Contains(vendor.Cells(), cell) {
+				return usagef("unknown --fault %q for lane %s (want none or one of %v)", fault, laneID, vendor.Cells())
 			}
 			pack := domains.Default()
 			ref, ok := pack.Agent("reference")
@@ -102,7 +114,7 @@ the cell requires. Exit 1: refused, by class. Exit 64: usage. Exit 70: failure.`
 			}
 			r, err := runPreflight(preflight.Config{
 				Domain: dom, Reference: ref.New, EngineVersion: schemas.EngineObaudit,
-				OutputDir: outputDir, MaxCalls: maxCalls, Fault: cell,
+				Lane: laneID, OutputDir: outputDir, MaxCalls: maxCalls, Fault: cell,
 				CostCapUSD: costCap, InputUSDPerMTok: inRate, OutputUSDPerMTok: outRate, PricingPolicyID: policyID,
 				Now: time.Now, ExecutionRunID: runID, OperationInstanceID: instanceID,
 				Environment: func(name string) (string, bool) {
@@ -134,7 +146,8 @@ the cell requires. Exit 1: refused, by class. Exit 64: usage. Exit 70: failure.`
 	}
 	c.Flags().StringVar(&outputDir, "output-dir", "", "existing directory of mode 0700 to write the ledger (and artefact) into")
 	c.Flags().Int64Var(&maxCalls, "max-calls", provider.MaxProviderCalls, "provider calls this run may make (1 to 60; fixed ceiling 60)")
-	c.Flags().StringVar(&fault, "fault", string(preflight.FaultNone), "cell: none, 429, 500, invalid-body, wrong-model or transport")
+	c.Flags().StringVar(&laneID, "lane", preflight.DefaultLane, "lane: openai-responses, anthropic-messages or chat-completions")
+	c.Flags().StringVar(&fault, "fault", string(preflight.FaultNone), "cell: none, 429, 500, 400, overloaded, spend-limit (anthropic-messages), invalid-body, wrong-model, truncated, stream-cut or transport")
 	c.Flags().StringVar(&scenario, "scenario", "V1", "scenario of the embedded operation to run")
 	c.Flags().StringVar(&instanceID, "operation-instance-id", "", "opinst_ + 32 lower-case hex (default: random)")
 	c.Flags().StringVar(&runID, "execution-run-id", "", "exec_ + 32 lower-case hex (default: random)")
@@ -159,7 +172,8 @@ func printPreflight(cmd *cobra.Command, r *preflight.Result) {
 	if !r.OK() {
 		verdict = "NO"
 	}
-	fmt.Fprintf(w, "preflight %s: cell %s, scenario %s, agent %s, model %s\n", verdict, r.Cell, r.ScenarioID, preflight.AgentID, preflight.Model)
+	fmt.Fprintf(w, "preflight %s: cell %s, scenario %s, agent %s, model %s\n", verdict, r.Cell, r.ScenarioID, r.AgentID, r.Profile.Model)
+	fmt.Fprintf(w, "lane:              %s (provider %s)\n", r.Lane, r.Profile.Provider)
 	fmt.Fprintf(w, "cell as expected:  %v\n", r.AsExpected())
 	code := r.ExclusionCode
 	if code == "" {

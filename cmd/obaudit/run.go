@@ -23,6 +23,7 @@ const runMediaType = "application/vnd.obaudit.run+json;version=1"
 
 func newRunCmd(g *globals) *cobra.Command {
 	var scenario, agentID, specFile, instanceID, engineVersion, output, arm string
+	var model modelFlags
 	c := &cobra.Command{
 		Use:   "run --scenario V1|V2|V3 [--agent reference] [--spec FILE] [--operation-instance-id ID]",
 		Short: "Run one episode of the embedded deterministic engine and report its result vector and digests",
@@ -34,9 +35,23 @@ digests, and the result vector graded under the engine version: reliable, the
 eleven dimensions with pass/fail, counts and finding codes (the artefact's
 evaluation, computed as --output writes it). An unknown --engine is refused
 (engine/unknown-version). The operation instance id is minted at random unless given; pin it
-(opinst_0123456789abcdef0123456789abcdef) to reproduce upstream's fixtures.`,
+(opinst_0123456789abcdef0123456789abcdef) to reproduce upstream's fixtures.
+
+With --model PROFILE the episode is decided by a model through its profile's provider lane
+(docs/commands.md, "run a real model"): --live is required (without it the command is refused
+before anything is read or dialled), with --output-dir, --input-usd-per-mtok,
+--output-usd-per-mtok and --cost-cap-usd (no defaults), and the credential in the profile's
+environment variable.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("model") {
+				if arm != armFull {
+					return usagef("--model runs the %s arm only; a model on %s is not built yet", armFull, arm)
+				}
+				return runModel(cmd, g, &model, scenario, instanceID, engineVersion)
+			} else if err := model.strayFlags(cmd); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("arm") {
 				return runArm(cmd, g, armRun{arm, scenario, agentID, specFile, instanceID, engineVersion, output})
 			}
@@ -149,6 +164,7 @@ evaluation, computed as --output writes it). An unknown --engine is refused
 	c.Flags().StringVar(&specFile, "spec", "", "operation spec YAML (default: the embedded lettings_maintenance_synthetic_v1 0.6.0)")
 	c.Flags().StringVar(&instanceID, "operation-instance-id", "", "opinst_ + 32 lower-case hex (default: random)")
 	c.Flags().StringVar(&output, "output", "", "write the episode artefact (contract 8) to this new file")
+	model.register(c.Flags())
 	c.Flags().StringVar(&engineVersion, "engine", schemas.EngineObaudit, "engine version recorded for the run (the runtime is the same for both)")
 	c.Flags().StringVar(&arm, "arm", armFull, "primary arm: full_lifecycle or stateful_time_removed (given: the report carries CommonOutcomeV1; see run_arms.go)")
 	return c

@@ -1,4 +1,4 @@
-package openai
+package lane
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -24,10 +22,6 @@ import (
 
 // Refusal classes.
 var (
-	// ErrEndpoint is returned by [New] when the base URL is not an https URL
-	// with a host and nothing else but a path (no user information, query
-	// or fragment): the ledger records every endpoint in that form.
-	ErrEndpoint = refusal.Sentinel("provider/endpoint")
 	// ErrWireDispatch is returned when a turn's transport was handed a
 	// different number of requests than the turn records, or bytes other
 	// than the body the turn built: evidence that would not describe the
@@ -76,9 +70,11 @@ func (f *Failure) Error() string {
 // Unwrap returns the cause.
 func (f *Failure) Unwrap() error { return f.Err }
 
-// Config configures an [Agent]. Client, BaseURL, Profile, Ledger, Now and
-// OperationInstanceID are required.
+// Config configures an [Agent]. Lane, Client, BaseURL, Profile, Ledger,
+// Now and OperationInstanceID are required.
 type Config struct {
+	// Lane is the wire form requests are sent and answers read in.
+	Lane Lane
 	// Client is the real HTTP client requests are sent with. The agent
 	// uses a copy of it whose transport is wrapped to capture each request
 	// handed to it, that refuses redirects, and whose timeout is
@@ -86,13 +82,14 @@ type Config struct {
 	// transport would consult proxy environment variables).
 	Client *http.Client
 	// BaseURL is the API root, e.g. https://127.0.0.1:8443/v1; requests go
-	// to BaseURL + "/responses".
+	// to BaseURL + Lane.Path().
 	BaseURL string
-	// Profile is the model and output ceiling every request names.
+	// Profile is what every request is made under.
 	Profile Profile
-	// Authorization, when not empty, is sent as the Authorization header.
-	// It is a fixed value handed in; the agent reads no credential.
-	Authorization string
+	// Credential, when not empty, is placed in the lane's authentication
+	// header. It is a value handed in by cmd; the agent reads no
+	// credential and writes this one nowhere.
+	Credential string
 	// MaxCalls bounds the calls this run may make; the next is refused
 	// before dispatch (provider_budget).
 	MaxCalls int64
@@ -113,8 +110,8 @@ type Config struct {
 	OperationInstanceID string
 }
 
-// Agent is an [engine.Agent] whose decisions come off the OpenAI Responses
-// API over a real HTTP client. Per turn it builds the request from the
+// Agent is an [engine.Agent] whose decisions come off a provider lane over
+// a real HTTP client. Per turn it builds the request from the
 // observation, reserves its worst case with the cost guard, sends it,
 // reads the answer into a decision (or a classified MALFORMED), and
 // appends the call row — request identity and wire digests, the attempt,
@@ -134,8 +131,8 @@ type Agent struct {
 
 // New returns an agent for cfg.
 func New(cfg Config) (*Agent, error) {
-	if cfg.Client == nil || cfg.Client.Transport == nil || cfg.Ledger == nil || cfg.Now == nil || cfg.Profile.Model == "" || cfg.Profile.MaxOutputTokens <= 0 {
-		return nil, errors.New("openai: an agent needs a client with an explicit transport, a ledger, a clock and a profile")
+	if cfg.Lane == nil || cfg.Client == nil || cfg.Client.Transport == nil || cfg.Ledger == nil || cfg.Now == nil || cfg.Profile.Model == "" || cfg.Profile.MaxOutputTokens <= 0 {
+		return nil, errors.New("lane: an agent needs a lane, a client with an explicit transport, a ledger, a clock and a profile")
 	}
 	base, err := ParseBaseURL(cfg.BaseURL)
 	if err != nil {
@@ -149,44 +146,8 @@ func New(cfg Config) (*Agent, error) {
 	client.Jar = nil
 	return &Agent{
 		cfg: cfg, client: &client, capture: c,
-		endpoint: strings.TrimSuffix(base.String(), "/") + ResponsesPath,
-		wireURL:  LedgerURL(base) + ResponsesPath,
-	}, nil
-}
-
-// ParseBaseURL accepts an https URL with a host and an optional path.
-func ParseBaseURL(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme != "https" || u.Hostname() == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
-		return nil, refusal.New(ErrEndpoint, "the base URL must be https://host[:port][/path] with no user information, query or fragment")
-	}
-	return u, nil
-}
-
-// LedgerURL is how an endpoint is recorded: scheme, "://", host and path.
-// The port, query, fragment and headers are never kept.
-func LedgerURL(u *url.URL) string {
-	return u.Scheme + "://" + u.Hostname() + strings.TrimSuffix(u.EscapedPath(), "/")
-}
-
-// SDKVersion is the Go release this binary was built with (the client
-// library's version).
-func SDKVersion() string {
-	v, _, _ := strings.Cut(runtime.Version(), " ")
-	return v
-}
-
-// ProviderIdentity is the ledger header's provider object for this agent.
-func ProviderIdentity(p Profile, baseURL string, turnDeadlineSeconds float64) (execledger.Provider, error) {
-	u, err := ParseBaseURL(baseURL)
-	if err != nil {
-		return execledger.Provider{}, err
-	}
-	rec := LedgerURL(u)
-	return execledger.Provider{
-		Provider: ProviderName, API: API, Model: p.Model, Implementation: Implementation,
-		RequestMapping: RequestMapping, ProtocolVersion: ProtocolVersion, SDK: SDK, SDKVersion: SDKVersion(),
-		BaseURL: rec, Settings: Settings(p, rec, SDKVersion(), turnDeadlineSeconds),
+		endpoint: strings.TrimSuffix(base.String(), "/") + cfg.Lane.Path(),
+		wireURL:  LedgerURL(base) + cfg.Lane.Path(),
 	}, nil
 }
 
@@ -210,9 +171,6 @@ func (a *Agent) Execution() *artefact.Execution {
 		Attempts: append([]artefact.Attempt{}, a.attempts...),
 	}
 }
-
-// Instant formats t as a ledger instant (UTC, whole seconds).
-func Instant(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 func seconds(from, to time.Time) any {
 	d := to.Sub(from)
@@ -242,7 +200,7 @@ func (a *Agent) Decide(obs *engine.Observation) (engine.Decision, error) {
 	if a.calls >= a.cfg.MaxCalls {
 		return a.stop(&Failure{Code: ExclusionBudget, Err: refusal.New(provider.ErrCallBound, "call %d would pass this run's bound of %d provider calls", a.calls+1, a.cfg.MaxCalls)})
 	}
-	req, err := BuildRequest(obs, a.cfg.Profile)
+	req, err := BuildRequest(a.cfg.Lane, obs, a.cfg.Profile)
 	if err != nil {
 		return a.stop(err)
 	}
@@ -259,9 +217,7 @@ func (a *Agent) Decide(obs *engine.Observation) (engine.Decision, error) {
 	httpReq.Header.Set("Content-Type", "application/json")
 	httpReq.Header.Set("Accept", "application/json")
 	httpReq.Header.Set("User-Agent", "obaudit")
-	if a.cfg.Authorization != "" {
-		httpReq.Header.Set("Authorization", a.cfg.Authorization)
-	}
+	a.cfg.Lane.Headers(httpReq.Header, a.cfg.Credential)
 
 	a.capture.reset()
 	started := a.cfg.Now()
@@ -309,13 +265,18 @@ func (a *Agent) Decide(obs *engine.Observation) (engine.Decision, error) {
 		att.HTTPStatus, att.ResponseReceived = &s, true
 		switch {
 		case status != http.StatusOK:
-			fault = StatusFault(status)
+			fault = a.cfg.Lane.StatusFault(status, body)
 		case readErr != nil:
+			// A body cut off mid-read: the response began and never ended.
 			fault = transportFault(readErr)
 		case len(body) > MaxResponseBytes:
 			fault = FaultResponseInvalid
 		default:
-			if answer, err = ParseAnswer(body, a.cfg.Profile.Model); err != nil {
+			want := a.cfg.Profile.Model
+			if !a.cfg.Profile.ModelStated {
+				want = "" // the vendor states no model: nothing to hold it to
+			}
+			if answer, err = a.cfg.Lane.ParseAnswer(body, want); err != nil {
 				fault = FaultResponseInvalid
 			}
 		}

@@ -1,4 +1,4 @@
-package openai
+package lane
 
 import "net/http"
 

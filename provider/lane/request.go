@@ -1,4 +1,4 @@
-package openai
+package lane
 
 import (
 	"github.com/obaudit/obaudit/canon"
@@ -6,29 +6,13 @@ import (
 	"github.com/obaudit/obaudit/provider"
 )
 
-// Request identity of this build.
-const (
-	// ProtocolVersion is the model protocol every request names: the one
-	// protocol a bound, reproducible model artefact may carry.
-	ProtocolVersion = "operatebench.model.v4"
-	// RequestMapping names how an observation becomes a Responses request
-	// body in this build (the tools, the instructions, the fields sent).
-	// Moving anything in that mapping is a new name.
-	RequestMapping = "obaudit_openai_responses_request_v1"
-	// Implementation names this agent in the ledger header.
-	Implementation = "obaudit_openai_responses_agent"
-	// SDK names the HTTP client the agent speaks through: Go's net/http,
-	// no vendor SDK.
-	SDK = "go_net_http"
-	// API is the provider API this agent speaks.
-	API = "responses"
-	// ProviderName is the provider this agent speaks to.
-	ProviderName = "openai"
-	// ResponsesPath is appended to the base URL's path.
-	ResponsesPath = "/responses"
-	// ToolChoice is the tool choice every request sends.
-	ToolChoice = "required"
-)
+// ProtocolVersion is the model protocol every request of every lane names:
+// the one protocol a bound, reproducible model artefact may carry.
+const ProtocolVersion = "operatebench.model.v4"
+
+// SDK names the HTTP client every lane speaks through: Go's net/http, no
+// vendor SDK.
+const SDK = "go_net_http"
 
 // Instructions is the fixed system text every request carries. It names no
 // domain: the observation carries everything the case needs.
@@ -38,9 +22,6 @@ const Instructions = "You operate one business case that stays open across many 
 
 // ToolNames are the functions offered, in the order they are sent.
 var ToolNames = []string{"act", "wait", "ask", "escalate", "complete", "retrieve"}
-
-// FieldsSent are the request body's top-level fields, sorted.
-var FieldsSent = []string{"input", "instructions", "max_output_tokens", "model", "parallel_tool_calls", "store", "tool_choice", "tools"}
 
 // toolKinds maps a function name to the decision kind it produces.
 var toolKinds = map[string]string{
@@ -81,10 +62,19 @@ func waitSchema() map[string]any {
 	}, toolArguments["wait"])
 }
 
-// Tools returns the function tools every request offers, in [ToolNames]
+// ToolSpec is one function a request offers, in lane-neutral form: each
+// lane renders it in its vendor's tool shape.
+type ToolSpec struct {
+	Name, Description string
+	// Parameters is the JSON Schema of the arguments: always an object root
+	// with no root oneOf/anyOf/allOf (nested unions stay nested).
+	Parameters map[string]any
+}
+
+// ToolSpecs returns the functions every request offers, in [ToolNames]
 // order: one per decision kind, whose arguments are the decision's tape
 // fields without its kind.
-func Tools() []any {
+func ToolSpecs() []ToolSpec {
 	desc := map[string]string{
 		"act":      "Propose one authorised business action.",
 		"wait":     "Wait for a declared event, a fallback deadline in minutes, or both.",
@@ -111,19 +101,31 @@ func Tools() []any {
 			"requests": map[string]any{"type": "array", "items": schemaObject(map[string]any{"tool": str, "arguments": anyObject}, []string{"arguments", "tool"})},
 		}, toolArguments["retrieve"]),
 	}
-	out := make([]any, len(ToolNames))
+	out := make([]ToolSpec, len(ToolNames))
 	for i, n := range ToolNames {
-		out[i] = map[string]any{"type": "function", "name": n, "description": desc[n], "parameters": params[n], "strict": false}
+		out[i] = ToolSpec{Name: n, Description: desc[n], Parameters: params[n]}
 	}
 	return out
 }
 
-// Profile is what a request is made under: the model and the output
-// ceiling. Together with the protocol, the tools and the observation it is
-// the request's identity.
-type Profile struct {
-	Model           string
-	MaxOutputTokens int64
+// Tools is the protocol's tool list the prompt digest is taken over (every
+// lane's: the digest names what was offered, not how a vendor spells it).
+func Tools() []any {
+	specs := ToolSpecs()
+	out := make([]any, len(specs))
+	for i, s := range specs {
+		out[i] = map[string]any{"type": "function", "name": s.Name, "description": s.Description, "parameters": s.Parameters, "strict": false}
+	}
+	return out
+}
+
+// Prompt is what a lane renders into a request body: the fixed
+// instructions, the observation as the user message's text, and the tools.
+type Prompt struct {
+	Instructions string
+	// User is the canonical JSON of the observation's model projection.
+	User  string
+	Tools []ToolSpec
 }
 
 // Request is one built request: its identity digests, the provider payload
@@ -138,7 +140,7 @@ type Request struct {
 	// RequestDigest is the request identity: {model, protocol_version,
 	// max_output_tokens, tool_names, observation_digest_sha256,
 	// prompt_digest_sha256, invocation_index, turn_index}. The rendered
-	// prompt is not inside it.
+	// prompt and the lane are not inside it (the lane is the settings').
 	RequestDigest string
 	// PayloadDigest is the canonical digest of the payload mapping.
 	PayloadDigest string
@@ -148,18 +150,16 @@ type Request struct {
 	InputTokenUpperBound int64
 }
 
-// BuildRequest builds the request the agent sends for one observation. The
-// observation travels as the user message's text: the canonical JSON of
-// its model projection, the same bytes its digest is taken over.
-func BuildRequest(obs *engine.Observation, p Profile) (*Request, error) {
+// Identity is a request's identity digests for one observation under p:
+// everything [BuildRequest] states but the body (what a replay rebuilds).
+func Identity(obs *engine.Observation, p Profile) (*Request, error) {
 	projection := obs.ProjectionJSON()
 	observation, err := canon.Parse(projection)
 	if err != nil {
 		return nil, err
 	}
-	tools := Tools()
 	prompt, err := canon.UpstreamDigest(map[string]any{
-		"protocol_version": ProtocolVersion, "tools": tools, "observation": observation,
+		"protocol_version": ProtocolVersion, "tools": Tools(), "observation": observation,
 	})
 	if err != nil {
 		return nil, err
@@ -171,17 +171,20 @@ func BuildRequest(obs *engine.Observation, p Profile) (*Request, error) {
 	if r.RequestDigest, err = RequestDigest(p, r.ObservationDigest, r.PromptDigest, r.InvocationIndex, r.TurnIndex); err != nil {
 		return nil, err
 	}
-	payload := map[string]any{
-		"model":        p.Model,
-		"instructions": Instructions,
-		"input": []any{map[string]any{
-			"role": "user", "content": string(projection),
-		}},
-		"tools":               tools,
-		"tool_choice":         ToolChoice,
-		"parallel_tool_calls": false,
-		"max_output_tokens":   p.MaxOutputTokens,
-		"store":               false,
+	return r, nil
+}
+
+// BuildRequest builds the request l sends for one observation under p. The
+// observation travels as the user message's text: the canonical JSON of
+// its model projection, the same bytes its digest is taken over.
+func BuildRequest(l Lane, obs *engine.Observation, p Profile) (*Request, error) {
+	r, err := Identity(obs, p)
+	if err != nil {
+		return nil, err
+	}
+	payload := l.Payload(p, Prompt{Instructions: Instructions, User: string(obs.ProjectionJSON()), Tools: ToolSpecs()})
+	for k, v := range p.Send {
+		payload[k] = v
 	}
 	if r.Body, err = canon.Upstream(payload); err != nil {
 		return nil, err
@@ -203,28 +206,4 @@ func RequestDigest(p Profile, observationDigest, promptDigest string, invocation
 		"tool_names": names, "observation_digest_sha256": observationDigest,
 		"prompt_digest_sha256": promptDigest, "invocation_index": invocation, "turn_index": turn,
 	})
-}
-
-// Settings is the header's provider settings mapping: every choice the
-// request mapping makes that is not the observation. Its digest is the
-// ledger's settings_digest_sha256 and the binding's.
-func Settings(p Profile, baseURL, sdkVersion string, turnDeadlineSeconds float64) map[string]any {
-	sent := make([]any, len(FieldsSent))
-	for i, f := range FieldsSent {
-		sent[i] = f
-	}
-	names := make([]any, len(ToolNames))
-	for i, n := range ToolNames {
-		names[i] = n
-	}
-	return map[string]any{
-		"api": API, "base_url": baseURL, "model": p.Model, "max_output_tokens": p.MaxOutputTokens,
-		"protocol_version": ProtocolVersion, "request_mapping": RequestMapping,
-		"request_fields_sent": sent, "tool_names": names, "tool_choice": ToolChoice,
-		"tool_strict_mode": false, "parallel_tool_calls": false, "store": false,
-		"response_contract": "exactly_one_tool_call",
-		"retry":             map[string]any{"max_attempts": int64(1), "initial_backoff_seconds": 0.0, "backoff_multiplier": 1.0},
-		"redirects":         "refused", "proxy": "none", "keep_alive": false,
-		"sdk": SDK, "sdk_version": sdkVersion, "turn_deadline_seconds": turnDeadlineSeconds,
-	}
 }

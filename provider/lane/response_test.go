@@ -1,4 +1,4 @@
-package openai_test
+package lane_test
 
 import (
 	"errors"
@@ -6,11 +6,10 @@ import (
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/provider/lane"
 	"github.com/obaudit/obaudit/provider/openai"
 	"github.com/obaudit/obaudit/refusal"
 )
-
-const model = "gpt-5.6-luna"
 
 // body renders a Responses answer with the given output items.
 func body(t *testing.T, m map[string]any) []byte {
@@ -58,7 +57,7 @@ func TestParseAnswerDeclines(t *testing.T) {
 		"duplicate key":     []byte(`{"id":"a","id":"b","object":"response","model":"gpt-5.6-luna","status":"completed","output":[]}`),
 	}
 	for name, b := range cases {
-		if a, err := openai.ParseAnswer(b, model); err == nil {
+		if a, err := openai.Lane.ParseAnswer(b, model); err == nil {
 			t.Errorf("%s: accepted as %+v", name, a)
 		}
 	}
@@ -74,20 +73,20 @@ func TestDecisionClassification(t *testing.T) {
 		code string
 	}{
 		{"one act", body(t, map[string]any{"output": []any{call("act", act)}}), engine.KindAct, ""},
-		{"text only", body(t, map[string]any{"output": []any{map[string]any{"type": "message", "content": []any{}}}}), engine.KindMalformed, openai.CodeNoToolCall},
-		{"two calls", body(t, map[string]any{"output": []any{call("act", act), call("act", act)}}), engine.KindMalformed, openai.CodeMultipleToolCalls},
-		{"unknown tool", body(t, map[string]any{"output": []any{call("transfer_funds", act)}}), engine.KindMalformed, openai.CodeUnknownTool},
-		{"name not a string", body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": int64(3), "arguments": "{}"}}}), engine.KindMalformed, openai.CodeUnknownTool},
-		{"invented argument", body(t, map[string]any{"output": []any{call("act", withExtra)}}), engine.KindMalformed, openai.CodeMalformedArgs},
-		{"missing argument", body(t, map[string]any{"output": []any{call("complete", map[string]any{"reason": "done"})}}), engine.KindMalformed, openai.CodeMalformedArgs},
-		{"undecodable arguments", body(t, map[string]any{"output": []any{call("act", "{not json")}}), engine.KindMalformed, openai.CodeMalformedArgs},
-		{"wrong type", body(t, map[string]any{"output": []any{call("act", map[string]any{"action_type": "x", "payload": []any{}, "evidence_refs": []any{}, "rationale": "r"})}}), engine.KindMalformed, openai.CodeMalformedArgs},
+		{"text only", body(t, map[string]any{"output": []any{map[string]any{"type": "message", "content": []any{}}}}), engine.KindMalformed, lane.CodeNoToolCall},
+		{"two calls", body(t, map[string]any{"output": []any{call("act", act), call("act", act)}}), engine.KindMalformed, lane.CodeMultipleToolCalls},
+		{"unknown tool", body(t, map[string]any{"output": []any{call("transfer_funds", act)}}), engine.KindMalformed, lane.CodeUnknownTool},
+		{"name not a string", body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": int64(3), "arguments": "{}"}}}), engine.KindMalformed, lane.CodeUnknownTool},
+		{"invented argument", body(t, map[string]any{"output": []any{call("act", withExtra)}}), engine.KindMalformed, lane.CodeMalformedArgs},
+		{"missing argument", body(t, map[string]any{"output": []any{call("complete", map[string]any{"reason": "done"})}}), engine.KindMalformed, lane.CodeMalformedArgs},
+		{"undecodable arguments", body(t, map[string]any{"output": []any{call("act", "{not json")}}), engine.KindMalformed, lane.CodeMalformedArgs},
+		{"wrong type", body(t, map[string]any{"output": []any{call("act", map[string]any{"action_type": "x", "payload": []any{}, "evidence_refs": []any{}, "rationale": "r"})}}), engine.KindMalformed, lane.CodeMalformedArgs},
 		{"ask with kinded wait", body(t, map[string]any{"output": []any{call("ask", map[string]any{"recipient_actor_id": "a", "message_fixture_id": "m", "correlation_id": nil,
-			"wait": map[string]any{"kind": "WAIT", "reason": "r", "wake_on": []any{"e"}, "fallback_after_minutes": nil}})}}), engine.KindMalformed, openai.CodeMalformedArgs},
-		{"truncated", body(t, map[string]any{"status": "incomplete", "incomplete_details": map[string]any{"reason": "max_output_tokens"}, "output": []any{call("act", act)}}), engine.KindMalformed, openai.CodeOutputTruncated},
+			"wait": map[string]any{"kind": "WAIT", "reason": "r", "wake_on": []any{"e"}, "fallback_after_minutes": nil}})}}), engine.KindMalformed, lane.CodeMalformedArgs},
+		{"truncated", body(t, map[string]any{"status": "incomplete", "incomplete_details": map[string]any{"reason": "max_output_tokens"}, "output": []any{call("act", act)}}), engine.KindMalformed, lane.CodeOutputTruncated},
 	}
 	for _, c := range cases {
-		a, err := openai.ParseAnswer(c.body, model)
+		a, err := openai.Lane.ParseAnswer(c.body, model)
 		if err != nil {
 			t.Errorf("%s: declined: %v", c.name, err)
 			continue
@@ -113,7 +112,7 @@ func TestDecisionClassification(t *testing.T) {
 func TestNormalizedDigest(t *testing.T) {
 	digest := func(args string) string {
 		b := body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": "complete", "arguments": args}}})
-		a, err := openai.ParseAnswer(b, model)
+		a, err := openai.Lane.ParseAnswer(b, model)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,23 +136,23 @@ func TestNormalizedDigest(t *testing.T) {
 
 func TestStatusFault(t *testing.T) {
 	want := map[int]string{
-		429: openai.FaultRateLimited, 500: openai.FaultServerError, 503: openai.FaultServerError,
-		408: openai.FaultTimeout, 401: openai.FaultAuthentication, 403: openai.FaultAuthentication,
-		404: openai.FaultConfiguration, 307: openai.FaultConfiguration, 400: openai.FaultRequestRejected,
-		422: openai.FaultRequestRejected, 204: openai.FaultResponseInvalid,
+		429: lane.FaultRateLimited, 500: lane.FaultServerError, 503: lane.FaultServerError,
+		408: lane.FaultTimeout, 401: lane.FaultAuthentication, 403: lane.FaultAuthentication,
+		404: lane.FaultConfiguration, 307: lane.FaultConfiguration, 400: lane.FaultRequestRejected,
+		422: lane.FaultRequestRejected, 204: lane.FaultResponseInvalid,
 	}
 	for status, f := range want {
-		if got := openai.StatusFault(status); got != f {
+		if got := lane.StatusFault(status); got != f {
 			t.Errorf("HTTP %d: %s, want %s", status, got, f)
 		}
 	}
-	for _, f := range []string{openai.FaultRateLimited, openai.FaultServerError, openai.FaultTimeout, openai.FaultNetwork} {
-		if !openai.Retryable(f) {
+	for _, f := range []string{lane.FaultRateLimited, lane.FaultServerError, lane.FaultTimeout, lane.FaultNetwork} {
+		if !lane.Retryable(f) {
 			t.Errorf("%s is retryable", f)
 		}
 	}
-	for _, f := range []string{openai.FaultResponseInvalid, openai.FaultAuthentication, openai.FaultRequestRejected, openai.FaultConfiguration} {
-		if openai.Retryable(f) {
+	for _, f := range []string{lane.FaultResponseInvalid, lane.FaultAuthentication, lane.FaultRequestRejected, lane.FaultConfiguration} {
+		if lane.Retryable(f) {
 			t.Errorf("%s is not retryable", f)
 		}
 	}
@@ -161,17 +160,17 @@ func TestStatusFault(t *testing.T) {
 
 func TestParseBaseURL(t *testing.T) {
 	for _, s := range []string{"https://127.0.0.1:8443/v1", "https://api.openai.com/v1", "https://localhost"} {
-		if _, err := openai.ParseBaseURL(s); err != nil {
+		if _, err := lane.ParseBaseURL(s); err != nil {
 			t.Errorf("%s: %v", s, err)
 		}
 	}
 	for _, s := range []string{"http://127.0.0.1/v1", "https://user:pw@127.0.0.1/v1", "https://127.0.0.1/v1?x=1", "https://127.0.0.1/v1#f", "https:///v1", "ftp://x", "%%"} {
-		_, err := openai.ParseBaseURL(s)
-		if !errors.Is(err, openai.ErrEndpoint) {
-			t.Errorf("%s: %v, want %s", s, err, openai.ErrEndpoint.Class)
+		_, err := lane.ParseBaseURL(s)
+		if !errors.Is(err, lane.ErrEndpoint) {
+			t.Errorf("%s: %v, want %s", s, err, lane.ErrEndpoint.Class)
 		}
 	}
-	if c, _ := refusal.ClassOf(func() error { _, err := openai.ParseBaseURL("http://x"); return err }()); c != "provider/endpoint" {
+	if c, _ := refusal.ClassOf(func() error { _, err := lane.ParseBaseURL("http://x"); return err }()); c != "provider/endpoint" {
 		t.Errorf("class %q", c)
 	}
 }

@@ -1,4 +1,4 @@
-package openai_test
+package lane_test
 
 import (
 	"bytes"
@@ -18,10 +18,13 @@ import (
 	"github.com/obaudit/obaudit/execledger/ledgertest"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/provider"
+	"github.com/obaudit/obaudit/provider/lane"
 	"github.com/obaudit/obaudit/provider/openai"
 )
 
-var profile = openai.Profile{Model: model, MaxOutputTokens: provider.MaxOutputTokens}
+const model = "gpt-5.6-luna"
+
+var profile = lane.Profile{Provider: openai.ProviderName, Model: model, MaxOutputTokens: provider.MaxOutputTokens, ModelStated: true, TurnDeadlineSeconds: 30}
 
 // instance is ledgertest.Header's operation instance.
 var instance = ledgertest.Header().OperationInstanceID
@@ -85,14 +88,14 @@ type harness struct {
 	file  *ledgertest.MemFile
 	w     *execledger.Writer
 	guard *provider.Guard
-	agent *openai.Agent
+	agent *lane.Agent
 	hits  atomic.Int64
 }
 
 // newHarness serves h over TLS and builds an agent with a cost guard at
 // the fixture rates (cap 10 USD, token cap 1,650,300) unless mod changes
 // the config.
-func newHarness(t *testing.T, h http.HandlerFunc, mod func(*openai.Config)) *harness {
+func newHarness(t *testing.T, h http.HandlerFunc, mod func(*lane.Config)) *harness {
 	t.Helper()
 	x := &harness{}
 	x.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -101,7 +104,7 @@ func newHarness(t *testing.T, h http.HandlerFunc, mod func(*openai.Config)) *har
 	}))
 	t.Cleanup(x.srv.Close)
 	head := ledgertest.Header()
-	pid, err := openai.ProviderIdentity(profile, x.srv.URL+"/v1", 30.0)
+	pid, err := lane.ProviderIdentity(openai.Lane, profile, x.srv.URL+"/v1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,15 +119,15 @@ func newHarness(t *testing.T, h http.HandlerFunc, mod func(*openai.Config)) *har
 		t.Fatal(err)
 	}
 	c := &clock{t: time.Date(2035, 1, 2, 3, 4, 5, 0, time.UTC)}
-	cfg := openai.Config{
-		Client: x.srv.Client(), BaseURL: x.srv.URL + "/v1", Profile: profile, Authorization: "Bearer test-not-a-credential",
+	cfg := lane.Config{
+		Client: x.srv.Client(), BaseURL: x.srv.URL + "/v1", Lane: openai.Lane, Profile: profile, Credential: "test-not-a-credential",
 		MaxCalls: 60, Guard: x.guard, Ledger: x.w, Now: c.Now, RunStart: c.t, OperationInstanceID: instance,
 		TurnDeadline: 5 * time.Second,
 	}
 	if mod != nil {
 		mod(&cfg)
 	}
-	if x.agent, err = openai.New(cfg); err != nil {
+	if x.agent, err = lane.New(cfg); err != nil {
 		t.Fatal(err)
 	}
 	return x
@@ -141,7 +144,7 @@ func (x *harness) ledger(t *testing.T) *execledger.Audit {
 
 // answer serves rec (a tape outcome) as one function call with usage.
 func answer(t *testing.T, rec map[string]any, usageIn int64) http.HandlerFunc {
-	name, args, ok := openai.Arguments(rec)
+	name, args, ok := lane.Arguments(rec)
 	if !ok {
 		t.Fatalf("no function-call form for %v", rec)
 	}
@@ -185,7 +188,7 @@ func TestAnsweredCall(t *testing.T) {
 	}
 	c := a.Calls[0]
 	at := c.Attempts[0]
-	req, err := openai.BuildRequest(steps[0].obs, profile)
+	req, err := lane.BuildRequest(openai.Lane, steps[0].obs, profile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,28 +249,28 @@ func TestFaults(t *testing.T) {
 		received bool
 		reason   string
 	}{
-		{"429", status(429), 0, openai.FaultRateLimited, 429, true, "retries_exhausted"},
-		{"500", status(500), 0, openai.FaultServerError, 500, true, "retries_exhausted"},
-		{"401", status(401), 0, openai.FaultAuthentication, 401, true, "fault_not_retryable"},
-		{"400", status(400), 0, openai.FaultRequestRejected, 400, true, "fault_not_retryable"},
-		{"redirect", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "https://elsewhere.invalid/", 307) }, 0, openai.FaultConfiguration, 307, true, "fault_not_retryable"},
-		{"invalid body", raw(`{"id": "resp", "object": "response", "output": [`), 0, openai.FaultResponseInvalid, 200, true, "fault_not_retryable"},
-		{"wrong model", raw(`{"id":"r","object":"response","model":"gpt-not-the-pinned-model","status":"completed","output":[]}`), 0, openai.FaultResponseInvalid, 200, true, "fault_not_retryable"},
+		{"429", status(429), 0, lane.FaultRateLimited, 429, true, "retries_exhausted"},
+		{"500", status(500), 0, lane.FaultServerError, 500, true, "retries_exhausted"},
+		{"401", status(401), 0, lane.FaultAuthentication, 401, true, "fault_not_retryable"},
+		{"400", status(400), 0, lane.FaultRequestRejected, 400, true, "fault_not_retryable"},
+		{"redirect", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "https://elsewhere.invalid/", 307) }, 0, lane.FaultConfiguration, 307, true, "fault_not_retryable"},
+		{"invalid body", raw(`{"id": "resp", "object": "response", "output": [`), 0, lane.FaultResponseInvalid, 200, true, "fault_not_retryable"},
+		{"wrong model", raw(`{"id":"r","object":"response","model":"gpt-not-the-pinned-model","status":"completed","output":[]}`), 0, lane.FaultResponseInvalid, 200, true, "fault_not_retryable"},
 		{"closed connection", func(w http.ResponseWriter, r *http.Request) {
 			c, _, _ := w.(http.Hijacker).Hijack()
 			c.Close()
-		}, 0, openai.FaultNetwork, 0, false, "retries_exhausted"},
-		{"timeout", func(w http.ResponseWriter, r *http.Request) { time.Sleep(300 * time.Millisecond) }, 50 * time.Millisecond, openai.FaultTimeout, 0, false, "retries_exhausted"},
+		}, 0, lane.FaultNetwork, 0, false, "retries_exhausted"},
+		{"timeout", func(w http.ResponseWriter, r *http.Request) { time.Sleep(300 * time.Millisecond) }, 50 * time.Millisecond, lane.FaultTimeout, 0, false, "retries_exhausted"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			x := newHarness(t, c.h, func(cfg *openai.Config) {
+			x := newHarness(t, c.h, func(cfg *lane.Config) {
 				if c.deadline > 0 {
 					cfg.TurnDeadline = c.deadline
 				}
 			})
 			_, err := x.agent.Decide(steps[0].obs)
-			var f *openai.Failure
+			var f *lane.Failure
 			if !errors.As(err, &f) || f.Code != c.fault || !f.Dispatched {
 				t.Fatalf("error %v, want a dispatched failure %s", err, c.fault)
 			}
@@ -321,7 +324,7 @@ func TestGuardRefusesBeforeDispatch(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var x *harness
-			x = newHarness(t, answer(t, steps[0].rec, 4211), func(cfg *openai.Config) {
+			x = newHarness(t, answer(t, steps[0].rec, 4211), func(cfg *lane.Config) {
 				capUSD, _ := execledger.ParseDecimal(c.cap)
 				g, err := provider.NewGuard(capUSD, cfg.Ledger.Rates(), provider.MaxOutputTokens, c.tokenCap)
 				if err != nil {
@@ -330,14 +333,14 @@ func TestGuardRefusesBeforeDispatch(t *testing.T) {
 				cfg.Guard = g
 			})
 			_, err := x.agent.Decide(steps[0].obs)
-			var f *openai.Failure
-			if !errors.As(err, &f) || f.Code != openai.ExclusionBudget || f.Dispatched || !errors.Is(err, c.class) {
+			var f *lane.Failure
+			if !errors.As(err, &f) || f.Code != lane.ExclusionBudget || f.Dispatched || !errors.Is(err, c.class) {
 				t.Fatalf("error %v, want an undispatched budget stop of class %v", err, c.class)
 			}
 			if x.hits.Load() != 0 || len(x.ledger(t).Calls) != 0 {
 				t.Errorf("%d requests, %d call rows after a refusal before dispatch", x.hits.Load(), len(x.ledger(t).Calls))
 			}
-			code := openai.ExclusionBudget
+			code := lane.ExclusionBudget
 			if err := x.w.Finalize("excluded", "2035-01-02T03:05:00Z", &code); err != nil {
 				t.Errorf("a budget exclusion over no calls is refused: %v", err)
 			}
@@ -352,15 +355,15 @@ func TestCallBound(t *testing.T) {
 	var n atomic.Int64
 	x := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
 		answer(t, steps[n.Add(1)-1].rec, 4211)(w, r)
-	}, func(cfg *openai.Config) { cfg.MaxCalls = 3 })
+	}, func(cfg *lane.Config) { cfg.MaxCalls = 3 })
 	for i := range 3 {
 		if _, err := x.agent.Decide(steps[i].obs); err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
 	}
 	_, err := x.agent.Decide(steps[3].obs)
-	var f *openai.Failure
-	if !errors.As(err, &f) || f.Code != openai.ExclusionBudget || !errors.Is(err, provider.ErrCallBound) {
+	var f *lane.Failure
+	if !errors.As(err, &f) || f.Code != lane.ExclusionBudget || !errors.Is(err, provider.ErrCallBound) {
 		t.Fatalf("call 4: %v", err)
 	}
 	if x.hits.Load() != 3 || len(x.ledger(t).Calls) != 3 {
@@ -370,13 +373,13 @@ func TestCallBound(t *testing.T) {
 
 func TestWallClockDeadline(t *testing.T) {
 	steps := referenceSteps(t)
-	x := newHarness(t, answer(t, steps[0].rec, 4211), func(cfg *openai.Config) {
+	x := newHarness(t, answer(t, steps[0].rec, 4211), func(cfg *lane.Config) {
 		cfg.WallClockDeadline = time.Minute
 		cfg.RunStart = cfg.Now().Add(-2 * time.Minute)
 	})
 	_, err := x.agent.Decide(steps[0].obs)
-	var f *openai.Failure
-	if !errors.As(err, &f) || f.Code != openai.ExclusionDeadline || x.hits.Load() != 0 {
+	var f *lane.Failure
+	if !errors.As(err, &f) || f.Code != lane.ExclusionDeadline || x.hits.Load() != 0 {
 		t.Fatalf("%v with %d requests", err, x.hits.Load())
 	}
 }
@@ -387,15 +390,15 @@ func TestReservationBreached(t *testing.T) {
 	steps := referenceSteps(t)
 	x := newHarness(t, answer(t, steps[0].rec, 10_000_000), nil)
 	_, err := x.agent.Decide(steps[0].obs)
-	var f *openai.Failure
-	if !errors.As(err, &f) || f.Code != openai.ExclusionBudget || !errors.Is(err, provider.ErrReservationBreached) {
+	var f *lane.Failure
+	if !errors.As(err, &f) || f.Code != lane.ExclusionBudget || !errors.Is(err, provider.ErrReservationBreached) {
 		t.Fatalf("%v", err)
 	}
 	a := x.ledger(t)
 	if len(a.Calls) != 1 || *a.Calls[0].Attempts[0].CostSettlement != "measured" || a.Calls[0].Decision == nil {
 		t.Fatal("the breached call is not recorded as measured with its decision")
 	}
-	code := openai.ExclusionBudget
+	code := lane.ExclusionBudget
 	if err := x.w.Finalize("excluded", "2035-01-02T03:05:00Z", &code); err != nil {
 		t.Error(err)
 	}
@@ -410,11 +413,11 @@ func TestClassifiedAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, ok := d.(*engine.Malformed); !ok || m.Code != openai.CodeNoToolCall {
+	if m, ok := d.(*engine.Malformed); !ok || m.Code != lane.CodeNoToolCall {
 		t.Fatalf("decision %v", d.Record())
 	}
 	c := x.ledger(t).Calls[0]
-	if c.Decision == nil || c.Decision.Kind != "MALFORMED" || c.Decision.ClassificationCode == nil || *c.Decision.ClassificationCode != openai.CodeNoToolCall {
+	if c.Decision == nil || c.Decision.Kind != "MALFORMED" || c.Decision.ClassificationCode == nil || *c.Decision.ClassificationCode != lane.CodeNoToolCall {
 		t.Errorf("row decision %+v", c.Decision)
 	}
 	if x.agent.Execution().Attempts[0].Outcome != "classified" {
@@ -426,13 +429,13 @@ func TestRunIdentity(t *testing.T) {
 	steps := referenceSteps(t)
 	x := newHarness(t, answer(t, steps[0].rec, 4211), nil)
 	x.agent.BeginEpisode(engine.AgentIdentity{OperationInstanceID: "opinst_" + "22222222222222222222222222222222"})
-	if _, err := x.agent.Decide(steps[0].obs); !errors.Is(err, openai.ErrRunIdentity) {
+	if _, err := x.agent.Decide(steps[0].obs); !errors.Is(err, lane.ErrRunIdentity) {
 		t.Errorf("episode of another instance: %v", err)
 	}
-	y := newHarness(t, answer(t, steps[0].rec, 4211), func(cfg *openai.Config) {
+	y := newHarness(t, answer(t, steps[0].rec, 4211), func(cfg *lane.Config) {
 		cfg.OperationInstanceID = "opinst_" + "33333333333333333333333333333333"
 	})
-	if _, err := y.agent.Decide(steps[0].obs); !errors.Is(err, openai.ErrRunIdentity) {
+	if _, err := y.agent.Decide(steps[0].obs); !errors.Is(err, lane.ErrRunIdentity) {
 		t.Errorf("observation of another instance: %v", err)
 	}
 	if x.hits.Load()+y.hits.Load() != 0 {
@@ -442,11 +445,11 @@ func TestRunIdentity(t *testing.T) {
 
 func TestNewRefusesEndpoint(t *testing.T) {
 	x := newHarness(t, func(http.ResponseWriter, *http.Request) {}, nil)
-	_, err := openai.New(openai.Config{
-		Client: x.srv.Client(), BaseURL: "http://127.0.0.1/v1", Profile: profile, Ledger: x.w,
+	_, err := lane.New(lane.Config{
+		Lane: openai.Lane, Client: x.srv.Client(), BaseURL: "http://127.0.0.1/v1", Profile: profile, Ledger: x.w,
 		Now: time.Now, OperationInstanceID: instance, MaxCalls: 1,
 	})
-	if !errors.Is(err, openai.ErrEndpoint) {
+	if !errors.Is(err, lane.ErrEndpoint) {
 		t.Errorf("%v", err)
 	}
 }
@@ -460,11 +463,12 @@ func TestWholeRunAgainstScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := &preflight.Script{Model: model, Authorization: preflight.Authorization, Tape: tape.Decisions, Fault: preflight.FaultNone, MaxRequests: 60}
+	vendor, _ := preflight.VendorFor(openai.ID)
+	script := &preflight.Script{Vendor: vendor, Model: model, Credential: preflight.Credential, Tape: tape.Decisions, Fault: preflight.FaultNone, MaxRequests: 60}
 	lb := preflight.Serve(script)
 	defer lb.Close()
 	head := ledgertest.Header()
-	if head.Provider, err = openai.ProviderIdentity(profile, lb.BaseURL, 30.0); err != nil {
+	if head.Provider, err = lane.ProviderIdentity(openai.Lane, profile, lb.BaseURL); err != nil {
 		t.Fatal(err)
 	}
 	file := &ledgertest.MemFile{}
@@ -473,8 +477,8 @@ func TestWholeRunAgainstScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &clock{t: time.Date(2035, 1, 2, 3, 4, 5, 0, time.UTC)}
-	agent, err := openai.New(openai.Config{
-		Client: lb.Client, BaseURL: lb.BaseURL, Profile: profile, Authorization: preflight.Authorization,
+	agent, err := lane.New(lane.Config{
+		Client: lb.Client, BaseURL: lb.BaseURL, Lane: openai.Lane, Profile: profile, Credential: preflight.Credential,
 		MaxCalls: 60, Ledger: w, Now: c.Now, OperationInstanceID: instance,
 	})
 	if err != nil {
@@ -555,10 +559,10 @@ func (t *twice) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestWireDispatch(t *testing.T) {
 	steps := referenceSteps(t)
 	x := newHarness(t, answer(t, steps[0].rec, 4211), nil)
-	openai.WrapTransport(x.agent, func(capture, next http.RoundTripper) http.RoundTripper {
+	lane.WrapTransport(x.agent, func(capture, next http.RoundTripper) http.RoundTripper {
 		return &twice{capture: capture, next: next}
 	})
-	if _, err := x.agent.Decide(steps[0].obs); !errors.Is(err, openai.ErrWireDispatch) {
+	if _, err := x.agent.Decide(steps[0].obs); !errors.Is(err, lane.ErrWireDispatch) {
 		t.Fatalf("two dispatches in one turn: %v", err)
 	}
 	if n := len(x.ledger(t).Calls); n != 0 {
@@ -574,11 +578,11 @@ func TestDialRefusalIsNotAFault(t *testing.T) {
 	steps := referenceSteps(t)
 	lb := preflight.Serve(http.NotFoundHandler())
 	defer lb.Close()
-	x := newHarness(t, answer(t, steps[0].rec, 4211), func(cfg *openai.Config) {
+	x := newHarness(t, answer(t, steps[0].rec, 4211), func(cfg *lane.Config) {
 		cfg.Client, cfg.BaseURL = lb.Client, "https://203.0.113.7/v1"
 	})
 	_, err := x.agent.Decide(steps[0].obs)
-	var f *openai.Failure
+	var f *lane.Failure
 	if !errors.Is(err, preflight.ErrNotLoopback) || errors.As(err, &f) {
 		t.Fatalf("%v", err)
 	}
@@ -587,5 +591,33 @@ func TestDialRefusalIsNotAFault(t *testing.T) {
 	}
 	if _, _, outstanding := x.guard.Totals(); outstanding.Sign() != 0 || x.guard.ReservedTokens() != 0 {
 		t.Errorf("outstanding %s, %d tokens reserved after a request that never left", outstanding, x.guard.ReservedTokens())
+	}
+}
+
+// TestModelEcho: an answer naming another model is not read (its usage is
+// not taken: the reservation is forfeited) unless the profile records that
+// its vendor states no model, in which case the stated model is recorded
+// as stated.
+func TestModelEcho(t *testing.T) {
+	steps := referenceSteps(t)
+	other := func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"id":"r","object":"response","model":"gpt-5.6-luna-2099","status":"completed","output":[],"usage":{"input_tokens":10,"output_tokens":1}}`))
+	}
+	x := newHarness(t, other, nil)
+	_, err := x.agent.Decide(steps[0].obs)
+	var f *lane.Failure
+	if !errors.As(err, &f) || f.Code != lane.FaultResponseInvalid {
+		t.Fatalf("another model: %v", err)
+	}
+	at := x.ledger(t).Calls[0].Attempts[0]
+	if at.UsageReported || at.ResponseModel != nil || *at.CostSettlement != execledger.SettlementForfeited {
+		t.Errorf("another model's answer was read: %+v", at)
+	}
+	y := newHarness(t, other, func(c *lane.Config) { c.Profile.ModelStated = false })
+	if _, err := y.agent.Decide(steps[0].obs); err != nil {
+		t.Fatalf("a profile whose vendor states no model: %v", err)
+	}
+	if at := y.ledger(t).Calls[0].Attempts[0]; at.ResponseModel == nil || *at.ResponseModel != "gpt-5.6-luna-2099" || !at.UsageReported {
+		t.Errorf("the stated model is not recorded as stated: %+v", at)
 	}
 }

@@ -1,4 +1,4 @@
-package openai
+package lane
 
 import (
 	"errors"
@@ -18,6 +18,11 @@ const (
 	FaultResponseInvalid = "provider_response_invalid"
 	FaultServerError     = "provider_server_error"
 	FaultTimeout         = "provider_timeout"
+	// The v3 faults of a 400 whose body may state a spend limit (the
+	// Anthropic lane's closed taxonomy).
+	FaultSpendLimit                 = "provider_spend_limit"
+	FaultInvalidRequestOrSpendLimit = "provider_invalid_request_or_spend_limit"
+	FaultBadRequestUnclassified     = "provider_bad_request_unclassified"
 )
 
 // Retryable reports whether another attempt could answer after fault (the
@@ -28,7 +33,8 @@ func Retryable(fault string) bool {
 	return slices.Contains([]string{FaultNetwork, FaultRateLimited, FaultServerError, FaultTimeout}, fault)
 }
 
-// StatusFault classifies an HTTP status other than 200.
+// StatusFault classifies an HTTP status other than 200 by status alone (the
+// OpenAI-shaped lanes; a lane may read the body as well).
 func StatusFault(status int) string {
 	switch {
 	case status == 429:
@@ -81,80 +87,51 @@ type Answer struct {
 	InputTokens, OutputTokens int64
 }
 
-// errInvalid is a body this build declines to read as an answer.
-var errInvalid = errors.New("not a Responses answer this build reads")
+// ErrNotAnAnswer is what a lane's ParseAnswer returns for a 200 body it
+// declines to read as an answer (the agent records
+// provider_response_invalid; the error text is never written anywhere).
+var ErrNotAnAnswer = errors.New("not an answer this lane reads")
 
-// ParseAnswer reads a 200 body as an answer from model. A body that is not
-// one strict JSON object, is not a response object, names another model,
-// has a status other than completed (or incomplete at the output ceiling),
-// or whose output or usage is malformed is declined: the caller records
-// provider_response_invalid and takes nothing from it.
-func ParseAnswer(body []byte, model string) (*Answer, error) {
-	v, err := canon.Parse(body)
-	if err != nil {
-		return nil, errInvalid
-	}
-	m, ok := v.(map[string]any)
-	if !ok || m["object"] != "response" {
-		return nil, errInvalid
-	}
-	a := &Answer{}
-	if a.ID, ok = m["id"].(string); !ok {
-		return nil, errInvalid
-	}
-	if a.Model, ok = m["model"].(string); !ok || a.Model != model {
-		return nil, errInvalid
-	}
-	switch m["status"] {
-	case "completed":
-		a.Stop = StopCompleted
-	case "incomplete":
-		d, _ := m["incomplete_details"].(map[string]any)
-		if d == nil || d["reason"] != "max_output_tokens" {
-			return nil, errInvalid
-		}
-		a.Stop = StopMaxTokens
-	default:
-		return nil, errInvalid
-	}
-	output, ok := m["output"].([]any)
+// StringArguments reads a tool call's arguments stated as a JSON text (the
+// OpenAI shapes): the parsed value, or "arguments_undecodable".
+func StringArguments(v any) any {
+	s, ok := v.(string)
 	if !ok {
-		return nil, errInvalid
+		return undecodable
 	}
-	for _, item := range output {
-		it, ok := item.(map[string]any)
-		if !ok {
-			return nil, errInvalid
-		}
-		if it["type"] != "function_call" {
-			continue
-		}
-		tc := ToolCall{Arguments: undecodable}
-		if n, ok := it["name"].(string); ok {
-			tc.Name = n
-		}
-		if s, ok := it["arguments"].(string); ok {
-			if args, err := canon.Parse([]byte(s)); err == nil {
-				if _, err := canon.Upstream(args); err == nil {
-					tc.Arguments = args
-				}
-			}
-		}
-		a.ToolCalls = append(a.ToolCalls, tc)
+	args, err := canon.Parse([]byte(s))
+	if err != nil {
+		return undecodable
 	}
-	switch u := m["usage"].(type) {
+	return ObjectArguments(args)
+}
+
+// ObjectArguments reads a tool call's arguments stated as a JSON value (the
+// Anthropic shape): the value when canonically encodable, or
+// "arguments_undecodable".
+func ObjectArguments(v any) any {
+	if _, err := canon.Upstream(v); err != nil {
+		return undecodable
+	}
+	return v
+}
+
+// Usage reads a usage object's two exact, non-negative integer counts
+// under the names a lane's vendor uses: (false, nil) when u is absent,
+// [ErrNotAnAnswer] when it is present and not both counts.
+func Usage(u any, inName, outName string) (reported bool, in, out int64, err error) {
+	switch u := u.(type) {
 	case nil:
+		return false, 0, 0, nil
 	case map[string]any:
-		in, ok1 := u["input_tokens"].(int64)
-		out, ok2 := u["output_tokens"].(int64)
+		in, ok1 := u[inName].(int64)
+		out, ok2 := u[outName].(int64)
 		if !ok1 || !ok2 || in < 0 || out < 0 {
-			return nil, errInvalid
+			return false, 0, 0, ErrNotAnAnswer
 		}
-		a.UsageReported, a.InputTokens, a.OutputTokens = true, in, out
-	default:
-		return nil, errInvalid
+		return true, in, out, nil
 	}
-	return a, nil
+	return false, 0, 0, ErrNotAnAnswer
 }
 
 // NormalizedDigest is response_normalized_digest_sha256: the canonical

@@ -1,4 +1,4 @@
-package openai_test
+package lane_test
 
 import (
 	"bytes"
@@ -8,7 +8,9 @@ import (
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/provider"
+	"github.com/obaudit/obaudit/provider/lane"
 	"github.com/obaudit/obaudit/provider/openai"
+	lanes "github.com/obaudit/obaudit/provider/profile"
 )
 
 // TestRequestIdentity: the request identity moves with what it pins (model,
@@ -17,7 +19,7 @@ import (
 func TestRequestIdentity(t *testing.T) {
 	steps := referenceSteps(t)
 	obs := steps[0].obs
-	r, err := openai.BuildRequest(obs, profile)
+	r, err := lane.BuildRequest(openai.Lane, obs, profile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,31 +41,32 @@ func TestRequestIdentity(t *testing.T) {
 	if body["model"] != model || body["max_output_tokens"] != int64(provider.MaxOutputTokens) || body["tool_choice"] != "required" || body["store"] != false {
 		t.Errorf("body fields %v", body)
 	}
-	again, _ := openai.BuildRequest(obs, profile)
+	again, _ := lane.BuildRequest(openai.Lane, obs, profile)
 	if !bytes.Equal(again.Body, r.Body) || again.RequestDigest != r.RequestDigest {
 		t.Error("building the same request twice differs")
 	}
-	other := map[string]openai.Profile{
+	other := map[string]lane.Profile{
 		"model":   {Model: "a-different-model", MaxOutputTokens: provider.MaxOutputTokens},
 		"ceiling": {Model: model, MaxOutputTokens: 512},
 	}
 	for name, p := range other {
-		o, _ := openai.BuildRequest(obs, p)
+		o, _ := lane.BuildRequest(openai.Lane, obs, p)
 		if o.RequestDigest == r.RequestDigest {
 			t.Errorf("another %s keeps the request identity", name)
 		}
 	}
-	if next, _ := openai.BuildRequest(steps[1].obs, profile); next.RequestDigest == r.RequestDigest || next.PromptDigest == r.PromptDigest {
+	if next, _ := lane.BuildRequest(openai.Lane, steps[1].obs, profile); next.RequestDigest == r.RequestDigest || next.PromptDigest == r.PromptDigest {
 		t.Error("another observation keeps the request identity")
 	}
-	if d, _ := openai.RequestDigest(profile, r.ObservationDigest, r.PromptDigest, r.InvocationIndex, r.TurnIndex+1); d == r.RequestDigest {
+	if d, _ := lane.RequestDigest(profile, r.ObservationDigest, r.PromptDigest, r.InvocationIndex, r.TurnIndex+1); d == r.RequestDigest {
 		t.Error("another turn keeps the request identity")
 	}
 }
 
 // TestRequestsFitTheMeasuredBound: every request of every reference
-// scenario stays under the largest request the build's token ceiling was
-// computed from, so the up-front worst case is a real bound.
+// scenario, on every lane under its example profile, stays under the
+// largest request the build's token ceiling was computed from, so the
+// up-front worst case is a real bound.
 func TestRequestsFitTheMeasuredBound(t *testing.T) {
 	pack := domains.Default()
 	ref, _ := pack.Agent("reference")
@@ -76,18 +79,21 @@ func TestRequestsFitTheMeasuredBound(t *testing.T) {
 		if _, err := engine.Execute(dom, r, instance); err != nil {
 			t.Fatal(err)
 		}
-		var largest int64
-		for _, s := range r.steps {
-			req, err := openai.BuildRequest(s.obs, profile)
-			if err != nil {
-				t.Fatal(err)
+		for _, id := range lanes.LaneIDs() {
+			p, _ := lanes.ForLane(id)
+			var largest int64
+			for _, s := range r.steps {
+				req, err := lane.BuildRequest(p.Lane, s.obs, p.Run)
+				if err != nil {
+					t.Fatal(err)
+				}
+				largest = max(largest, req.InputTokenUpperBound)
 			}
-			largest = max(largest, req.InputTokenUpperBound)
+			if largest > provider.LargestRequestTokenBound {
+				t.Errorf("%s on %s: a request bounded at %d tokens passes the measured largest %d", sc, id, largest, provider.LargestRequestTokenBound)
+			}
+			t.Logf("%s on %s: %d turns, largest request bound %d", sc, id, len(r.steps), largest)
 		}
-		if largest > provider.LargestRequestTokenBound {
-			t.Errorf("%s: a request bounded at %d tokens passes the measured largest %d", sc, largest, provider.LargestRequestTokenBound)
-		}
-		t.Logf("%s: %d turns, largest request bound %d", sc, len(r.steps), largest)
 	}
 }
 
@@ -104,12 +110,12 @@ func TestArgumentsRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, s := range r.steps {
-			name, args, ok := openai.Arguments(s.rec)
+			name, args, ok := lane.Arguments(s.rec)
 			if !ok {
 				t.Fatalf("%s step %d: %v has no function-call form", sc, i, s.rec)
 			}
 			text, _ := canon.Upstream(args)
-			a, err := openai.ParseAnswer(body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": name, "arguments": string(text)}}}), model)
+			a, err := openai.Lane.ParseAnswer(body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": name, "arguments": string(text)}}}), model)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,15 +130,36 @@ func TestArgumentsRoundTrip(t *testing.T) {
 		ask := (&engine.Ask{RecipientActorID: "customer_1", MessageFixtureID: "msg_x",
 			Wait: &engine.Wait{Reason: "r", WakeOn: []string{"e"}, FallbackAfterMinutes: engine.Minutes(60)}}).Record()
 		ask["correlation_id"] = corr
-		name, args, ok := openai.Arguments(ask)
+		name, args, ok := lane.Arguments(ask)
 		if !ok || name != "ask" {
 			t.Fatalf("ASK has no function-call form: %v", args)
 		}
 		text, _ := canon.Upstream(args)
-		a, _ := openai.ParseAnswer(body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": name, "arguments": string(text)}}}), model)
+		a, _ := openai.Lane.ParseAnswer(body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": name, "arguments": string(text)}}}), model)
 		if got := a.Decision().Record(); !canonEqual(got, ask) {
 			t.Errorf("%v read back as %v", ask, got)
 		}
 	}
 	t.Logf("kinds covered: %v", kinds)
+}
+
+// TestToolSchemasHaveObjectRoots: every tool's parameter schema (the
+// Anthropic lane's input_schema) has an object root with no root oneOf,
+// anyOf or allOf, and requires exactly the arguments the decision reads.
+func TestToolSchemasHaveObjectRoots(t *testing.T) {
+	for _, s := range lane.ToolSpecs() {
+		p := s.Parameters
+		if p["type"] != "object" || p["additionalProperties"] != false {
+			t.Errorf("%s: root %v", s.Name, p["type"])
+		}
+		for _, k := range []string{"oneOf", "anyOf", "allOf"} {
+			if _, ok := p[k]; ok {
+				t.Errorf("%s: a root %s", s.Name, k)
+			}
+		}
+		props := p["properties"].(map[string]any)
+		if len(p["required"].([]any)) != len(props) {
+			t.Errorf("%s: %d required of %d properties", s.Name, len(p["required"].([]any)), len(props))
+		}
+	}
 }
