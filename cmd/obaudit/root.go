@@ -71,6 +71,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newValidateCmd(g),
 		newReplayCmd(g),
 		newPreflightCmd(g),
+		newCampaignCmd(g),
 	)
 	markRunErrors(root)
 	return root
