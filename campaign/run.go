@@ -129,6 +129,11 @@ type Execution struct {
 	Artefact, Ledger string
 	// Evaluation is the written artefact's evaluation (nil: none).
 	Evaluation *artefact.Evaluation
+	// ArtefactBytes, if set, are the artefact file's bytes for the runner
+	// to write as Artefact, made durable with the batch's other files
+	// before its outcome is logged (an executor that writes its own files
+	// leaves it nil).
+	ArtefactBytes []byte
 }
 
 // RunOptions configure [Run].
@@ -217,7 +222,7 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 	}
 	r := &runner{plan: p, planDigest: PlanDigest(planFile), dir: dir, opts: opts, app: a}
 	if opts.Now != nil {
-		r.start = opts.Now()
+		r.began = opts.Now()
 	}
 	futures := make(chan func() (tessera.Index, error), 1024)
 	var futErr error
@@ -252,53 +257,102 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 		switch {
 		case outcomes[t.Index] != nil:
 		case started[t.Index]:
-			o := r.interrupted(t)
-			if err := emit(o); err != nil {
-				return nil, err
-			}
+			r.pending = append(r.pending, r.interrupted(t))
 			res.Interrupted++
 		default:
 			queue = append(queue, t)
 		}
 	}
+	// Outcomes are logged in groups, each after one syncfs has made its
+	// trials' files durable.
+	results := make(chan *Outcome, 256)
+	var commitErr error
+	var commitWG sync.WaitGroup
+	commitWG.Add(1)
+	go func() {
+		defer commitWG.Done()
+		batch := r.pending
+		for {
+			o, ok := <-results
+			if ok {
+				batch = append(batch, o)
+			drain:
+				for len(batch) < 256 {
+					select {
+					case o2, ok2 := <-results:
+						if !ok2 {
+							ok = false
+							break drain
+						}
+						batch = append(batch, o2)
+					default:
+						break drain
+					}
+				}
+			}
+			if len(batch) > 0 && commitErr == nil {
+				if err := syncFS(dir); err != nil {
+					commitErr = err
+				}
+				for _, o := range batch {
+					if commitErr == nil {
+						commitErr = emit(o)
+					}
+				}
+			}
+			batch = nil
+			if !ok {
+				return
+			}
+		}
+	}()
 	n := max(opts.Parallel, 1)
-	work := make(chan Trial)
-	errs := make(chan error, n)
+	work := make(chan Trial, 8*n)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for t := range work {
-				if err := emit(r.trial(ctx, t)); err != nil {
-					errs <- err
-					return
-				}
+				results <- r.trial(ctx, t)
 			}
 		}()
 	}
 	var runErr error
-feed:
-	for _, t := range queue {
-		select {
-		case work <- t:
+	// Dispatch in groups: each group's started markers are made durable by
+	// one syncfs before any of its trials is executed.
+	for len(queue) > 0 && runErr == nil {
+		group := queue[:min(len(queue), 8*n)]
+		queue = queue[len(group):]
+		var ready []Trial
+		for _, t := range group {
+			if o := r.start(t); o != nil {
+				results <- o
+				continue
+			}
+			ready = append(ready, t)
+		}
+		if err := syncFS(dir); err != nil {
+			runErr = err
+			break
+		}
+		for _, t := range ready {
+			if ctx.Err() != nil {
+				runErr = ctx.Err()
+				break
+			}
+			work <- t
 			res.Executed++
-		case runErr = <-errs:
-			break feed
-		case <-ctx.Done():
-			runErr = ctx.Err()
-			break feed
 		}
 	}
 	close(work)
 	wg.Wait()
+	close(results)
+	commitWG.Wait()
 	close(futures)
 	futWG.Wait()
 	if runErr == nil {
-		select {
-		case runErr = <-errs:
-		default:
-		}
+		runErr = commitErr
 	}
 	cp, err := a.close(ctx)
 	if runErr == nil {
@@ -366,7 +420,8 @@ type runner struct {
 	dir        string
 	opts       RunOptions
 	app        *appender
-	start      time.Time
+	began      time.Time
+	pending    []*Outcome
 }
 
 func (r *runner) outcome(t Trial) *Outcome {
@@ -405,12 +460,35 @@ func partialFiles(dir string) []TrialFile {
 	return out
 }
 
-func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
+// noSync writes a file with safefs's checks but without its fsyncs: the
+// group's syncfs makes it durable before anything refers to it.
+var noSync = safefs.Ops{Fsync: func(int) error { return nil }}
+
+// start authorizes t and writes its started marker (made durable with its
+// group's), or returns the outcome of an identity that cannot start.
+func (r *runner) start(t Trial) *Outcome {
 	o := r.outcome(t)
-	if w := r.plan.File.Bounds.Aggregate.WallSeconds; w > 0 && r.opts.Now != nil && r.opts.Now().Sub(r.start) > time.Duration(w)*time.Second {
+	if w := r.plan.File.Bounds.Aggregate.WallSeconds; w > 0 && r.opts.Now != nil && r.opts.Now().Sub(r.began) > time.Duration(w)*time.Second {
 		o.Exclusion = ExclusionBudget
 		return r.finish(o)
 	}
+	o.Stage = "authorized"
+	dir := filepath.Join(r.dir, TrialsDir, t.ID)
+	marker := fmt.Sprintf("{\"plan_sha256\":%q,\"trial_id\":%q}\n", r.planDigest, t.ID)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		o.Exclusion = ExclusionInfrastructure
+		return r.finish(o)
+	}
+	if err := safefs.WriteFileOps(filepath.Join(dir, StartedFile), []byte(marker), 0o644, noSync); err != nil {
+		o.Exclusion = ExclusionInfrastructure
+		o.Files = partialFiles(dir)
+		return r.finish(o)
+	}
+	return nil
+}
+
+func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
+	o := r.outcome(t)
 	o.Stage = "authorized"
 	dir := filepath.Join(r.dir, TrialsDir, t.ID)
 	infra := func() *Outcome {
@@ -418,16 +496,6 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 		o.Files = partialFiles(dir)
 		o.Vector = nil
 		return r.finish(o)
-	}
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return infra()
-	}
-	if err := syncDir(filepath.Join(r.dir, TrialsDir)); err != nil {
-		return infra()
-	}
-	marker := fmt.Sprintf("{\"plan_sha256\":%q,\"trial_id\":%q}\n", r.planDigest, t.ID)
-	if err := safefs.WriteFile(filepath.Join(dir, StartedFile), []byte(marker), 0o644); err != nil {
-		return infra()
 	}
 	o.Stage = "dispatched"
 	ex, err := r.opts.Executor.Execute(ctx, t, dir)
@@ -438,6 +506,11 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 		return infra()
 	}
 	o.Stage, o.Exclusion = ex.Stage, ex.Exclusion
+	if ex.ArtefactBytes != nil {
+		if ex.Artefact == "" || safefs.WriteFileOps(filepath.Join(dir, ex.Artefact), ex.ArtefactBytes, 0o644, noSync) != nil {
+			return infra()
+		}
+	}
 	in := commitment.Inputs{}
 	for _, f := range []struct{ role, name string }{{"artefact", ex.Artefact}, {"ledger", ex.Ledger}} {
 		if f.name == "" {
@@ -459,7 +532,7 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 		if err != nil {
 			return infra()
 		}
-		if err := safefs.WriteFile(filepath.Join(dir, CommitmentFile), b, 0o644); err != nil {
+		if err := safefs.WriteFileOps(filepath.Join(dir, CommitmentFile), b, 0o644, noSync); err != nil {
 			return infra()
 		}
 		o.Files = append(o.Files, TrialFile{Role: "commitment", Name: CommitmentFile, SHA256: canon.SHA256Hex(b)})

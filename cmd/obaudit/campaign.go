@@ -240,13 +240,16 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 			return nil, err
 		}
 		ex := &campaign.Execution{Stage: "runtime_completed"}
-		if _, err := artefact.Write(filepath.Join(dir, campaignArtefactFile), res.Artefact, artefactOptions()); err != nil {
+		// Encode validates the bytes before returning them; the runner
+		// writes them and makes them durable with its group.
+		b, err := artefact.Encode(res.Artefact, artefactOptions())
+		if err != nil {
 			if _, ok := refusal.ClassOf(err); ok {
 				return ex, nil
 			}
 			return nil, err
 		}
-		ex.Stage, ex.Artefact, ex.Evaluation = "artifact_valid", campaignArtefactFile, &res.Artefact.Evaluation
+		ex.Stage, ex.Artefact, ex.ArtefactBytes, ex.Evaluation = "artifact_valid", campaignArtefactFile, b, &res.Artefact.Evaluation
 		if res.Episode.ReplayOK != nil && *res.Episode.ReplayOK {
 			ex.Stage = "replay_valid"
 		}
@@ -299,7 +302,7 @@ func existing(dir, name string) string {
 
 // executedChecks is the commitment check of a file the campaign executor
 // already put through it before reporting replay_valid (artefact.Write
-// validates before writing; the determinism self-check re-executed the
+// validates the bytes it returns; the determinism self-check re-executed the
 // episode; the preflight validated, bundle-audited and replayed its pair).
 var executedChecks = commitment.CheckerFunc(func(ctx context.Context, in commitment.Inputs) error { return nil })
 
