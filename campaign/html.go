@@ -1,6 +1,8 @@
 package campaign
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
@@ -73,19 +75,30 @@ func ratesSVG(cells []Cell) template.HTML {
 	return template.HTML(b.String())
 }
 
-var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"funnel": funnelSVG, "rates": ratesSVG, "val": fmtVal, "noInterval": func() string { return NoInterval },
-	"one": func(r *Report) bool { return len(r.SemanticScenarios) < 2 },
-}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>Campaign {{.Campaign}}</title>
-<style>
-body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}
+// pageStyle is the page's one stylesheet; the CSP admits it by hash.
+const pageStyle = `body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}
 table{border-collapse:collapse;margin:8px 0 18px}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:left}
 .note{background:#fff4d6;padding:8px;border-left:4px solid #e0a800}code{font-size:12px}
 .mx{font-family:monospace;letter-spacing:1px}
-</style></head><body>
+`
+
+// CSP is the page's Content-Security-Policy: nothing may load, and the
+// one inline stylesheet is admitted by its SHA-256.
+var CSP = func() string {
+	sum := sha256.Sum256([]byte(pageStyle))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; img-src 'none'; font-src 'none'; connect-src 'none'; script-src 'none'; base-uri 'none'; form-action 'none'"
+}()
+
+var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"funnel": funnelSVG, "rates": ratesSVG, "val": fmtVal, "noInterval": func() string { return NoInterval },
+	"one":   func(r *Report) bool { return len(r.SemanticScenarios) < 2 },
+	"style": func() template.CSS { return template.CSS(pageStyle) },
+	"csp":   func() string { return CSP },
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{csp}}">
+<title>Campaign {{.Campaign}}</title>
+<style>{{style}}</style></head><body>
 <h1>Campaign {{.Campaign}}</h1>
 <p>Origin <code>{{.Origin}}</code>; plan sha256 <code>{{.PlanSHA256}}</code>; log size {{.LogSize}}, root <code>{{.LogRoot}}</code>. Assigned identities: {{.Assigned}}.</p>
 {{if one .}}<p class="note">{{noInterval}}: the outcomes come from one Semantic Scenario ({{range .SemanticScenarios}}{{.}}{{end}}). Its variants are one semantic unit, not independent samples; the raw per-trial matrix is the result.</p>{{end}}
