@@ -81,7 +81,7 @@ func BenchmarkCampaignModelLatency(b *testing.B) {
 		"format": "obaudit-campaign/v1", "name": "latency", "origin": "obaudit.example/campaign/latency", "seed": "s",
 		"engine_version": "0.9.0+obaudit.1", "variants": []string{"V1"}, "agents": []string{},
 		"model_profiles": []any{map[string]any{"id": "luna", "lane": laneLoopback, "model": "gpt-5.6-luna", "latency_ms": 50}},
-		"arms": []string{"full_lifecycle"}, "trials": 16, "stability_k": 2, "comparisons": []any{},
+		"arms":           []string{"full_lifecycle"}, "trials": 16, "stability_k": 2, "comparisons": []any{},
 		"bounds": map[string]any{
 			"per_trial": map[string]any{"calls": 60, "tokens": 1650300, "cost_usd": "10.00", "wall_seconds": 1800},
 			"aggregate": map[string]any{"calls": 960, "tokens": 26404800, "cost_usd": "160.00", "wall_seconds": 0},
