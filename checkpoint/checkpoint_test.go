@@ -308,4 +308,3 @@ func commitForTest(origin string, bundles [][]byte, signer note.Signer) (*testCa
 	}
 	return camp, nil
 }
-
