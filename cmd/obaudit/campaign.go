@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -56,12 +57,13 @@ commitment, and a population report re-derivable from the outcomes.
 }
 
 // quietTessera routes tessera's klog output nowhere: the CLI's own output
-// is its report.
-func quietTessera() {
+// is its report. klog's settings are process state that tessera's
+// goroutines read, so they are set once, before the first log is opened.
+var quietTessera = sync.OnceFunc(func() {
 	klog.SetLogger(logr.Discard())
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
-}
+})
 
 // campaignCatalog is what this build carries, for campaign.Expand.
 func campaignCatalog(pack *domains.Pack) (campaign.Catalog, error) {
