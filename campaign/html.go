@@ -46,7 +46,7 @@ func ratesSVG(cells []Cell) template.HTML {
 	for i, c := range cells {
 		y := 24 + i*row
 		fmt.Fprintf(&b, `<text x="0" y="%d" font-size="13">%s</text>`, y+bar+2, template.HTMLEscapeString(c.Subject+" · "+c.Arm))
-		for j, m := range c.Metrics {
+		for _, m := range c.Metrics {
 			if m.Name != "reliable_operation_rate" && m.Name != "critical_violation_rate" {
 				continue
 			}
@@ -60,7 +60,6 @@ func ratesSVG(cells []Cell) template.HTML {
 				yy += int(bar)
 				color = "#c0392b"
 			}
-			_ = j
 			fmt.Fprintf(&b, `<rect x="300" y="%d" width="%.1f" height="%.0f" fill="%s"/>`, yy, width*v, bar-2, color)
 			label := fmt.Sprintf("%d/%d", m.Numerator, m.Denominator)
 			if m.UpperBound95 != nil {

@@ -219,13 +219,8 @@ func BuildReport(p *Plan, planDigest string, outcomes map[int]*Outcome, cp check
 		}
 		r.Arms = append(r.Arms, a)
 	}
-	type key struct{ subject, arm string }
-	var subjects []string
 	kinds := map[string]string{}
 	for _, t := range p.Trials {
-		if !slices.Contains(subjects, t.Subject) {
-			subjects = append(subjects, t.Subject)
-		}
 		kinds[t.Subject] = t.SubjectKind
 	}
 	// File order of subjects: agents, then profiles.
@@ -357,8 +352,6 @@ func buildPair(p *Plan, outcomes map[int]*Outcome, a, b, arm string) Pair {
 		repeat  int
 	}
 	of := map[unit]*Outcome{}
-	var units []unit
-	sem := map[unit]string{}
 	for _, t := range p.Trials {
 		if t.Arm != arm || t.Subject != b {
 			continue
@@ -372,8 +365,6 @@ func buildPair(p *Plan, outcomes map[int]*Outcome, a, b, arm string) Pair {
 			continue
 		}
 		u := unit{t.Variant, t.Repeat}
-		units = append(units, u)
-		sem[u] = t.SemanticScenario
 		oa, ob := outcomes[t.Index], of[u]
 		ya = append(ya, oa != nil && oa.Status == StatusSuccess)
 		yb = append(yb, ob != nil && ob.Status == StatusSuccess)

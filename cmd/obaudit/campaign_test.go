@@ -17,7 +17,6 @@ import (
 
 	"github.com/obaudit/obaudit/campaign"
 	"github.com/obaudit/obaudit/checkpoint"
-	"github.com/obaudit/obaudit/refusal"
 	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/storage/posix"
 )
@@ -102,8 +101,6 @@ func rebuildLog(t testing.TB, dir, keyPath string, entries [][]byte) {
 	if err := os.RemoveAll(filepath.Join(dir, campaign.LogDir)); err != nil {
 		t.Fatal(err)
 	}
-	pem, _ := os.ReadFile(keyPath)
-	_ = pem
 	var g globals
 	c := newRootCmd(&g)
 	key, err := readPrivateKey(c, keyPath)
@@ -157,11 +154,8 @@ func TestCampaignRoundTrip(t *testing.T) {
 		t.Fatalf("verify = %d %s, want 0", code, class)
 	}
 	code, _, errs := obaudit("campaign", "run", dir, "--key", key)
-	if code != 1 || !strings.HasPrefix(errs, "refused: "+string(refusal.Class("campaign/already-started"))) {
+	if code != 1 || !strings.HasPrefix(errs, "refused: "+string(campaign.ErrAlreadyStarted.Class)+":") {
 		t.Errorf("second run = %d %q, want refused campaign/already-started", code, errs)
-	}
-	if !strings.Contains(errs, campaign.ErrAlreadyStarted.Error()) && code != 1 {
-		t.Errorf("second run: %q", errs)
 	}
 	mustRun(t, "campaign", "run", dir, "--key", key, "--continue")
 	out := mustRun(t, "--json", "campaign", "report", dir)
