@@ -52,7 +52,9 @@ func runScripted(t *testing.T, cat Catalog, f map[string]any, ex Executor) (*Rep
 		t.Fatal(err)
 	}
 	res, err := Run(context.Background(), dir, RunOptions{Parallel: 3, Executor: ex, Signer: s, Key: &k.PublicKey,
-		Commit: func(ctx context.Context, in commitment.Inputs) ([]byte, error) { return []byte("bundle " + in.ArtefactName), nil }})
+		Commit: func(ctx context.Context, in commitment.Inputs) ([]byte, error) {
+			return []byte("bundle " + in.ArtefactName), nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
