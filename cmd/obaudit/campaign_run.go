@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -42,6 +43,9 @@ Exit 0: every identity has an outcome. Exit 1: refused, by class.`,
 			if parallel < 1 || parallel > 256 {
 				return usagef("--parallel %d: want 1..256", parallel)
 			}
+			// Each episode allocates ~4 MB of short-lived trees; fewer GC
+			// cycles cut CPU per episode (BENCHMARKS.md, as obaudit check).
+			defer debug.SetGCPercent(debug.SetGCPercent(400))
 			quietTessera()
 			dir := args[0]
 			key, err := readPrivateKey(cmd, keyPath)

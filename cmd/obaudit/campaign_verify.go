@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/campaign"
@@ -33,6 +34,9 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 			if parallel < 1 || parallel > 256 {
 				return usagef("--parallel %d: want 1..256", parallel)
 			}
+			// Each episode allocates ~4 MB of short-lived trees; fewer GC
+			// cycles cut CPU per episode (BENCHMARKS.md, as obaudit check).
+			defer debug.SetGCPercent(debug.SetGCPercent(400))
 			quietTessera()
 			dir := args[0]
 			var held []byte
