@@ -366,3 +366,55 @@ func TestCampaignSIGKILL(t *testing.T) {
 		t.Logf("campaign %d: %d kills, %d interrupted trials recorded ERROR, %d of %d scored", campaigns, killed, a.ExcludedByReason[campaign.ExclusionInterrupted], a.Funnel[7].Count, rep.Assigned)
 	}
 }
+
+// TestCampaignModelBacked: model-profile trials against the loopback
+// scripted provider: each writes a ledger, an artefact bound to it and a
+// commitment over both; verify bundle-audits the pair, and a ledger byte
+// changed is refused.
+func TestCampaignModelBacked(t *testing.T) {
+	quietTessera()
+	tmp := t.TempDir()
+	key := filepath.Join(tmp, "k")
+	mustRun(t, "keygen", "--output", key)
+	f := map[string]any{
+		"format": campaign.FileFormat, "name": "model", "origin": "obaudit.example/campaign/model", "seed": "m",
+		"engine_version": "0.9.0+obaudit.1", "variants": []string{"V1"}, "agents": []string{"reference"},
+		"model_profiles": []any{map[string]any{"id": "luna", "lane": laneLoopback, "model": "gpt-5.6-luna", "latency_ms": 0}},
+		"arms": []string{"full_lifecycle"}, "trials": 2, "stability_k": 2, "comparisons": [][2]string{{"luna", "reference"}},
+		"bounds": map[string]any{
+			"per_trial": map[string]any{"calls": 60, "tokens": 1650300, "cost_usd": "10.00", "wall_seconds": 1800},
+			"aggregate": map[string]any{"calls": 120, "tokens": 3300600, "cost_usd": "20.00", "wall_seconds": 0},
+		},
+		"rates": map[string]any{"input_usd_per_mtok": "1.25", "output_usd_per_mtok": "10.00", "pricing_policy_id": "offline_operator_pinned_v1"},
+	}
+	raw, _ := json.Marshal(f)
+	file := filepath.Join(tmp, "c.json")
+	os.WriteFile(file, raw, 0o644)
+	dir := filepath.Join(tmp, "camp")
+	mustRun(t, "campaign", "plan", file, "--output", dir, "--key", key+".key")
+	mustRun(t, "campaign", "run", dir, "--key", key+".key", "--parallel", "2")
+	if code, class := verifyClass(t, dir, ""); code != 0 {
+		t.Fatalf("verify = %d %s, want 0", code, class)
+	}
+	var rep campaign.Report
+	b, _ := os.ReadFile(filepath.Join(dir, campaign.ReportFile))
+	json.Unmarshal(b, &rep)
+	if rep.Arms[0].Status[campaign.StatusSuccess] != 4 || rep.Paired[0].Both != 2 {
+		t.Errorf("status %v, paired %+v: want 4 SUCCESS, both subjects reliable on both pairs", rep.Arms[0].Status, rep.Paired[0])
+	}
+	// The model trials' ledgers: flip one byte of one.
+	ledgers, _ := filepath.Glob(filepath.Join(dir, campaign.TrialsDir, "*", "execution_ledger.ndjson"))
+	if len(ledgers) != 2 {
+		t.Fatalf("%d ledgers, want 2", len(ledgers))
+	}
+	d := filepath.Join(t.TempDir(), "c")
+	copyDir(t, dir, d)
+	p := filepath.Join(d, campaign.TrialsDir, filepath.Base(filepath.Dir(ledgers[0])), "execution_ledger.ndjson")
+	lb, _ := os.ReadFile(p)
+	lb[len(lb)/2] ^= 1
+	os.Chmod(p, 0o644)
+	os.WriteFile(p, lb, 0o644)
+	if code, class := verifyClass(t, d, ""); code != 1 || class != "campaign/outcome-mismatch" {
+		t.Errorf("verify(ledger changed) = %d %q, want 1 campaign/outcome-mismatch", code, class)
+	}
+}
