@@ -380,7 +380,7 @@ func TestCampaignModelBacked(t *testing.T) {
 		"format": campaign.FileFormat, "name": "model", "origin": "obaudit.example/campaign/model", "seed": "m",
 		"engine_version": "0.9.0+obaudit.1", "variants": []string{"V1"}, "agents": []string{"reference"},
 		"model_profiles": []any{map[string]any{"id": "luna", "lane": laneLoopback, "model": "gpt-5.6-luna", "latency_ms": 0}},
-		"arms": []string{"full_lifecycle"}, "trials": 2, "stability_k": 2, "comparisons": [][2]string{{"luna", "reference"}},
+		"arms":           []string{"full_lifecycle"}, "trials": 2, "stability_k": 2, "comparisons": [][2]string{{"luna", "reference"}},
 		"bounds": map[string]any{
 			"per_trial": map[string]any{"calls": 60, "tokens": 1650300, "cost_usd": "10.00", "wall_seconds": 1800},
 			"aggregate": map[string]any{"calls": 120, "tokens": 3300600, "cost_usd": "20.00", "wall_seconds": 0},
