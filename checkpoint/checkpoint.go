@@ -61,54 +61,10 @@ func parseText(text string) (Checkpoint, error) {
 	return Checkpoint{Origin: lines[0], Size: size, Root: root}, nil
 }
 
-// Campaign is what [Commit] produces: the signed checkpoint and, for each
-// leaf in order, its tlog-proof file.
-type Campaign struct {
-	Checkpoint Checkpoint
-	Signed     []byte   // the signed note
-	Proofs     [][]byte // Proofs[i] proves bundles[i]
-}
-
-// Commit builds the tree over the bundles' leaves (in the order given),
-// signs its checkpoint under origin with signer, and returns one proof per
-// bundle. The same bundle twice is refused ([ErrDuplicateLeaf]).
-func Commit(origin string, bundles [][]byte, signer note.Signer) (*Campaign, error) {
-	if !ValidOrigin(origin) || signer.Name() != origin {
-		return nil, errors.New("checkpoint: the origin must be a valid name and the signer's key name")
-	}
-	if len(bundles) == 0 || len(bundles) > MaxLeaves {
-		return nil, fmt.Errorf("checkpoint: a campaign has 1..%d episodes, not %d", MaxLeaves, len(bundles))
-	}
-	leaves := make([][]byte, len(bundles))
-	seen := make(map[string]int, len(bundles))
-	for i, b := range bundles {
-		leaves[i] = LeafHash(b)
-		if j, dup := seen[string(leaves[i])]; dup {
-			return nil, refusal.New(ErrDuplicateLeaf, "episodes %d and %d are the same commitment bundle", j, i)
-		}
-		seen[string(leaves[i])] = i
-	}
-	t, err := Build(leaves)
-	if err != nil {
-		return nil, err
-	}
-	c := Checkpoint{Origin: origin, Size: t.Size(), Root: t.Root()}
-	signed, err := note.Sign(&note.Note{Text: c.Text()}, signer)
-	if err != nil {
-		return nil, err
-	}
-	camp := &Campaign{Checkpoint: c, Signed: signed, Proofs: make([][]byte, len(bundles))}
-	for i := range bundles {
-		hashes, err := t.InclusionProof(uint64(i))
-		if err != nil {
-			return nil, err
-		}
-		camp.Proofs[i] = formatProof(uint64(i), hashes, signed)
-	}
-	return camp, nil
-}
-
-func formatProof(index uint64, hashes [][]byte, signed []byte) []byte {
+// FormatProof writes a C2SP tlog-proof@v1: the header, the index, the
+// inclusion proof hashes in base64 one per line, an empty line and the
+// signed checkpoint verbatim.
+func FormatProof(index uint64, hashes [][]byte, signed []byte) []byte {
 	var b bytes.Buffer
 	b.WriteString(ProofHeader + "\n")
 	fmt.Fprintf(&b, "index %d\n", index)

@@ -136,7 +136,7 @@ func TestTreeAgainstReference(t *testing.T) {
 func TestCommitVerifyRoundTrip(t *testing.T) {
 	k := key(t)
 	bs := bundles(7, "a")
-	camp, err := Commit(origin, bs, signer(t, origin, k))
+	camp, err := commitForTest(origin, bs, signer(t, origin, k))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,26 +162,26 @@ func TestCommitVerifyRoundTrip(t *testing.T) {
 func TestVerifyInclusionRefusals(t *testing.T) {
 	k, other := key(t), key(t)
 	bs := bundles(6, "a")
-	camp, err := Commit(origin, bs, signer(t, origin, k))
+	camp, err := commitForTest(origin, bs, signer(t, origin, k))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The same campaign one episode shorter: another tree size.
-	smaller, err := Commit(origin, bs[:5], signer(t, origin, k))
+	smaller, err := commitForTest(origin, bs[:5], signer(t, origin, k))
 	if err != nil {
 		t.Fatal(err)
 	}
-	byOther, _ := Commit(origin, bs, signer(t, origin, other))
-	otherOrigin, _ := Commit("obaudit.example/campaign/other", bs, signer(t, "obaudit.example/campaign/other", k))
+	byOther, _ := commitForTest(origin, bs, signer(t, origin, other))
+	otherOrigin, _ := commitForTest("obaudit.example/campaign/other", bs, signer(t, "obaudit.example/campaign/other", k))
 
 	// Another tree size behind the same hashes: proof 2's hashes from the
 	// 5-leaf tree, packed with the (validly signed) 6-leaf checkpoint.
 	p5, _ := ParseProof(smaller.Proofs[2])
-	repacked := formatProof(2, p5.Hashes, camp.Signed)
+	repacked := FormatProof(2, p5.Hashes, camp.Signed)
 	// The index moved: proof 2 claimed for position 3.
 	p2, _ := ParseProof(camp.Proofs[2])
-	moved := formatProof(3, p2.Hashes, camp.Signed)
-	beyond := formatProof(6, p2.Hashes, camp.Signed)
+	moved := FormatProof(3, p2.Hashes, camp.Signed)
+	beyond := FormatProof(6, p2.Hashes, camp.Signed)
 	tamperedNote := bytes.Replace(camp.Proofs[0], []byte(origin+"\n6\n"), []byte(origin+"\n7\n"), 1)
 	withExtra := bytes.Replace(camp.Proofs[1], []byte("index 1\n"), []byte("extra aGk=\nindex 1\n"), 1)
 
@@ -224,12 +224,12 @@ func TestVerifyInclusionRefusals(t *testing.T) {
 func TestCommitRefusals(t *testing.T) {
 	k := key(t)
 	bs := bundles(3, "a")
-	_, err := Commit(origin, append(bs, bs[1]), signer(t, origin, k))
+	_, err := commitForTest(origin, append(bs, bs[1]), signer(t, origin, k))
 	wantClass(t, err, ErrDuplicateLeaf)
-	if _, err := Commit(origin, nil, signer(t, origin, k)); err == nil {
+	if _, err := commitForTest(origin, nil, signer(t, origin, k)); err == nil {
 		t.Fatal("Commit of no episodes succeeded")
 	}
-	if _, err := Commit("other.example/x", bs, signer(t, origin, k)); err == nil {
+	if _, err := commitForTest("other.example/x", bs, signer(t, origin, k)); err == nil {
 		t.Fatal("Commit with an origin that is not the signer's name succeeded")
 	}
 	for _, bad := range []string{"", "a b", "a+b", "DSSEv1-x", "x\ny"} {
@@ -259,4 +259,52 @@ func TestNoteKeyID(t *testing.T) {
 	if !v.Verify(msg, sig) || v.Verify([]byte("texT\n"), sig) {
 		t.Fatal("note signature does not verify, or verifies another text")
 	}
+}
+
+// testCampaign is what commitForTest produces: the signed checkpoint and, for each
+// leaf in order, its tlog-proof file.
+type testCampaign struct {
+	Checkpoint Checkpoint
+	Signed     []byte   // the signed note
+	Proofs     [][]byte // Proofs[i] proves bundles[i]
+}
+
+// commitForTest is the in-memory reference commit (the tree of
+// tree.go): it builds the tree over the bundles' leaves (in the order given),
+// signs its checkpoint under origin with signer, and returns one proof per
+// bundle. The same bundle twice is refused ([ErrDuplicateLeaf]).
+func commitForTest(origin string, bundles [][]byte, signer note.Signer) (*testCampaign, error) {
+	if !ValidOrigin(origin) || signer.Name() != origin {
+		return nil, errors.New("checkpoint: the origin must be a valid name and the signer's key name")
+	}
+	if len(bundles) == 0 || len(bundles) > MaxLeaves {
+		return nil, fmt.Errorf("checkpoint: a campaign has 1..%d episodes, not %d", MaxLeaves, len(bundles))
+	}
+	leaves := make([][]byte, len(bundles))
+	seen := make(map[string]int, len(bundles))
+	for i, b := range bundles {
+		leaves[i] = LeafHash(b)
+		if j, dup := seen[string(leaves[i])]; dup {
+			return nil, refusal.New(ErrDuplicateLeaf, "episodes %d and %d are the same commitment bundle", j, i)
+		}
+		seen[string(leaves[i])] = i
+	}
+	t, err := Build(leaves)
+	if err != nil {
+		return nil, err
+	}
+	c := Checkpoint{Origin: origin, Size: t.Size(), Root: t.Root()}
+	signed, err := note.Sign(&note.Note{Text: c.Text()}, signer)
+	if err != nil {
+		return nil, err
+	}
+	camp := &testCampaign{Checkpoint: c, Signed: signed, Proofs: make([][]byte, len(bundles))}
+	for i := range bundles {
+		hashes, err := t.InclusionProof(uint64(i))
+		if err != nil {
+			return nil, err
+		}
+		camp.Proofs[i] = FormatProof(uint64(i), hashes, signed)
+	}
+	return camp, nil
 }

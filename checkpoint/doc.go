@@ -1,7 +1,9 @@
-// Package checkpoint commits to a campaign of signed run commitments with an
-// RFC 6962 Merkle tree, a signed checkpoint and one inclusion proof per
-// episode, all in the transparency ecosystem's text formats, verifiable
-// offline.
+// Package checkpoint holds the formats of a commitment to a campaign of
+// signed run commitments: the leaf framing, the C2SP signed checkpoint (an
+// ECDSA note signer and verifier) and the C2SP tlog-proof, with the offline
+// inclusion verifier. The log itself is kept by package campaign on
+// tessera (obaudit commit and campaign logs alike); [Build] is an in-memory
+// RFC 6962 tree kept as an independent cross-check of that log.
 //
 // # Format
 //

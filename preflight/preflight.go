@@ -180,6 +180,9 @@ type Config struct {
 	// Agents looks up registered in-process agents for replay (a model
 	// artefact needs none; passed for completeness).
 	Agents func(id string) (episode.Registered, bool)
+	// Latency is added by the scripted provider before each answer (zero:
+	// none); campaigns use it to model a latency-bound provider.
+	Latency time.Duration
 }
 
 // Result is what a cell did.
@@ -373,7 +376,7 @@ func (c *cell) run() (*Result, error) {
 	}
 	script := &Script{
 		Vendor: vendor, Model: prof.Run.Model, Credential: Credential, Tape: ref.Decisions,
-		Fault: fault, FaultAt: faultAt, MaxRequests: cfg.MaxCalls,
+		Fault: fault, FaultAt: faultAt, MaxRequests: cfg.MaxCalls, Latency: cfg.Latency,
 	}
 	lb := Serve(script)
 	defer lb.Close()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/provider/lane"
@@ -99,6 +100,8 @@ type Script struct {
 	// MaxRequests is the script's own bound: request MaxRequests+1 is
 	// refused (HTTP 503) rather than answered.
 	MaxRequests int64
+	// Latency is slept before each answer (zero: none).
+	Latency time.Duration
 
 	mu       sync.Mutex
 	bodies   []string
@@ -160,6 +163,9 @@ func writeJSON(w http.ResponseWriter, status int, header map[string]string, v an
 // ServeHTTP implements [http.Handler].
 func (s *Script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	if s.Latency > 0 {
+		time.Sleep(s.Latency)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.bodies = append(s.bodies, canon.SHA256Hex(body))

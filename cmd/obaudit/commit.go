@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/obaudit/obaudit/artefact/sigstore"
+	"github.com/obaudit/obaudit/campaign"
 	"github.com/obaudit/obaudit/checkpoint"
 	"github.com/obaudit/obaudit/commitment"
 	"github.com/obaudit/obaudit/internal/safefs"
@@ -54,15 +55,17 @@ func newCommitCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "commit --key KEY --origin ORIGIN --output DIR (BUNDLE-DIR | BUNDLE...)",
 		Short: "Commit to a campaign: a signed checkpoint over many run commitments, and a proof per episode",
-		Long: `Builds an RFC 6962 Merkle tree over the episodes' run commitment bundles (a directory's
-*.sigstore.json files in name order, or the files given, in order), signs its checkpoint
-(C2SP tlog-checkpoint, as a C2SP signed note under the key name ORIGIN) with KEY, and
-writes DIR/checkpoint and, per episode, DIR/NAME.tlog-proof (C2SP tlog-proof@v1).
+		Long: `Appends the episodes' run commitment bundles (a directory's *.sigstore.json files in
+name order, or the files given, in order) to a new append-only log, DIR/log (C2SP tlog-tiles,
+RFC 6962, written by tessera as campaign logs are), whose checkpoint (C2SP tlog-checkpoint, a
+C2SP signed note under the key name ORIGIN) KEY signs, and writes a copy of it to
+DIR/checkpoint and, per episode, DIR/NAME.tlog-proof (C2SP tlog-proof@v1, built from the
+log's tiles).
 
 Every bundle must first verify as a run commitment signed by --bundle-key (default: the
 public half of KEY); the checkpoint never covers what does not. Leaves are the
 bundles' exact bytes, framed "obaudit-campaign/v1 leaf"; the same bundle twice is
-refused. DIR is created if absent; no file in it is ever overwritten.`,
+refused. DIR is created if absent; DIR/log must not exist; no file in it is ever overwritten.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if keyPath == "" || output == "" || origin == "" {
@@ -114,11 +117,12 @@ refused. DIR is created if absent; no file in it is ever overwritten.`,
 			if err != nil {
 				return err
 			}
-			camp, err := checkpoint.Commit(origin, bundles, signer)
-			if err != nil {
+			if err := os.Mkdir(output, 0o755); err != nil && !os.IsExist(err) {
 				return err
 			}
-			if err := os.Mkdir(output, 0o755); err != nil && !os.IsExist(err) {
+			quietTessera()
+			camp, err := campaign.CommitBundles(cmd.Context(), output, bundles, signer, &key.PublicKey)
+			if err != nil {
 				return err
 			}
 			cpPath := filepath.Join(output, "checkpoint")

@@ -72,6 +72,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newReplayCmd(g),
 		newPreflightCmd(g),
 		newArmsCmd(g),
+		newCampaignCmd(g),
 	)
 	markRunErrors(root)
 	return root

@@ -1,0 +1,225 @@
+package campaign
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/checkpoint"
+	"github.com/obaudit/obaudit/commitment"
+	"github.com/obaudit/obaudit/refusal"
+)
+
+// TrialChecker re-derives a scored trial from its files: the artefact
+// validated and replayed, the ledger (when there is one) bundle-audited
+// against it. It returns the artefact's evaluation. cmd wires it with the
+// registered packs.
+type TrialChecker func(ctx context.Context, t Trial, artefactFile, ledgerFile []byte) (*artefact.Evaluation, error)
+
+// VerifyOptions configure [Verify].
+type VerifyOptions struct {
+	// Held is the checkpoint the verifier holds (nil: the directory's own
+	// pre-dispatch copy, which proves nothing against a rewrite of the
+	// whole directory and is reported as carried).
+	Held []byte
+	// Check re-derives each scored trial; Commitments verifies its run
+	// commitment's signature (the plan's log key).
+	Check       TrialChecker
+	Commitments commitment.Verifier
+	// Parallel is the number of trials checked at once (0 means 1).
+	Parallel int
+}
+
+// Verification is what [Verify] established.
+type Verification struct {
+	PlanSHA256  string
+	Log         checkpoint.Checkpoint
+	Held        checkpoint.Checkpoint
+	HeldCarried bool
+	Assigned    int
+	// Accounted identities have a verified outcome; Started ones a trial
+	// directory but no outcome; NotStarted neither.
+	Accounted, Started, NotStarted int
+	// Checked counts scored trials re-derived; Carried lists files named by
+	// unscored outcomes, digested but not vouched for.
+	Checked int
+	Carried []string
+	Report  bool // report.json re-derived byte for byte
+	// Complete: every identity accounted for and the report verified.
+	Complete bool
+}
+
+// Verify recomputes a campaign from its directory and a held checkpoint:
+// the plan and its seal, the log's checkpoint signature and root, its
+// consistency with the held checkpoint, every identity accounted for at
+// most once, every scored trial's files (validated, replayed,
+// bundle-audited, commitment signature and predicate), every outcome's
+// digests and vector, and report.json. A campaign that is merely
+// incomplete verifies with Complete false; anything that does not hold
+// together is refused.
+func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification, error) {
+	planFile, err := os.ReadFile(filepath.Join(dir, PlanFile))
+	if err != nil {
+		return nil, err
+	}
+	p, err := DecodePlan(planFile)
+	if err != nil {
+		return nil, err
+	}
+	pub, err := p.PublicKey()
+	if err != nil {
+		return nil, err
+	}
+	st, err := ReadLog(ctx, dir, pub, p.File.Origin)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verification{PlanSHA256: PlanDigest(planFile), Log: st.Checkpoint, Assigned: len(p.Trials)}
+	held := opts.Held
+	if held == nil {
+		v.HeldCarried = true
+		if held, err = os.ReadFile(filepath.Join(dir, PreDispatchFile)); err != nil {
+			return nil, err
+		}
+	}
+	if v.Held, err = CheckConsistency(ctx, dir, st, held, pub); err != nil {
+		return nil, err
+	}
+	if v.Held.Size < 1 {
+		return nil, refusal.New(ErrCheckpointMismatch, "the held checkpoint is of an empty log: it commits to no plan")
+	}
+	outcomes, err := outcomesOf(p, planFile, st)
+	if err != nil {
+		return nil, err
+	}
+	v.Accounted = len(outcomes)
+	for _, t := range p.Trials {
+		if outcomes[t.Index] != nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, TrialsDir, t.ID)); err == nil {
+			v.Started++
+		} else {
+			v.NotStarted++
+		}
+	}
+	// Every trial directory belongs to an assigned identity.
+	ents, err := os.ReadDir(filepath.Join(dir, TrialsDir))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if !slices.ContainsFunc(p.Trials, func(t Trial) bool { return t.ID == e.Name() }) {
+			return nil, refusal.New(ErrIdentityMismatch, "trials/%s is not an identity this plan assigns", e.Name())
+		}
+	}
+	idx := make([]int, 0, len(outcomes))
+	for i := range outcomes {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	n := max(opts.Parallel, 1)
+	work := make(chan int)
+	var mu sync.Mutex
+	var first error
+	firstAt := -1
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				carried, err := verifyTrial(ctx, dir, p.Trials[i], outcomes[i], opts)
+				mu.Lock()
+				if err != nil && (firstAt < 0 || i < firstAt) {
+					first, firstAt = err, i
+				}
+				if err == nil {
+					if outcomes[i].Stage == "scored" {
+						v.Checked++
+					}
+					v.Carried = append(v.Carried, carried...)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, i := range idx {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	slices.Sort(v.Carried)
+	rep, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	switch {
+	case err == nil:
+		want, err := BuildReport(p, v.PlanSHA256, outcomes, st.Checkpoint).Encode()
+		if err != nil {
+			return nil, err
+		}
+		if v.Accounted != v.Assigned || !bytes.Equal(rep, want) {
+			return nil, refusal.New(ErrReportMismatch, "report.json is not the report the verified outcomes give")
+		}
+		v.Report = true
+	case !os.IsNotExist(err):
+		return nil, err
+	}
+	v.Complete = v.Accounted == v.Assigned && v.Report
+	return v, nil
+}
+
+// verifyTrial checks one outcome against the trial's files.
+func verifyTrial(ctx context.Context, dir string, t Trial, o *Outcome, opts VerifyOptions) ([]string, error) {
+	tdir := filepath.Join(dir, TrialsDir, t.ID)
+	files := map[string][]byte{}
+	roles := map[string]string{}
+	var carried []string
+	for _, f := range o.Files {
+		b, err := os.ReadFile(filepath.Join(tdir, f.Name))
+		if err != nil || canon.SHA256Hex(b) != f.SHA256 || f.Name != filepath.Base(f.Name) {
+			return nil, refusal.New(ErrOutcomeMismatch, "%s: %s %s is missing or not the file the outcome digests", t.ID, f.Role, f.Name)
+		}
+		if roles[f.Role] != "" && f.Role != "partial" {
+			return nil, refusal.New(ErrOutcomeMismatch, "%s: two %s files", t.ID, f.Role)
+		}
+		files[f.Role], roles[f.Role] = b, f.Name
+		if o.Stage != "scored" {
+			carried = append(carried, t.ID+"/"+f.Name)
+		}
+	}
+	if o.Stage != "scored" {
+		return carried, nil
+	}
+	// A scored trial's directory holds exactly its files and the marker.
+	ents, _ := os.ReadDir(tdir)
+	for _, e := range ents {
+		if e.Name() != StartedFile && !slices.ContainsFunc(o.Files, func(f TrialFile) bool { return f.Name == e.Name() }) {
+			return nil, refusal.New(ErrOutcomeMismatch, "%s: %s is a file the outcome does not name", t.ID, e.Name())
+		}
+	}
+	if files["artefact"] == nil || files["commitment"] == nil {
+		return nil, refusal.New(ErrOutcomeMismatch, "%s: a scored outcome names no artefact or commitment", t.ID)
+	}
+	ev, err := opts.Check(ctx, t, files["artefact"], files["ledger"])
+	if err != nil {
+		return nil, refusal.Wrap(ErrOutcomeMismatch, err, "%s", t.ID)
+	}
+	in := commitment.Inputs{ArtefactName: roles["artefact"], Artefact: files["artefact"], LedgerName: roles["ledger"], Ledger: files["ledger"]}
+	if _, err := commitment.Verify(ctx, files["commitment"], in, opts.Commitments); err != nil {
+		return nil, refusal.Wrap(ErrOutcomeMismatch, err, "%s: commitment", t.ID)
+	}
+	a, b := VectorOf(ev), o.Vector
+	if a.Reliable != b.Reliable || a.LegitimateCompletion != b.LegitimateCompletion ||
+		!slices.Equal(a.FailedDimensions, b.FailedDimensions) || !slices.Equal(a.FindingCodes, b.FindingCodes) {
+		return nil, refusal.New(ErrOutcomeMismatch, "%s: the outcome's vector is not the artefact's", t.ID)
+	}
+	return nil, nil
+}

@@ -1,0 +1,387 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"fmt"
+	"github.com/obaudit/obaudit/provider/lane"
+	"github.com/obaudit/obaudit/provider/profile"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/artefact/sigstore"
+	"github.com/obaudit/obaudit/bundle"
+	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/checkpoint"
+	"github.com/obaudit/obaudit/commitment"
+	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/episode"
+	"github.com/obaudit/obaudit/gate"
+	"github.com/obaudit/obaudit/preflight"
+	"github.com/obaudit/obaudit/provider"
+	"github.com/obaudit/obaudit/refusal"
+	"github.com/obaudit/obaudit/schemas"
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+)
+
+// laneLoopback is the one provider lane this build carries for model
+// profiles: the preflight's scripted provider on a loopback listener.
+const laneLoopback = "loopback-scripted"
+
+func newCampaignCmd(g *globals) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "campaign",
+		Short: "Preregistered campaigns: plan, run, report and verify a population of episodes",
+		Long: `A campaign is a sealed plan of assigned trial identities (scenario → variant →
+randomized, counterbalanced subject order within each block → trial), an append-only
+transparency log (C2SP tlog-tiles, written by tessera) whose first entry seals the plan and
+whose every further entry is one trial's outcome, each scored trial's files and signed run
+commitment, and a population report re-derivable from the outcomes.
+
+  obaudit campaign plan FILE --output DIR --key KEY
+  obaudit campaign run DIR --key KEY [--parallel N] [--continue]
+  obaudit campaign report DIR [--json | --html F]
+  obaudit campaign verify DIR [--checkpoint F]`,
+	}
+	c.AddCommand(newCampaignPlanCmd(g), newCampaignRunCmd(g), newCampaignReportCmd(g), newCampaignVerifyCmd(g))
+	return c
+}
+
+// quietTessera routes tessera's klog output nowhere: the CLI's own output
+// is its report. klog's settings are process state that tessera's
+// goroutines read, so they are set once, before the first log is opened.
+var quietTessera = sync.OnceFunc(func() {
+	klog.SetLogger(logr.Discard())
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+})
+
+// campaignCatalog is what this build carries, for campaign.Expand.
+func campaignCatalog(pack *domains.Pack) (campaign.Catalog, error) {
+	m, err := oracle.Default(gate.Vocabulary())
+	if err != nil {
+		return campaign.Catalog{}, err
+	}
+	id := m.Identity()
+	return campaign.Catalog{
+		Variant: func(v string) (campaign.Variant, bool) {
+			dom, err := pack.Operation(nil, "", v)
+			if err != nil {
+				return campaign.Variant{}, false
+			}
+			meta := dom.Plan().Meta
+			return campaign.Variant{ID: v, SemanticScenario: meta.SemanticScenarioID, SpecDigest: meta.SpecDigest}, true
+		},
+		Agent:   func(a string) bool { _, ok := pack.Agent(a); return ok },
+		Lanes:   []string{laneLoopback},
+		Arms:    []string{campaign.ArmFullLifecycle},
+		Engines: schemas.Engines(),
+		Manifests: map[string]string{
+			"oracle":          id.OracleID + "@" + id.OracleVersion + " sha256:" + id.Digest,
+			"operation_type":  pack.OperationType,
+			"obaudit_version": toolkitVersion,
+		},
+	}, nil
+}
+
+func newCampaignPlanCmd(g *globals) *cobra.Command {
+	var output, keyPath string
+	c := &cobra.Command{
+		Use:   "plan FILE --output DIR --key KEY",
+		Short: "Seal a campaign file into a new campaign directory (nothing is dispatched)",
+		Long: `Reads the campaign file (obaudit-campaign/v1, strict JSON), expands it into every
+assigned trial identity with its derived seed, operation instance id and execution run id,
+records the identity-manifest digests (engine, oracle, spec per variant, profiles, rates,
+bounds) and seals the plan: DIR/plan.json (RFC 8785), whose digest is the first entry of the
+campaign log DIR/log, and the log's signed checkpoint over it (C2SP signed note by KEY,
+ECDSA P-256 from obaudit keygen), published before any trial starts. That pre-dispatch
+checkpoint is printed and kept as DIR/pre-dispatch.checkpoint; hold your own copy: verify
+against it proves that no result was added, dropped or replaced afterwards.
+
+DIR must not exist. Exit 0: sealed. Exit 1: refused, by class.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output == "" || keyPath == "" {
+				return usagef("--output and --key are required")
+			}
+			quietTessera()
+			b, err := readInput(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			f, err := campaign.ParseFile(b)
+			if err != nil {
+				return err
+			}
+			key, err := readPrivateKey(cmd, keyPath)
+			if err != nil {
+				return err
+			}
+			pack := domains.Default()
+			cat, err := campaignCatalog(pack)
+			if err != nil {
+				return err
+			}
+			if err := checkLoopbackProfiles(f); err != nil {
+				return err
+			}
+			logKey, err := campaign.EncodeLogKey(&key.PublicKey)
+			if err != nil {
+				return err
+			}
+			p, err := campaign.Expand(f, cat, logKey)
+			if err != nil {
+				return err
+			}
+			signer, err := checkpoint.NewNoteSigner(f.Origin, key, rand.Reader)
+			if err != nil {
+				return err
+			}
+			cp, err := campaign.Create(cmd.Context(), output, p, signer)
+			if err != nil {
+				return err
+			}
+			planFile, err := p.Encode()
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return writeJSON(cmd, map[string]any{
+					"mediaType": "application/vnd.obaudit.campaign-plan+json;version=1",
+					"directory": output, "plan_sha256": campaign.PlanDigest(planFile),
+					"assigned": int64(len(p.Trials)), "pre_dispatch_checkpoint": string(cp),
+				})
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "sealed: %s/%s (sha256 %s)\n", output, campaign.PlanFile, campaign.PlanDigest(planFile))
+			fmt.Fprintf(w, "assigned: %d trial identities (%d variants × %d subjects × %d arms × %d trials)\n",
+				len(p.Trials), len(f.Variants), len(f.Agents)+len(f.ModelProfiles), len(f.Arms), f.Trials)
+			fmt.Fprintf(w, "pre-dispatch checkpoint (hold a copy):\n%s", cp)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&output, "output", "", "the new campaign directory")
+	c.Flags().StringVar(&keyPath, "key", "", "ECDSA P-256 private key (PEM) that signs the log's checkpoints and the trials' commitments")
+	return c
+}
+
+// loopbackRun is the profile a loopback-scripted trial runs under: the
+// preflight's default lane and its embedded example profile.
+func loopbackRun() (lane.Profile, error) {
+	p, err := profile.ForLane(preflight.DefaultLane)
+	if err != nil {
+		return lane.Profile{}, err
+	}
+	return p.Run, nil
+}
+
+// checkLoopbackProfiles refuses a profile the loopback lane cannot serve
+// (it pins the preflight's model) and per-trial bounds above the build's.
+func checkLoopbackProfiles(f *campaign.File) error {
+	run, err := loopbackRun()
+	if err != nil {
+		return err
+	}
+	for _, m := range f.ModelProfiles {
+		if m.Lane == laneLoopback && m.Model != run.Model {
+			return refusal.New(campaign.ErrUnknownName, "model profile %q: the %s lane serves model %q only", m.ID, laneLoopback, run.Model)
+		}
+	}
+	if len(f.ModelProfiles) > 0 {
+		pt := f.Bounds.PerTrial
+		if pt.Calls > provider.MaxProviderCalls || pt.Tokens > provider.TokenHardCap {
+			return refusal.New(campaign.ErrBoundsExceeded, "bounds.per_trial: %d calls and %d tokens; this build's ceilings are %d and %d", pt.Calls, pt.Tokens, provider.MaxProviderCalls, provider.TokenHardCap)
+		}
+	}
+	return nil
+}
+
+// campaignExecutor runs trials for campaign.Run.
+type campaignExecutor struct {
+	pack     *domains.Pack
+	plan     *campaign.Plan
+	doms     map[string]engine.Domain
+	profiles map[string]campaign.ModelProfile
+	env      map[string]string
+}
+
+func newCampaignExecutor(p *campaign.Plan) (*campaignExecutor, error) {
+	pack := domains.Default()
+	e := &campaignExecutor{pack: pack, plan: p, doms: map[string]engine.Domain{}, profiles: map[string]campaign.ModelProfile{}, env: map[string]string{}}
+	for _, v := range p.Variants {
+		dom, err := pack.Operation(nil, "", v.ID)
+		if err != nil {
+			return nil, err
+		}
+		if meta := dom.Plan().Meta; meta.SpecDigest != v.SpecDigest || meta.SemanticScenarioID != v.SemanticScenario {
+			return nil, refusal.New(campaign.ErrPlanInvalid, "variant %s: this build's spec is not the one the plan sealed", v.ID)
+		}
+		e.doms[v.ID] = dom
+	}
+	for _, m := range p.File.ModelProfiles {
+		e.profiles[m.ID] = m
+	}
+	for _, name := range provider.LiveVariables {
+		if v, ok := os.LookupEnv(name); ok {
+			e.env[name] = v
+		}
+	}
+	return e, nil
+}
+
+const campaignArtefactFile = "episode_artifact.json"
+
+func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir string) (*campaign.Execution, error) {
+	dom := e.doms[t.Variant]
+	if t.SubjectKind == campaign.KindAgent {
+		a, ok := e.pack.Agent(t.Subject)
+		if !ok {
+			return &campaign.Execution{Stage: "dispatched"}, nil
+		}
+		res, err := episode.Run(episode.Config{Domain: dom, NewAgent: a.New, AgentID: a.ID, AgentKind: a.Kind,
+			OperationInstanceID: t.OperationInstanceID, EngineVersion: e.plan.File.EngineVersion})
+		if err != nil {
+			if _, ok := refusal.ClassOf(err); ok {
+				return &campaign.Execution{Stage: "provider_completed"}, nil
+			}
+			return nil, err
+		}
+		ex := &campaign.Execution{Stage: "runtime_completed"}
+		// Encode validates the bytes before returning them; the runner
+		// writes them and makes them durable with its group.
+		b, err := artefact.Encode(res.Artefact, artefactOptions())
+		if err != nil {
+			if _, ok := refusal.ClassOf(err); ok {
+				return ex, nil
+			}
+			return nil, err
+		}
+		ex.Stage, ex.Artefact, ex.ArtefactBytes, ex.Evaluation = "artifact_valid", campaignArtefactFile, b, &res.Artefact.Evaluation
+		if res.Episode.ReplayOK != nil && *res.Episode.ReplayOK {
+			ex.Stage = "replay_valid"
+		}
+		return ex, nil
+	}
+	m := e.profiles[t.Subject]
+	ref, _ := e.pack.Agent("reference")
+	r, err := preflight.Run(preflight.Config{
+		Domain: dom, Reference: ref.New, EngineVersion: e.plan.File.EngineVersion,
+		OutputDir: dir, MaxCalls: e.plan.File.Bounds.PerTrial.Calls, Fault: preflight.FaultNone,
+		Latency:    time.Duration(m.LatencyMS) * time.Millisecond,
+		CostCapUSD: e.plan.File.Bounds.PerTrial.CostUSD, InputUSDPerMTok: e.plan.File.Rates.InputUSDPerMTok,
+		OutputUSDPerMTok: e.plan.File.Rates.OutputUSDPerMTok, PricingPolicyID: e.plan.File.Rates.PricingPolicyID,
+		Now: time.Now, ExecutionRunID: t.ExecutionRunID, OperationInstanceID: t.OperationInstanceID,
+		Environment:     func(name string) (string, bool) { v, ok := e.env[name]; return v, ok },
+		ArtefactOptions: artefactOptions(), Agents: packAgents(e.pack),
+	})
+	if err != nil {
+		if _, ok := refusal.ClassOf(err); ok {
+			return &campaign.Execution{Stage: "dispatched", Ledger: existing(dir, preflight.LedgerFile)}, nil
+		}
+		return nil, err
+	}
+	ex := &campaign.Execution{Stage: "dispatched", Exclusion: r.ExclusionCode, Ledger: existing(dir, filepath.Base(r.LedgerPath))}
+	if !r.OK() {
+		if ex.Exclusion != "" && !slices.Contains(campaign.Exclusions(), ex.Exclusion) {
+			ex.Exclusion = campaign.ExclusionInfrastructure
+		}
+		return ex, nil
+	}
+	b, err := os.ReadFile(r.ArtefactPath)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := artefact.Read(b, artefactOptions())
+	if err != nil {
+		return &campaign.Execution{Stage: "runtime_completed", Ledger: ex.Ledger}, nil
+	}
+	// The preflight's own checks passed: the ledger read back scored, the
+	// pair passed the bundle audit and the artefact replayed at zero calls.
+	return &campaign.Execution{Stage: "replay_valid", Artefact: filepath.Base(r.ArtefactPath), Ledger: ex.Ledger, Evaluation: &doc.Artefact.Evaluation}, nil
+}
+
+func existing(dir, name string) string {
+	if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+		return name
+	}
+	return ""
+}
+
+// executedChecks is the commitment check of a file the campaign executor
+// already put through it before reporting replay_valid (artefact.Write
+// validates the bytes it returns; the determinism self-check re-executed the
+// episode; the preflight validated, bundle-audited and replayed its pair).
+var executedChecks = commitment.CheckerFunc(func(ctx context.Context, in commitment.Inputs) error { return nil })
+
+func campaignCommit(key *ecdsa.PrivateKey) (func(context.Context, commitment.Inputs) ([]byte, error), error) {
+	signer, err := sigstore.NewKeySigner(key, rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, in commitment.Inputs) ([]byte, error) {
+		opts := commitment.Options{Validate: executedChecks, Replay: executedChecks, ObauditVersion: toolkitVersion}
+		if in.Ledger != nil {
+			opts.Bundle = executedChecks
+		}
+		b, _, err := commitment.Sign(ctx, in, opts, signer)
+		return b, err
+	}, nil
+}
+
+// campaignCheck re-derives a scored trial for campaign.Verify: the
+// artefact validated (as obaudit validate), its identity the plan's, the
+// episode replayed (as obaudit replay), and a ledger bundle-audited with
+// it (as obaudit bundle).
+func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
+	return func(ctx context.Context, t campaign.Trial, art, led []byte) (*artefact.Evaluation, error) {
+		doc, err := artefact.Read(art, artefactOptions())
+		if err != nil {
+			return nil, err
+		}
+		a := doc.Artefact
+		agent := t.Subject
+		if t.SubjectKind == campaign.KindProfile {
+			run, err := loopbackRun()
+			if err != nil {
+				return nil, err
+			}
+			agent = profile.AgentID(run)
+		}
+		if a.OperationInstanceID != t.OperationInstanceID || a.ScenarioID != t.Variant || a.AgentID != agent ||
+			a.EngineVersion != p.File.EngineVersion || a.SemanticScenarioID != t.SemanticScenario {
+			return nil, refusal.New(campaign.ErrIdentityMismatch, "%s: the artefact is of another identity (instance %s, scenario %s, agent %s)", t.ID, a.OperationInstanceID, a.ScenarioID, a.AgentID)
+		}
+		pack, err := replayPack(doc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := replayAgainst(pack, doc, nil, "")
+		if err != nil {
+			return nil, err
+		}
+		if !r.OK() {
+			d := r.FirstDivergence
+			return nil, refusal.New(commitment.ErrCheckFailed, "replay differs first at %s %s", d.Section, d.Pointer)
+		}
+		if (t.SubjectKind == campaign.KindProfile) != (led != nil) {
+			return nil, refusal.New(campaign.ErrOutcomeMismatch, "%s: a model-backed trial has a ledger, a deterministic one none", t.ID)
+		}
+		if led != nil {
+			if _, err := bundle.AuditReader(doc.Tree, bytes.NewReader(led), "ledger", bundle.Options{}); err != nil {
+				return nil, err
+			}
+		}
+		return &a.Evaluation, nil
+	}
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/checkpoint"
+	"github.com/spf13/cobra"
+)
+
+func newCampaignRunCmd(g *globals) *cobra.Command {
+	var keyPath string
+	var parallel int
+	var cont bool
+	c := &cobra.Command{
+		Use:   "run DIR --key KEY [--parallel N] [--continue]",
+		Short: "Execute a sealed campaign's assigned trials, each ending with exactly one logged outcome",
+		Long: `Executes the trial identities DIR/plan.json assigns, N at a time, with no hidden retries
+and no replacements: each identity ends with exactly one outcome record appended to the
+campaign log (status SUCCESS, FAILURE or ERROR, its funnel stage, its exclusion reason from
+a closed taxonomy, the digests of its files, its result vector) after its files and its run
+commitment (signed by KEY) are written and fsynced. A provider fault is an excluded trial
+(ERROR with the ledger's exclusion code), never a success and never dropped.
+
+A campaign runs once. --continue finishes an interrupted one: an identity that started and
+never ended is recorded ERROR (interrupted) with its partial files kept and digested; one
+that never started is executed. When every identity has its outcome, DIR/report.json is
+written. Progress goes to stderr (a bar on a terminal, lines otherwise).
+
+Exit 0: every identity has an outcome. Exit 1: refused, by class.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if keyPath == "" {
+				return usagef("--key is required")
+			}
+			if parallel < 1 || parallel > 256 {
+				return usagef("--parallel %d: want 1..256", parallel)
+			}
+			// Each episode allocates ~4 MB of short-lived trees; fewer GC
+			// cycles cut CPU per episode (BENCHMARKS.md, as obaudit check).
+			defer debug.SetGCPercent(debug.SetGCPercent(400))
+			quietTessera()
+			dir := args[0]
+			key, err := readPrivateKey(cmd, keyPath)
+			if err != nil {
+				return err
+			}
+			planFile, err := os.ReadFile(filepath.Join(dir, campaign.PlanFile))
+			if err != nil {
+				return err
+			}
+			p, err := campaign.DecodePlan(planFile)
+			if err != nil {
+				return err
+			}
+			exec, err := newCampaignExecutor(p)
+			if err != nil {
+				return err
+			}
+			signer, err := checkpoint.NewNoteSigner(p.File.Origin, key, rand.Reader)
+			if err != nil {
+				return err
+			}
+			commit, err := campaignCommit(key)
+			if err != nil {
+				return err
+			}
+			res, err := campaign.Run(cmd.Context(), dir, campaign.RunOptions{
+				Parallel: parallel, Continue: cont, Executor: exec, Commit: commit,
+				Signer: signer, Key: &key.PublicKey, Now: time.Now,
+				Progress: progressPrinter(cmd.ErrOrStderr()),
+			})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return writeJSON(cmd, map[string]any{
+					"mediaType": "application/vnd.obaudit.campaign-run+json;version=1",
+					"assigned":  int64(res.Total), "executed": int64(res.Executed),
+					"interrupted": int64(res.Interrupted), "already_ended": int64(res.AlreadyEnded),
+					"complete": res.Complete, "checkpoint": string(res.Checkpoint),
+				})
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "assigned %d: executed %d now, %d interrupted recorded ERROR, %d had ended before\n", res.Total, res.Executed, res.Interrupted, res.AlreadyEnded)
+			fmt.Fprintf(w, "complete: %v\ncheckpoint:\n%s", res.Complete, res.Checkpoint)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&keyPath, "key", "", "the plan's ECDSA P-256 private key (PEM)")
+	c.Flags().IntVar(&parallel, "parallel", 1, "trials executing at once")
+	c.Flags().BoolVar(&cont, "continue", false, "finish an interrupted campaign")
+	return c
+}
+
+// progressPrinter draws a bar on a terminal and prints a line per
+// twentieth otherwise.
+func progressPrinter(w io.Writer) func(done, total int) {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	step := 1
+	return func(done, total int) {
+		if step == 1 && total >= 20 {
+			step = total / 20
+		}
+		if tty {
+			n := 40 * done / max(total, 1)
+			fmt.Fprintf(w, "\r[%s%s] %d/%d", strings.Repeat("#", n), strings.Repeat(".", 40-n), done, total)
+			if done == total {
+				fmt.Fprintln(w)
+			}
+			return
+		}
+		if done%step == 0 || done == total {
+			fmt.Fprintf(w, "progress: %d/%d outcomes\n", done, total)
+		}
+	}
+}

@@ -1,0 +1,422 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	mrand "math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/checkpoint"
+	"github.com/transparency-dev/tessera"
+	"github.com/transparency-dev/tessera/storage/posix"
+)
+
+// campaignFile is a deterministic campaign file over agents × variants.
+func campaignFile(t testing.TB, dir string, agents, variants []string, trials int, origin string) string {
+	f := map[string]any{
+		"format": campaign.FileFormat, "name": "test", "origin": origin, "seed": "test-seed",
+		"engine_version": "0.9.0+obaudit.1", "variants": variants, "agents": agents,
+		"model_profiles": []any{}, "arms": []string{"full_lifecycle"}, "trials": trials, "stability_k": min(trials, 2),
+		"comparisons": [][2]string{},
+		"bounds": map[string]any{
+			"per_trial": map[string]any{"calls": 0, "tokens": 0, "cost_usd": "0", "wall_seconds": 0},
+			"aggregate": map[string]any{"calls": 0, "tokens": 0, "cost_usd": "0", "wall_seconds": 0},
+		},
+		"rates": map[string]any{"input_usd_per_mtok": "0", "output_usd_per_mtok": "0", "pricing_policy_id": "none"},
+	}
+	b, _ := json.Marshal(f)
+	p := filepath.Join(dir, "campaign.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// obaudit runs the CLI in-process and returns its exit code and output.
+func obaudit(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func mustRun(t testing.TB, args ...string) string {
+	t.Helper()
+	code, out, errs := obaudit(args...)
+	if code != 0 {
+		t.Fatalf("obaudit %v = %d: %s%s", args, code, out, errs)
+	}
+	return out
+}
+
+// newCampaign plans and runs a small deterministic campaign; it returns
+// the directory and the key path.
+func newCampaign(t testing.TB, agents, variants []string, trials int) (dir, key string) {
+	quietTessera()
+	tmp := t.TempDir()
+	key = filepath.Join(tmp, "k")
+	mustRun(t, "keygen", "--output", key)
+	f := campaignFile(t, tmp, agents, variants, trials, "obaudit.example/campaign/test")
+	dir = filepath.Join(tmp, "camp")
+	mustRun(t, "campaign", "plan", f, "--output", dir, "--key", key+".key")
+	return dir, key + ".key"
+}
+
+func copyDir(t testing.TB, src, dst string) {
+	t.Helper()
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+}
+
+// logEntries reads the log's entries as verify does (through the library).
+func logEntries(t testing.TB, dir string) [][]byte {
+	t.Helper()
+	pf, _ := os.ReadFile(filepath.Join(dir, campaign.PlanFile))
+	p, err := campaign.DecodePlan(pf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := p.PublicKey()
+	st, err := campaign.ReadLog(context.Background(), dir, pub, p.File.Origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Entries
+}
+
+// rebuildLog is the attacker who holds the log key: it replaces the log
+// with a new one holding entries, signed by the same key.
+func rebuildLog(t testing.TB, dir, keyPath string, entries [][]byte) {
+	t.Helper()
+	if err := os.RemoveAll(filepath.Join(dir, campaign.LogDir)); err != nil {
+		t.Fatal(err)
+	}
+	var g globals
+	c := newRootCmd(&g)
+	key, err := readPrivateKey(c, keyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, _ := os.ReadFile(filepath.Join(dir, campaign.PlanFile))
+	p, _ := campaign.DecodePlan(pf)
+	signer, _ := checkpoint.NewNoteSigner(p.File.Origin, key, rand.Reader)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d, err := posix.New(ctx, posix.Config{Path: filepath.Join(dir, campaign.LogDir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, shutdown, _, err := tessera.NewAppender(ctx, d, tessera.NewAppendOptions().WithCheckpointSigner(signer).
+		WithBatching(256, 10*time.Millisecond).WithCheckpointInterval(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, err := a.Add(ctx, tessera.NewEntry(e))(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func verifyClass(t testing.TB, dir, held string) (int, string) {
+	t.Helper()
+	args := []string{"campaign", "verify", dir}
+	if held != "" {
+		args = append(args, "--checkpoint", held)
+	}
+	code, _, errs := obaudit(args...)
+	class := ""
+	if code == 1 {
+		class, _, _ = strings.Cut(strings.TrimPrefix(errs, "refused: "), ":")
+	}
+	return code, class
+}
+
+// TestCampaignRoundTrip: plan, run, report, verify; a second run is
+// refused, --continue of a finished campaign changes nothing.
+func TestCampaignRoundTrip(t *testing.T) {
+	dir, key := newCampaign(t, []string{"reference", "complete_early"}, []string{"V1", "V2"}, 3)
+	mustRun(t, "campaign", "run", dir, "--key", key, "--parallel", "2")
+	if code, class := verifyClass(t, dir, filepath.Join(dir, campaign.PreDispatchFile)); code != 0 {
+		t.Fatalf("verify = %d %s, want 0", code, class)
+	}
+	code, _, errs := obaudit("campaign", "run", dir, "--key", key)
+	if code != 1 || !strings.HasPrefix(errs, "refused: "+string(campaign.ErrAlreadyStarted.Class)+":") {
+		t.Errorf("second run = %d %q, want refused campaign/already-started", code, errs)
+	}
+	mustRun(t, "campaign", "run", dir, "--key", key, "--continue")
+	out := mustRun(t, "--json", "campaign", "report", dir)
+	rep, _ := os.ReadFile(filepath.Join(dir, campaign.ReportFile))
+	if out != string(rep) {
+		t.Errorf("campaign report --json differs from report.json")
+	}
+	var r campaign.Report
+	if err := json.Unmarshal(rep, &r); err != nil {
+		t.Fatal(err)
+	}
+	// reference: V1 reliable, V2 transferred (not reliable) by design;
+	// complete_early never reliable.
+	if got := r.Cells[0].Metrics[0]; got.Numerator != 3 || got.Denominator != 6 || got.Interval != campaign.NoInterval {
+		t.Errorf("reference reliable_operation_rate = %+v, want 3/6, %q", got, campaign.NoInterval)
+	}
+	if got := r.Cells[1].Metrics[0]; got.Numerator != 0 || got.Denominator != 6 {
+		t.Errorf("complete_early reliable_operation_rate = %+v, want 0/6", got)
+	}
+	if r.Arms[0].Funnel[7].Count != 12 {
+		t.Errorf("scored = %d, want 12", r.Arms[0].Funnel[7].Count)
+	}
+}
+
+// TestCampaignTamper: rewriting any one result is refused against the
+// pre-dispatch checkpoint, with or without the log key.
+func TestCampaignTamper(t *testing.T) {
+	dir, key := newCampaign(t, []string{"reference", "always_wait"}, []string{"V1", "V3"}, 2)
+	held := filepath.Join(t.TempDir(), "held.checkpoint")
+	pre, _ := os.ReadFile(filepath.Join(dir, campaign.PreDispatchFile))
+	os.WriteFile(held, pre, 0o644)
+	mustRun(t, "campaign", "run", dir, "--key", key, "--parallel", "2")
+	final, _ := os.ReadFile(filepath.Join(dir, campaign.LogDir, "checkpoint"))
+	heldFinal := filepath.Join(t.TempDir(), "final.checkpoint")
+	os.WriteFile(heldFinal, final, 0o644)
+	entries := logEntries(t, dir)
+
+	mutateOutcome := func(e []byte, f func(o *campaign.Outcome)) []byte {
+		o, err := campaign.ParseOutcome(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(o)
+		b, _ := o.Entry()
+		return b
+	}
+	withKey := func(f func(es [][]byte) [][]byte) func(d string) {
+		return func(d string) {
+			es := make([][]byte, len(entries))
+			copy(es, entries)
+			rebuildLog(t, d, key, f(es))
+		}
+	}
+	var scoredEntry int
+	for i, e := range entries[1:] {
+		if o, _ := campaign.ParseOutcome(e); o.Status == campaign.StatusFailure {
+			scoredEntry = i + 1
+			break
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		held   string
+		mutate func(d string)
+		want   string
+	}{
+		{"flip a byte of the log's entries (no key)", held, func(d string) {
+			// Every entry bundle file (full and partial) gets one bit flipped.
+			filepath.WalkDir(filepath.Join(d, campaign.LogDir, "tile", "entries"), func(p string, e os.DirEntry, err error) error {
+				if err == nil && e.Type().IsRegular() {
+					b, _ := os.ReadFile(p)
+					b[len(b)-3] ^= 1
+					os.Chmod(p, 0o644)
+					os.WriteFile(p, b, 0o644)
+				}
+				return nil
+			})
+		}, "campaign/log-invalid"},
+		{"status FAILURE → SUCCESS (key held)", held, withKey(func(es [][]byte) [][]byte {
+			es[scoredEntry] = mutateOutcome(es[scoredEntry], func(o *campaign.Outcome) { o.Status = campaign.StatusSuccess })
+			return es
+		}), "campaign/log-invalid"},
+		{"status and vector rewritten to reliable (key held)", held, withKey(func(es [][]byte) [][]byte {
+			es[scoredEntry] = mutateOutcome(es[scoredEntry], func(o *campaign.Outcome) {
+				o.Status, o.Vector.Reliable = campaign.StatusSuccess, true
+			})
+			return es
+		}), "campaign/outcome-mismatch"},
+		{"artefact rewritten", held, func(d string) {
+			o, _ := campaign.ParseOutcome(entries[scoredEntry])
+			p := filepath.Join(d, campaign.TrialsDir, o.TrialID, campaignArtefactFile)
+			b, _ := os.ReadFile(p)
+			b = bytes.Replace(b, []byte(`"reliable":false`), []byte(`"reliable":true`), 1)
+			os.WriteFile(p, b, 0o644)
+		}, "campaign/outcome-mismatch"},
+		{"a trial dropped (key held)", held, withKey(func(es [][]byte) [][]byte {
+			return append(es[:scoredEntry:scoredEntry], es[scoredEntry+1:]...)
+		}), "campaign/report-mismatch"},
+		{"a trial dropped, against the final checkpoint (key held)", heldFinal, withKey(func(es [][]byte) [][]byte {
+			return append(es[:scoredEntry:scoredEntry], es[scoredEntry+1:]...)
+		}), "campaign/checkpoint-mismatch"},
+		{"a trial replaced, against the final checkpoint (key held)", heldFinal, withKey(func(es [][]byte) [][]byte {
+			es[1], es[2] = es[2], es[1]
+			return es
+		}), "campaign/checkpoint-mismatch"},
+		{"a trial added twice (key held)", held, withKey(func(es [][]byte) [][]byte {
+			return append(es, es[scoredEntry])
+		}), "campaign/identity-mismatch"},
+		{"an identity the plan does not assign (key held)", held, withKey(func(es [][]byte) [][]byte {
+			return append(es, mutateOutcome(es[scoredEntry], func(o *campaign.Outcome) { o.Trial, o.TrialID = 99, "t00099" }))
+		}), "campaign/identity-mismatch"},
+		{"report edited", held, func(d string) {
+			p := filepath.Join(d, campaign.ReportFile)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte(`"numerator":0`), []byte(`"numerator":1`), 1), 0o644)
+		}, "campaign/report-mismatch"},
+		{"another plan under the held checkpoint", held, func(d string) {
+			p := filepath.Join(d, campaign.PlanFile)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte(`"trials":2`), []byte(`"trials":1`), 1), 0o644)
+		}, "campaign/plan-invalid"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := filepath.Join(t.TempDir(), "c")
+			copyDir(t, dir, d)
+			c.mutate(d)
+			code, class := verifyClass(t, d, c.held)
+			if code != 1 || class != c.want {
+				t.Errorf("verify = %d %q, want 1 %q", code, class, c.want)
+			}
+		})
+	}
+	// Untouched, against both held checkpoints.
+	for _, h := range []string{held, heldFinal} {
+		if code, class := verifyClass(t, dir, h); code != 0 {
+			t.Errorf("verify(untouched, %s) = %d %s, want 0", filepath.Base(h), code, class)
+		}
+	}
+}
+
+// TestCampaignSIGKILL kills `obaudit campaign run` with SIGKILL at random
+// moments, 50 times, on one campaign: after every kill verify accepts no
+// more than has ended (exit 2 while identities lack outcomes, never 0,
+// never a refusal), and --continue finishes it with every killed trial
+// recorded ERROR (interrupted).
+func TestCampaignSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("50 subprocess kills")
+	}
+	bin := filepath.Join(t.TempDir(), "obaudit")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(self, bin); err != nil {
+		t.Fatal(err)
+	}
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	kills, campaigns := 0, 0
+	for kills < 50 {
+		campaigns++
+		dir, key := newCampaign(t, []string{"reference", "always_act", "duplicate_after_wake"}, []string{"V1", "V2", "V3"}, 12)
+		killed := 0
+		for {
+			cmd := exec.Command(bin, "campaign", "run", dir, "--key", key, "--continue", "--parallel", "2")
+			cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Duration(30+rng.IntN(400)) * time.Millisecond)
+			cmd.Process.Signal(syscall.SIGKILL)
+			finished := cmd.Wait() == nil
+			if !finished {
+				kills++
+				killed++
+			}
+			code, out, errs := obaudit("--json", "campaign", "verify", dir)
+			var v struct {
+				Accounted int64 `json:"accounted"`
+				Assigned  int64 `json:"assigned"`
+				Complete  bool  `json:"complete"`
+			}
+			json.Unmarshal([]byte(out), &v)
+			switch {
+			case code == 1:
+				t.Fatalf("kill %d: verify refused the killed directory: %s", kills, errs)
+			case code == 0 && (!v.Complete || v.Accounted != v.Assigned):
+				t.Fatalf("kill %d: verify exit 0 for an incomplete campaign (%d of %d)", kills, v.Accounted, v.Assigned)
+			case code == 2 && v.Complete:
+				t.Fatalf("kill %d: verify exit 2 but complete", kills)
+			}
+			if code == 0 {
+				break
+			}
+		}
+		mustRun(t, "campaign", "run", dir, "--key", key, "--continue")
+		if code, class := verifyClass(t, dir, filepath.Join(dir, campaign.PreDispatchFile)); code != 0 {
+			t.Fatalf("verify after --continue = %d %s", code, class)
+		}
+		var rep campaign.Report
+		b, _ := os.ReadFile(filepath.Join(dir, campaign.ReportFile))
+		json.Unmarshal(b, &rep)
+		a := rep.Arms[0]
+		if a.Status["not_ended"] != 0 || a.Status[campaign.StatusError] != a.ExcludedByReason[campaign.ExclusionInterrupted] ||
+			(killed > 0) != (a.Status[campaign.StatusError] > 0) {
+			t.Errorf("campaign %d after %d kills: status %v, excluded %v: every ERROR must be an interrupted trial, and a kill leaves one", campaigns, killed, a.Status, a.ExcludedByReason)
+		}
+		t.Logf("campaign %d: %d kills, %d interrupted trials recorded ERROR, %d of %d scored", campaigns, killed, a.ExcludedByReason[campaign.ExclusionInterrupted], a.Funnel[7].Count, rep.Assigned)
+	}
+}
+
+// TestCampaignModelBacked: model-profile trials against the loopback
+// scripted provider: each writes a ledger, an artefact bound to it and a
+// commitment over both; verify bundle-audits the pair, and a ledger byte
+// changed is refused.
+func TestCampaignModelBacked(t *testing.T) {
+	quietTessera()
+	tmp := t.TempDir()
+	key := filepath.Join(tmp, "k")
+	mustRun(t, "keygen", "--output", key)
+	f := map[string]any{
+		"format": campaign.FileFormat, "name": "model", "origin": "obaudit.example/campaign/model", "seed": "m",
+		"engine_version": "0.9.0+obaudit.1", "variants": []string{"V1"}, "agents": []string{"reference"},
+		"model_profiles": []any{map[string]any{"id": "luna", "lane": laneLoopback, "model": "gpt-5.6-luna", "latency_ms": 0}},
+		"arms":           []string{"full_lifecycle"}, "trials": 2, "stability_k": 2, "comparisons": [][2]string{{"luna", "reference"}},
+		"bounds": map[string]any{
+			"per_trial": map[string]any{"calls": 60, "tokens": 1650300, "cost_usd": "10.00", "wall_seconds": 1800},
+			"aggregate": map[string]any{"calls": 120, "tokens": 3300600, "cost_usd": "20.00", "wall_seconds": 0},
+		},
+		"rates": map[string]any{"input_usd_per_mtok": "1.25", "output_usd_per_mtok": "10.00", "pricing_policy_id": "offline_operator_pinned_v1"},
+	}
+	raw, _ := json.Marshal(f)
+	file := filepath.Join(tmp, "c.json")
+	os.WriteFile(file, raw, 0o644)
+	dir := filepath.Join(tmp, "camp")
+	mustRun(t, "campaign", "plan", file, "--output", dir, "--key", key+".key")
+	mustRun(t, "campaign", "run", dir, "--key", key+".key", "--parallel", "2")
+	if code, class := verifyClass(t, dir, ""); code != 0 {
+		t.Fatalf("verify = %d %s, want 0", code, class)
+	}
+	var rep campaign.Report
+	b, _ := os.ReadFile(filepath.Join(dir, campaign.ReportFile))
+	json.Unmarshal(b, &rep)
+	if rep.Arms[0].Status[campaign.StatusSuccess] != 4 || rep.Paired[0].Both != 2 {
+		t.Errorf("status %v, paired %+v: want 4 SUCCESS, both subjects reliable on both pairs", rep.Arms[0].Status, rep.Paired[0])
+	}
+	// The model trials' ledgers: flip one byte of one.
+	ledgers, _ := filepath.Glob(filepath.Join(dir, campaign.TrialsDir, "*", "execution_ledger.ndjson"))
+	if len(ledgers) != 2 {
+		t.Fatalf("%d ledgers, want 2", len(ledgers))
+	}
+	d := filepath.Join(t.TempDir(), "c")
+	copyDir(t, dir, d)
+	p := filepath.Join(d, campaign.TrialsDir, filepath.Base(filepath.Dir(ledgers[0])), "execution_ledger.ndjson")
+	lb, _ := os.ReadFile(p)
+	lb[len(lb)/2] ^= 1
+	os.Chmod(p, 0o644)
+	os.WriteFile(p, lb, 0o644)
+	if code, class := verifyClass(t, d, ""); code != 1 || class != "campaign/outcome-mismatch" {
+		t.Errorf("verify(ledger changed) = %d %q, want 1 campaign/outcome-mismatch", code, class)
+	}
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/obaudit/obaudit/artefact/sigstore"
+	"github.com/obaudit/obaudit/campaign"
+	"github.com/spf13/cobra"
+)
+
+func newCampaignVerifyCmd(g *globals) *cobra.Command {
+	var cpPath string
+	var parallel int
+	c := &cobra.Command{
+		Use:   "verify DIR [--checkpoint F] [--parallel N]",
+		Short: "Recompute a campaign from its directory and a checkpoint you hold",
+		Long: `Checks, fail-closed: plan.json decodes and is sealed by the log's first entry; the log's
+checkpoint is signed by the plan's key and its entries hash to its root; the checkpoint F you
+hold (default: the directory's own pre-dispatch copy, reported as carried) is a prefix of the
+log, by a consistency proof from F to the final checkpoint and by the entries' own prefix
+root; every outcome names one assigned identity exactly once; every scored trial's files are
+the ones its outcome digests, its artefact validates and replays, its ledger passes the bundle
+audit, its run commitment is signed by the plan's key and covers those files, and its result
+vector is the outcome's; report.json is the report those outcomes give, byte for byte.
+
+Exit 0: every assigned identity accounted for and everything above holds. Exit 2: it holds
+together but is incomplete (identities without an outcome: run --continue). Exit 1: refused,
+by class (results added, dropped or rewritten after F, a file changed, a report edited).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if parallel < 1 || parallel > 256 {
+				return usagef("--parallel %d: want 1..256", parallel)
+			}
+			// Each episode allocates ~4 MB of short-lived trees; fewer GC
+			// cycles cut CPU per episode (BENCHMARKS.md, as obaudit check).
+			defer debug.SetGCPercent(debug.SetGCPercent(400))
+			quietTessera()
+			dir := args[0]
+			var held []byte
+			if cpPath != "" {
+				var err error
+				if held, err = readInput(cmd, cpPath); err != nil {
+					return err
+				}
+			}
+			planFile, err := os.ReadFile(filepath.Join(dir, campaign.PlanFile))
+			if err != nil {
+				return err
+			}
+			p, err := campaign.DecodePlan(planFile)
+			if err != nil {
+				return err
+			}
+			pub, err := p.PublicKey()
+			if err != nil {
+				return err
+			}
+			cv, err := sigstore.NewKeyVerifier(pub)
+			if err != nil {
+				return err
+			}
+			v, err := campaign.Verify(cmd.Context(), dir, campaign.VerifyOptions{
+				Held: held, Check: campaignCheck(p), Commitments: cv, Parallel: parallel,
+			})
+			if err != nil {
+				return err
+			}
+			heldSrc := "held (--checkpoint)"
+			if v.HeldCarried {
+				heldSrc = "carried in the directory (not independent evidence)"
+			}
+			if g.json {
+				if err := writeJSON(cmd, map[string]any{
+					"mediaType":   "application/vnd.obaudit.campaign-verify+json;version=1",
+					"plan_sha256": v.PlanSHA256, "log_size": int64(v.Log.Size), "held_size": int64(v.Held.Size),
+					"held_carried": v.HeldCarried, "assigned": int64(v.Assigned), "accounted": int64(v.Accounted),
+					"started_not_ended": int64(v.Started), "not_started": int64(v.NotStarted),
+					"scored_rederived": int64(v.Checked), "carried_unverified": v.Carried,
+					"report_rederived": v.Report, "complete": v.Complete,
+				}); err != nil {
+					return err
+				}
+			} else {
+				w := cmd.OutOrStdout()
+				fmt.Fprintf(w, "plan sha256 %s sealed by log entry 0\n", v.PlanSHA256)
+				fmt.Fprintf(w, "log: size %d, checkpoint signed by the plan's key; consistent with the checkpoint of size %d %s\n", v.Log.Size, v.Held.Size, heldSrc)
+				fmt.Fprintf(w, "identities: %d assigned, %d accounted for, %d started and not ended, %d not started\n", v.Assigned, v.Accounted, v.Started, v.NotStarted)
+				fmt.Fprintf(w, "scored trials re-derived (validate, replay, bundle audit, commitment): %d\n", v.Checked)
+				fmt.Fprintf(w, "files of unscored outcomes carried, digested, not vouched for: %d\n", len(v.Carried))
+				fmt.Fprintf(w, "report.json re-derived: %v\n", v.Report)
+			}
+			if !v.Complete {
+				return answerNo("the campaign is incomplete: %d of %d identities accounted for; report.json present: %v", v.Accounted, v.Assigned, v.Report)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&cpPath, "checkpoint", "", "a checkpoint of this campaign's log you hold (e.g. the pre-dispatch one)")
+	c.Flags().IntVar(&parallel, "parallel", 2, "trials re-derived at once")
+	return c
+}
