@@ -40,5 +40,12 @@
 //
 // The bytes of each form are fixed: gowebpki/jcs is the oracle for [JCS]
 // (a differential test and fuzz target require identical output), and the
-// upstream fixtures are the oracle for [Upstream].
+// upstream fixtures are the oracle for [Upstream]. The oracle is imported by
+// canon's tests only.
+//
+// # Dependencies
+//
+// canon is a leaf: it imports the standard library only, and nothing of the
+// project. Its only work at package initialisation fills one 256-entry byte
+// table (no allocation, nothing parsed).
 package canon

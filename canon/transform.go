@@ -3,8 +3,6 @@ package canon
 import (
 	"slices"
 	"strconv"
-
-	"github.com/gowebpki/jcs"
 )
 
 // Transform reads one JSON document strictly and returns its RFC 8785
@@ -28,16 +26,6 @@ func TransformForm(data []byte, f Form) ([]byte, error) {
 		return nil, err
 	}
 	return t.out, nil
-}
-
-// ReferenceJCS canonicalises data with github.com/gowebpki/jcs after the
-// strict reader has accepted it. It is the oracle [Transform] is tested
-// and benchmarked against; use Transform in production.
-func ReferenceJCS(data []byte) ([]byte, error) {
-	if _, err := Parse(data); err != nil {
-		return nil, err
-	}
-	return jcs.Transform(data)
 }
 
 type member struct {

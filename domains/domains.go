@@ -1,6 +1,20 @@
-// Package domains is the list of operation packs obaudit carries. It is
-// imported by cmd/obaudit and by tests only: packs never register
-// themselves, and nothing below cmd names a concrete pack.
+// Package domains is the list of operation packs obaudit carries. Packs
+// never register themselves: [Packs] names each one, and this package is
+// imported by cmd/obaudit and by tests only.
+//
+// The registry is not yet the only way in to a pack. Outside domains/,
+// these name the lettings maintenance pack directly (`go list -deps`):
+//
+//   - cmd/obaudit imports the pack, its agents and its oracle;
+//   - gate imports the pack, its agents, grading and oracle packages, and
+//     judges the pack's own reference and negative agents.
+//
+// No other non-test package outside domains/ and cmd/ depends on a pack,
+// directly or through another package: each is handed an engine.Domain or
+// engine.Agent (and TestDependencyRules keeps engine, evaluator, execledger,
+// artefact, bundle and episode from importing domains/). The tests of
+// several packages (episode, report, preflight, provider/…, arm/…) import a
+// pack or this registry for fixtures.
 package domains
 
 import (

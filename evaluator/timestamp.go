@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"regexp"
+	"sync"
 	"time"
 	"unicode"
 
@@ -55,11 +56,14 @@ func (g *grader) instant(v any) (int64, bool) {
 
 const timestampFormat = "%Y-%m-%dT%H:%M:%SZ"
 
-// The regular expression Python's _strptime builds for timestampFormat.
-var strptimeRE = regexp.MustCompile(`^(\p{Nd}\p{Nd}\p{Nd}\p{Nd})-(1[0-2]|0[1-9]|[1-9])-(3[01]|[12]\p{Nd}|0[1-9]|[1-9]| [1-9])[Tt](2[0-3]|[0-1]\p{Nd}|\p{Nd}):([0-5]\p{Nd}|\p{Nd}):(6[0-1]|[0-5]\p{Nd}|\p{Nd})[Zz]`)
+// strptimeRE is the regular expression Python's _strptime builds for
+// timestampFormat, compiled on first use.
+var strptimeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\p{Nd}\p{Nd}\p{Nd}\p{Nd})-(1[0-2]|0[1-9]|[1-9])-(3[01]|[12]\p{Nd}|0[1-9]|[1-9]| [1-9])[Tt](2[0-3]|[0-1]\p{Nd}|\p{Nd}):([0-5]\p{Nd}|\p{Nd}):(6[0-1]|[0-5]\p{Nd}|\p{Nd})[Zz]`)
+})
 
 func strptime(s string) (int64, string) {
-	m := strptimeRE.FindStringSubmatchIndex(s)
+	m := strptimeRE().FindStringSubmatchIndex(s)
 	if m == nil {
 		return 0, sprintf("time data %s does not match format %s", python.Quote(s), python.Quote(timestampFormat))
 	}

@@ -23,6 +23,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/obaudit/obaudit/refusal"
 	"go.yaml.in/yaml/v3"
@@ -142,31 +143,33 @@ func (r *Reader) convert(n *yaml.Node, source string, depth int) (any, error) {
 	return nil, refusal.New(r.Malformed, "%s: unsupported YAML node", at(source, n))
 }
 
-// The YAML 1.1 plain-scalar types (PyYAML's resolver, which upstream reads
-// with), as [Type11] names them.
-var (
-	reNull11  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
-	reBool11  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	reInt11   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+|0o[0-7]+)$`)
-	reFloat11 = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9]+[eE][-+]?[0-9]+)$`)
-	reStamp11 = regexp.MustCompile(`^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$`)
-)
+// types11 holds the YAML 1.1 plain-scalar types (PyYAML's resolver, which
+// upstream reads with), as [Type11] names them. They are compiled on first
+// use, not at package initialisation.
+var types11 = sync.OnceValue(func() [5]type11 {
+	return [5]type11{
+		{"null", regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)},
+		{"boolean", regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)},
+		{"integer", regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+|0o[0-7]+)$`)},
+		{"float", regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9]+[eE][-+]?[0-9]+)$`)},
+		{"timestamp", regexp.MustCompile(`^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$`)},
+	}
+})
+
+// type11 is one YAML 1.1 plain-scalar type and its pattern.
+type type11 struct {
+	name string
+	re   *regexp.Regexp
+}
 
 // Type11 returns the type YAML 1.1 gives the plain scalar s: "null",
 // "boolean", "integer", "float" or "timestamp", or "" when it is a string.
 // (The five patterns are disjoint.)
 func Type11(s string) string {
-	switch {
-	case reNull11.MatchString(s):
-		return "null"
-	case reBool11.MatchString(s):
-		return "boolean"
-	case reInt11.MatchString(s):
-		return "integer"
-	case reFloat11.MatchString(s):
-		return "float"
-	case reStamp11.MatchString(s):
-		return "timestamp"
+	for _, t := range types11() {
+		if t.re.MatchString(s) {
+			return t.name
+		}
 	}
 	return ""
 }

@@ -23,7 +23,7 @@ func (r *runState) ApplyAction(ctx *engine.Context, actionType string, payload m
 	if !ok {
 		return engine.Refuse("UNKNOWN_ACTION_TYPE", fmt.Sprintf("%s is not an action of this operation", python.Loose.Quote(actionType)))
 	}
-	if p, _ := payloadProblemAt(actionPayloadSchemas[actionType], payload, "action ", actionType, actionType); p != "" {
+	if p, _ := payloadProblemAt(actionPayloadSchemas()[actionType], payload, "action ", actionType, actionType); p != "" {
 		return engine.Refuse("MALFORMED_ACTION_PAYLOAD", p)
 	}
 	if v, bad := r.unresolvedEvidence(refs); bad {

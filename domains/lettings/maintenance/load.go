@@ -514,7 +514,7 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 				return nil, err
 			}
 		}
-		if p, unknown := payloadProblem(eventPayloadSchemas[ev.Type], payload, pos, ev.Type); p != "" {
+		if p, unknown := payloadProblem(eventPayloadSchemas()[ev.Type], payload, pos, ev.Type); p != "" {
 			if unknown {
 				return nil, refusal.New(ErrUnknownField, "%s", p)
 			}

@@ -106,7 +106,7 @@ func (op *Operation) buildStatic() *engine.Static {
 		if agent == nil || !agent.Holds(at) {
 			continue
 		}
-		s := actionPayloadSchemas[at]
+		s := actionPayloadSchemas()[at]
 		schemas[at] = map[string]any{
 			"required": kindsTree(s.required), "optional": kindsTree(s.optional),
 			"reads": readsPart(at), "evidence_refs": evidencePart(at),
@@ -288,7 +288,7 @@ func (r *runState) ReduceEvent(ctx *engine.Context, ev *engine.Event) engine.Ver
 			"actor %s does not hold %s, so it cannot bring about %s; provenance is derived from the actor registry and is re-checked where the mutation would happen",
 			python.Loose.Quote(ev.ActorID), python.Loose.Quote(required), python.Loose.Quote(ev.EventType)))
 	}
-	if p, _ := payloadProblemAt(eventPayloadSchemas[ev.EventType], ev.Payload, "event ", ev.EventID, ev.EventType); p != "" {
+	if p, _ := payloadProblemAt(eventPayloadSchemas()[ev.EventType], ev.Payload, "event ", ev.EventID, ev.EventType); p != "" {
 		return engine.Refuse("MALFORMED_EVENT_PAYLOAD", p)
 	}
 	return reducers[ev.EventType](r, ctx, ev)

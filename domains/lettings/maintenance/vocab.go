@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/internal/python"
@@ -82,30 +83,33 @@ func ps(req, opt map[string]string) payloadSchema {
 	return payloadSchema{req, opt, sortedFieldNames(req), sortedFieldNames(opt)}
 }
 
-// EventPayloadSchemas is the exact payload contract of every event type.
-var eventPayloadSchemas = map[string]payloadSchema{
-	"customer_issue_reported":      ps(map[string]string{"issue_id": kString, "classification": kString, "cycle_id": kString}, map[string]string{"description_fixture_id": kString}),
-	"customer_resolution_reported": ps(map[string]string{"issue_id": kString, "status": kString}, map[string]string{"related_visit_id": kString, "cycle_id": kString}),
-	"supplier_visit_response":      ps(map[string]string{"visit_id": kString, "cycle_id": kString, "response": kString}, nil),
-	"supplier_work_reported":       ps(map[string]string{"visit_id": kString, "cycle_id": kString, "outcome": kString, "scope_digest": kString}, nil),
-	"supplier_quote_received": ps(map[string]string{"quote_id": kString, "quote_version": kInteger, "cycle_id": kString,
-		"amount_minor": kInteger, "currency": kString, "scope_digest": kString}, map[string]string{"parent_cycle_id": kString}),
-	"supplier_invoice_received": ps(map[string]string{"invoice_id": kString, "cycle_id": kString, "quote_id": kString,
-		"quote_version": kInteger, "amount_minor": kInteger, "currency": kString}, nil),
-	"supplier_assertion_received": ps(map[string]string{"assertion_id": kString, "assertion": kString}, map[string]string{"cycle_id": kString}),
-	"approver_decision_received": ps(map[string]string{"checkpoint_id": kString, "quote_id": kString, "quote_version": kInteger,
-		"amount_minor": kInteger, "currency": kString, "scope_digest": kString, "decision": kString}, map[string]string{"cycle_id": kString}),
-	"operator_exception_resolved":  ps(map[string]string{"checkpoint_id": kString, "decision": kString}, map[string]string{"cycle_id": kString}),
-	"visit_attendance_verified":    ps(map[string]string{"visit_id": kString, "cycle_id": kString, "attended": kBoolean}, nil),
-	"work_evidence_verified":       ps(map[string]string{"evidence_id": kString, "visit_id": kString, "cycle_id": kString, "scope_digest": kString, "outcome": kString}, nil),
-	"invoice_validation_completed": ps(map[string]string{"validation_id": kString, "invoice_id": kString, "valid": kBoolean}, map[string]string{"reason_code": kString, "cycle_id": kString}),
-	"payment_settlement_confirmed": ps(map[string]string{"settlement_id": kString, "payment_request_id": kString, "invoice_id": kString,
-		"cycle_id": kString, "amount_minor": kInteger, "currency": kString}, nil),
-	"approval_reminder_due":     ps(map[string]string{"checkpoint_id": kString, "cycle_id": kString}, nil),
-	"approval_deadline_due":     ps(map[string]string{"checkpoint_id": kString, "cycle_id": kString}, nil),
-	"visit_followup_due":        ps(map[string]string{"cycle_id": kString}, nil),
-	"provisional_close_expired": ps(map[string]string{"cycle_id": kString}, nil),
-}
+// eventPayloadSchemas is the exact payload contract of every event type,
+// built on first use.
+var eventPayloadSchemas = sync.OnceValue(func() map[string]payloadSchema {
+	return map[string]payloadSchema{
+		"customer_issue_reported":      ps(map[string]string{"issue_id": kString, "classification": kString, "cycle_id": kString}, map[string]string{"description_fixture_id": kString}),
+		"customer_resolution_reported": ps(map[string]string{"issue_id": kString, "status": kString}, map[string]string{"related_visit_id": kString, "cycle_id": kString}),
+		"supplier_visit_response":      ps(map[string]string{"visit_id": kString, "cycle_id": kString, "response": kString}, nil),
+		"supplier_work_reported":       ps(map[string]string{"visit_id": kString, "cycle_id": kString, "outcome": kString, "scope_digest": kString}, nil),
+		"supplier_quote_received": ps(map[string]string{"quote_id": kString, "quote_version": kInteger, "cycle_id": kString,
+			"amount_minor": kInteger, "currency": kString, "scope_digest": kString}, map[string]string{"parent_cycle_id": kString}),
+		"supplier_invoice_received": ps(map[string]string{"invoice_id": kString, "cycle_id": kString, "quote_id": kString,
+			"quote_version": kInteger, "amount_minor": kInteger, "currency": kString}, nil),
+		"supplier_assertion_received": ps(map[string]string{"assertion_id": kString, "assertion": kString}, map[string]string{"cycle_id": kString}),
+		"approver_decision_received": ps(map[string]string{"checkpoint_id": kString, "quote_id": kString, "quote_version": kInteger,
+			"amount_minor": kInteger, "currency": kString, "scope_digest": kString, "decision": kString}, map[string]string{"cycle_id": kString}),
+		"operator_exception_resolved":  ps(map[string]string{"checkpoint_id": kString, "decision": kString}, map[string]string{"cycle_id": kString}),
+		"visit_attendance_verified":    ps(map[string]string{"visit_id": kString, "cycle_id": kString, "attended": kBoolean}, nil),
+		"work_evidence_verified":       ps(map[string]string{"evidence_id": kString, "visit_id": kString, "cycle_id": kString, "scope_digest": kString, "outcome": kString}, nil),
+		"invoice_validation_completed": ps(map[string]string{"validation_id": kString, "invoice_id": kString, "valid": kBoolean}, map[string]string{"reason_code": kString, "cycle_id": kString}),
+		"payment_settlement_confirmed": ps(map[string]string{"settlement_id": kString, "payment_request_id": kString, "invoice_id": kString,
+			"cycle_id": kString, "amount_minor": kInteger, "currency": kString}, nil),
+		"approval_reminder_due":     ps(map[string]string{"checkpoint_id": kString, "cycle_id": kString}, nil),
+		"approval_deadline_due":     ps(map[string]string{"checkpoint_id": kString, "cycle_id": kString}, nil),
+		"visit_followup_due":        ps(map[string]string{"cycle_id": kString}, nil),
+		"provisional_close_expired": ps(map[string]string{"cycle_id": kString}, nil),
+	}
+})
 
 // actionOrder is the order upstream publishes actions in.
 var actionOrder = []string{
@@ -113,17 +117,21 @@ var actionOrder = []string{
 	"request_invoice_validation", "request_payment", "request_exception_resolution",
 }
 
-var actionPayloadSchemas = map[string]payloadSchema{
-	"request_supplier_visit": ps(map[string]string{"visit_type": kString, "cycle_id": kString}, map[string]string{"scope_digest": kOptString}),
-	"request_approval": ps(map[string]string{"quote_id": kString, "quote_version": kInteger, "amount_minor": kInteger,
-		"currency": kString, "scope_digest": kString, "cycle_id": kString, "deadline_after_minutes": kInteger}, nil),
-	"send_message":               ps(map[string]string{"recipient_actor_id": kString, "message_fixture_id": kString}, map[string]string{"correlation_id": kOptString}),
-	"authorise_supplier_work":    ps(map[string]string{"quote_id": kString, "quote_version": kInteger, "approval_checkpoint_id": kString, "cycle_id": kString}, nil),
-	"request_invoice_validation": ps(map[string]string{"invoice_id": kString}, nil),
-	"request_payment":            ps(map[string]string{"invoice_id": kString, "amount_minor": kInteger, "currency": kString}, nil),
-	"request_exception_resolution": ps(map[string]string{"exception_type": kString, "approval_checkpoint_id": kString,
-		"deadline_after_minutes": kInteger}, nil),
-}
+// actionPayloadSchemas is the exact payload contract of every action type,
+// built on first use.
+var actionPayloadSchemas = sync.OnceValue(func() map[string]payloadSchema {
+	return map[string]payloadSchema{
+		"request_supplier_visit": ps(map[string]string{"visit_type": kString, "cycle_id": kString}, map[string]string{"scope_digest": kOptString}),
+		"request_approval": ps(map[string]string{"quote_id": kString, "quote_version": kInteger, "amount_minor": kInteger,
+			"currency": kString, "scope_digest": kString, "cycle_id": kString, "deadline_after_minutes": kInteger}, nil),
+		"send_message":               ps(map[string]string{"recipient_actor_id": kString, "message_fixture_id": kString}, map[string]string{"correlation_id": kOptString}),
+		"authorise_supplier_work":    ps(map[string]string{"quote_id": kString, "quote_version": kInteger, "approval_checkpoint_id": kString, "cycle_id": kString}, nil),
+		"request_invoice_validation": ps(map[string]string{"invoice_id": kString}, nil),
+		"request_payment":            ps(map[string]string{"invoice_id": kString, "amount_minor": kInteger, "currency": kString}, nil),
+		"request_exception_resolution": ps(map[string]string{"exception_type": kString, "approval_checkpoint_id": kString,
+			"deadline_after_minutes": kInteger}, nil),
+	}
+})
 
 func selectorProjection(s engine.EvidenceSelector) (string, map[string]any) {
 	switch s.Kind {

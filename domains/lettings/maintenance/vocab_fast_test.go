@@ -12,10 +12,10 @@ func TestPayloadOKAgreesWithProblem(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	values := []any{"x", "", nil, int64(0), int64(7), true, false, 1.5, []any{}, map[string]any{}}
 	schemas := map[string]payloadSchema{}
-	for k, s := range eventPayloadSchemas {
+	for k, s := range eventPayloadSchemas() {
 		schemas["event "+k] = s
 	}
-	for k, s := range actionPayloadSchemas {
+	for k, s := range actionPayloadSchemas() {
 		schemas["action "+k] = s
 	}
 	for name, s := range schemas {

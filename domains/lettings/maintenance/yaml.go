@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/obaudit/obaudit/internal/strictyaml"
 	"github.com/obaudit/obaudit/refusal"
@@ -16,10 +17,14 @@ const maxYAMLDepth = 64
 // resolved here the way both YAML 1.1 and 1.2 agree on; a plain scalar the
 // two read differently is refused rather than guessed. Of YAML 1.1's
 // integers and floats (strictyaml.Type11), these are the ones YAML 1.2
-// reads as the same number.
+// reads as the same number. They are compiled on first use.
 var (
-	reInt   = regexp.MustCompile(`^[-+]?(?:0|[1-9][0-9]*)$`)
-	reFloat = regexp.MustCompile(`^[-+]?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?$`)
+	reInt = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[-+]?(?:0|[1-9][0-9]*)$`)
+	})
+	reFloat = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[-+]?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?$`)
+	})
 )
 
 // specYAML is the strict reader of operation specs.
@@ -48,7 +53,7 @@ func scalar(s, pos string) (any, error) {
 		}
 		return false, nil
 	case "integer":
-		if !reInt.MatchString(s) {
+		if !reInt().MatchString(s) {
 			return nil, refusal.New(ErrAmbiguousScalar, "%s: %q is an integer in YAML 1.1 and not the same one (or not one) in YAML 1.2; quote it or write it in decimal", pos, s)
 		}
 		v, err := strconv.ParseInt(s, 10, 64)
@@ -59,7 +64,7 @@ func scalar(s, pos string) (any, error) {
 	case "timestamp":
 		return nil, refusal.New(ErrNonStringInstant, "%s: %q is an unquoted YAML timestamp; an instant is a quoted \"YYYY-MM-DDTHH:MM:SSZ\" string", pos, s)
 	case "float":
-		if !reFloat.MatchString(s) {
+		if !reFloat().MatchString(s) {
 			return nil, refusal.New(ErrAmbiguousScalar, "%s: %q is a float in YAML 1.1 that YAML 1.2 reads differently; quote it or write it plainly", pos, s)
 		}
 		f, err := strconv.ParseFloat(s, 64)

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/engine"
@@ -65,13 +66,15 @@ func Contract(spec *maintenance.Spec, scenarioID string) (*engine.GradingContrac
 	return c, nil
 }
 
-// The published projections of the three selector kinds (upstream's
-// read-contract algebra); each is parsed back into its selector.
-var (
-	reRegistry = regexp.MustCompile(`^key == payload\.(\w+)$`)
-	reWork     = regexp.MustCompile(`^key == cycle\.work_evidence_id; kind == work_evidence; cycle_id == cycle\.cycle_id where invoice=(\w+)\.(\w+)\[payload\.(\w+)\], cycle=(\w+)\.(\w+)\[invoice\.cycle_id\]$`)
-	reQuote    = regexp.MustCompile(`^key == approval\.quote_id \+ ':v' \+ approval\.quote_version where approval=(\w+)\.(\w+)\[payload\.(\w+)\]$`)
-)
+// selectorPatterns are the published projections of the three selector
+// kinds (upstream's read-contract algebra), compiled on first use; each is
+// parsed back into its selector.
+var selectorPatterns = sync.OnceValue(func() (p struct{ registry, work, quote *regexp.Regexp }) {
+	p.registry = regexp.MustCompile(`^key == payload\.(\w+)$`)
+	p.work = regexp.MustCompile(`^key == cycle\.work_evidence_id; kind == work_evidence; cycle_id == cycle\.cycle_id where invoice=(\w+)\.(\w+)\[payload\.(\w+)\], cycle=(\w+)\.(\w+)\[invoice\.cycle_id\]$`)
+	p.quote = regexp.MustCompile(`^key == approval\.quote_id \+ ':v' \+ approval\.quote_version where approval=(\w+)\.(\w+)\[payload\.(\w+)\]$`)
+	return p
+})
 
 func outcome(raw any) (engine.GradingOutcome, error) {
 	var o engine.GradingOutcome
@@ -113,14 +116,14 @@ func selector(name string, p any) (engine.EvidenceSelector, error) {
 	if !ok {
 		return s, fmt.Errorf("selector %q: from %q is not tool.root", name, from)
 	}
-	if g := reRegistry.FindStringSubmatch(sel); g != nil && g[1] == name {
+	if g := selectorPatterns().registry.FindStringSubmatch(sel); g != nil && g[1] == name {
 		return engine.EvidenceSelector{Kind: engine.SelectPayloadRegistryKey, Tool: tool, Root: root, PayloadField: g[1]}, nil
 	}
-	if g := reWork.FindStringSubmatch(sel); g != nil && name == "work_evidence_id" {
+	if g := selectorPatterns().work.FindStringSubmatch(sel); g != nil && name == "work_evidence_id" {
 		return engine.EvidenceSelector{Kind: engine.SelectWorkEvidenceForInvoice, Tool: g[1], Root: g[2], PayloadField: g[3],
 			CycleTool: g[4], CycleRoot: g[5], AuthorityTool: tool, AuthorityRoot: root}, nil
 	}
-	if g := reQuote.FindStringSubmatch(sel); g != nil && name == "quote_record_key" {
+	if g := selectorPatterns().quote.FindStringSubmatch(sel); g != nil && name == "quote_record_key" {
 		return engine.EvidenceSelector{Kind: engine.SelectQuoteForSelectedApproval, Tool: g[1], Root: g[2], PayloadField: g[3],
 			TargetTool: tool, TargetRoot: root}, nil
 	}
