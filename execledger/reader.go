@@ -313,7 +313,7 @@ func (rd *reader) row(i int, line []byte, v any) error {
 		if err != nil {
 			return err
 		}
-		if err := rd.t.admitTerminal(term.Kind, term.ExclusionCode); err != nil {
+		if err := rd.t.admitTerminal(term.Kind, term.EndedAt, term.ExclusionCode); err != nil {
 			return err
 		}
 		if !totalsEqual(term.Totals, rd.t.totals()) {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/export/agentrun"
 	"github.com/obaudit/obaudit/internal/safefs"
@@ -135,6 +134,6 @@ func schemaSources(s *agentrun.Schema) []any {
 // validation with every carried pack (artefactOptions, the one wiring of
 // packs into artefact reading).
 func validateArtefactBytes(raw []byte) error {
-	_, err := artefact.Read(raw, artefactOptions())
+	_, _, err := checkArtefact(raw)
 	return err
 }

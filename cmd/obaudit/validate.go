@@ -5,12 +5,15 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/obaudit/obaudit/artefact"
 	artefactschema "github.com/obaudit/obaudit/artefact/schema"
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/spf13/cobra"
 )
@@ -45,7 +48,7 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 			if err != nil {
 				return err
 			}
-			doc, err := validateArtefact(b)
+			doc, regraded, err := checkArtefact(b)
 			if err != nil {
 				if g.json {
 					if werr := writeJSON(cmd, refusedReport(err)); werr != nil {
@@ -54,7 +57,7 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 				}
 				return err
 			}
-			r := validateReport(doc)
+			r := validateReport(doc, regraded)
 			if g.json {
 				return writeJSON(cmd, r)
 			}
@@ -85,6 +88,10 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 				schemaLine = fmt.Sprintf("not applicable (contract %d; the published schema is contract %d's)", doc.Version(), artefact.Version)
 			}
 			fmt.Fprintf(w, "json schema:      %s\n", schemaLine)
+			if regraded.Rederived {
+				fmt.Fprintf(w, "evaluation:       re-graded under engine %s from the trajectory, events and final state: equal\n", a.EngineVersion)
+			}
+			fmt.Fprintf(w, "carried:          %s\n", strings.Join(carriedList(doc, regraded), "; "))
 			fmt.Fprintf(w, "established:      coherence only; no ledger was opened and nothing is attested\n")
 			return nil
 		},
@@ -133,7 +140,7 @@ func collectLessOften() {
 var gcOnce sync.Once
 
 // validateReport is the --json report of a coherent artefact.
-func validateReport(doc *artefact.Document) map[string]any {
+func validateReport(doc *artefact.Document, rg *episode.Regraded) map[string]any {
 	a := doc.Artefact
 	digests := map[string]any{
 		"final_state_digest_sha256": a.FinalStateDigest,
@@ -154,6 +161,8 @@ func validateReport(doc *artefact.Document) map[string]any {
 		"agent_kind":            a.AgentKind,
 		"digests":               digests,
 		"json_schema":           doc.Version() == artefact.Version,
+		"regraded":              rg.Rederived,
+		"carried":               carriedList(doc, rg),
 	}
 	if doc.Version() >= 2 {
 		digests["decisions_digest_sha256"] = a.DecisionsDigest
@@ -219,9 +228,79 @@ func artefactOptions() artefact.Options {
 }
 
 // validateArtefactTree is the full artefact validation (every registered
-// pack) for callers that hold a parsed tree, such as the bundle audit's
-// first step.
+// pack) and re-grade for callers that hold a parsed tree, such as the bundle
+// audit's first step.
 func validateArtefactTree(tree map[string]any) error {
-	_, err := artefact.Validate(tree, artefactOptions())
+	a, err := artefact.Validate(tree, artefactOptions())
+	if err != nil {
+		return err
+	}
+	_, err = regradeArtefact(&artefact.Document{Artefact: a, Tree: tree})
 	return err
+}
+
+// checkArtefact is the one reading of an artefact every command that vouches
+// for one shares: obaudit validate's strict read with every named check
+// (validateArtefact), then the re-grade of its summary fields and result
+// vector (episode.Regrade) under the recorded engine version.
+func checkArtefact(b []byte) (*artefact.Document, *episode.Regraded, error) {
+	doc, err := validateArtefact(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := regradeArtefact(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, r, nil
+}
+
+// regradeArtefact re-grades doc with the grading contract of the carried
+// spec it names (the pack's embedded spec, when its digest is the
+// artefact's; otherwise the evaluation is carried, by name).
+func regradeArtefact(doc *artefact.Document) (*episode.Regraded, error) {
+	return episode.Regrade(doc, regradeConfig(doc))
+}
+
+func regradeConfig(doc *artefact.Document) episode.RegradeConfig {
+	var cfg episode.RegradeConfig
+	a := doc.Artefact
+	for _, p := range domains.Packs() {
+		if p.OperationType != a.Operation.OperationType || p.OperationType != maintenance.OperationType {
+			continue
+		}
+		dom, err := p.Operation(nil, "", a.ScenarioID)
+		if err != nil || dom.Plan().Meta.SpecDigest != a.Operation.SpecDigest {
+			continue
+		}
+		if g, ok := dom.(engine.Graded); ok {
+			cfg.Contract = g.GradingContract()
+			cfg.Terminal = maintenanceTerminal
+		}
+	}
+	return cfg
+}
+
+// maintenanceTerminal reads the terminal outcome and the replay-final flag
+// out of a maintenance final state (validated by maintenance.ValidateFinalState
+// before it is read here): terminal.outcome, or null with no terminal.
+func maintenanceTerminal(fs map[string]any) (*string, bool, error) {
+	rf, _ := fs["replay_final"].(bool)
+	t, ok := fs["terminal"].(map[string]any)
+	if !ok {
+		return nil, rf, nil
+	}
+	o, ok := t["outcome"].(string)
+	if !ok {
+		return nil, rf, nil
+	}
+	return &o, rf, nil
+}
+
+// carriedList names every field validate did not establish: the field
+// table's carried rows for the document's contract (artefact.CarriedFields)
+// and what the re-grade carried, with its reason.
+func carriedList(doc *artefact.Document, rg *episode.Regraded) []string {
+	out := artefact.CarriedFields("validate", doc.Version())
+	return append(out, rg.Carried...)
 }
