@@ -41,7 +41,49 @@ var (
 	// call's start, or ending before the previous call's end, or the
 	// terminal ending before the header's start or the last call's end.
 	ErrTimeBackwards = refusal.Sentinel("ledger/time-backwards")
+	// ErrSettingsIncoherent is returned when the header's settings mapping
+	// restates a header field (model, api, base_url, protocol_version,
+	// request_mapping, sdk, sdk_version, max_output_tokens,
+	// turn_deadline_seconds, retry.max_attempts) with another value: the
+	// settings digest the binding carries would describe another request.
+	ErrSettingsIncoherent = refusal.Sentinel("ledger/settings-incoherent")
 )
+
+// settingsCoherent holds every settings key that restates a header field
+// to that field (absent keys are not required).
+func settingsCoherent(h *Header) error {
+	s := h.Provider.Settings
+	p, ct := h.Provider, h.Controls
+	for _, f := range []struct {
+		key  string
+		want any
+	}{
+		{"model", p.Model}, {"api", p.API}, {"base_url", p.BaseURL}, {"protocol_version", p.ProtocolVersion},
+		{"request_mapping", p.RequestMapping}, {"sdk", p.SDK}, {"sdk_version", p.SDKVersion},
+		{"max_output_tokens", ct.MaxOutputTokens}, {"turn_deadline_seconds", ct.TurnDeadlineSeconds},
+	} {
+		v, ok := s[f.key]
+		if ok && !sameValue(v, f.want) {
+			return refusal.New(ErrSettingsIncoherent, "header.provider.settings.%s restates the header with another value", f.key)
+		}
+	}
+	if r, ok := s["retry"].(map[string]any); ok {
+		if v, ok := r["max_attempts"]; ok && !sameValue(v, ct.MaxAttemptsPerCall) {
+			return refusal.New(ErrSettingsIncoherent, "header.provider.settings.retry.max_attempts restates controls.max_attempts_per_call with another value")
+		}
+	}
+	return nil
+}
+
+// sameValue compares two JSON scalars, numbers by value.
+func sameValue(a, b any) bool {
+	x, okA := seconds(a)
+	y, okB := seconds(b)
+	if okA && okB {
+		return x == y
+	}
+	return a == b
+}
 
 // soundness is the part of the tally that watches for states no scored run
 // could be in. It keeps O(1) state.
@@ -119,6 +161,12 @@ func (t *tally) watchCall(c *Call) {
 				s.fail(ErrModelMismatch, "%s: the answer names model %q and the header pins %q", aw, *a.ResponseModel, h.Provider.Model)
 			}
 		}
+		if a.CostReservationUSD != nil && a.CostMeasuredUSD != nil {
+			m, _ := t.amounts.parse(*a.CostMeasuredUSD)
+			if r, _ := t.amounts.parse(*a.CostReservationUSD); m.Cmp(r) > 0 {
+				s.fail(ErrReservationBreached, "%s: measured %s USD against a reservation of %s USD", aw, *a.CostMeasuredUSD, *a.CostReservationUSD)
+			}
+		}
 		if a.OutputTokens != nil && *a.OutputTokens > ct.MaxOutputTokens {
 			s.fail(ErrOutputOverCeiling, "%s: %d output tokens against a ceiling of %d", aw, *a.OutputTokens, ct.MaxOutputTokens)
 		}
@@ -140,9 +188,6 @@ func (t *tally) watchCall(c *Call) {
 		}
 		if a.CostMeasuredUSD != nil {
 			m, _ := t.amounts.parse(*a.CostMeasuredUSD)
-			if m.Cmp(reserve) > 0 {
-				s.fail(ErrReservationBreached, "%s: measured %s USD against a reservation of %s USD", aw, *a.CostMeasuredUSD, *a.CostReservationUSD)
-			}
 			s.settled = s.settled.Add(m)
 		}
 		if a.CostForfeitedUSD != nil {
