@@ -21,8 +21,9 @@ var (
 	// is above the reservation of the same attempt.
 	ErrReservationBreached = refusal.Sentinel("ledger/reservation-breached")
 	// ErrCostCapExceeded is returned when, under refuse_before_dispatch, a
-	// scored run reserved an attempt that the cost guard refuses: the costs
-	// settled before it plus its reservation pass cost_cap_usd.
+	// scored run's cumulative reservations pass cost_cap_usd (a run whose
+	// worst case passes its cap is refused before its first dispatch, so
+	// no run it starts can reserve more).
 	ErrCostCapExceeded = refusal.Sentinel("ledger/cost-cap-exceeded")
 	// ErrTokenCapExceeded is returned when a scored run's cumulative token
 	// exposure (each reserved attempt's input bound plus the output
@@ -93,7 +94,7 @@ type soundness struct {
 	lastStart     int64 // the last call's start
 	started       bool
 	tokens        int64
-	settled       Decimal
+	reserved      Decimal
 	latencySum    float64
 	headerInstant bool
 }
@@ -123,7 +124,7 @@ func (t *tally) watchCall(c *Call) {
 	where := "call " + itoa(int(c.CallIndex))
 	if !s.started {
 		s.started = true
-		s.settled = DecimalFromInt(0)
+		s.reserved = DecimalFromInt(0)
 		s.start, s.headerInstant = parseInstant(h.StartedAt)
 		s.last, s.lastStart = s.start, s.start
 	}
@@ -181,18 +182,11 @@ func (t *tally) watchCall(c *Call) {
 		if s.tokens > ct.TokenHardCap {
 			s.fail(ErrTokenCapExceeded, "%s: cumulative token exposure %d passes the token cap of %d", aw, s.tokens, ct.TokenHardCap)
 		}
+		s.reserved = s.reserved.Add(reserve)
 		if ct.CostCapPolicy == CostCapPolicy {
-			if c, ok := ParseDecimal(ct.CostCapUSD); ok && s.settled.Add(reserve).Cmp(c) > 0 {
-				s.fail(ErrCostCapExceeded, "%s: %s USD settled before it and its reservation of %s USD pass the cost cap of %s USD", aw, s.settled, reserve, ct.CostCapUSD)
+			if c, ok := ParseDecimal(ct.CostCapUSD); ok && s.reserved.Cmp(c) > 0 {
+				s.fail(ErrCostCapExceeded, "%s: cumulative reservations of %s USD pass the cost cap of %s USD", aw, s.reserved, ct.CostCapUSD)
 			}
-		}
-		if a.CostMeasuredUSD != nil {
-			m, _ := t.amounts.parse(*a.CostMeasuredUSD)
-			s.settled = s.settled.Add(m)
-		}
-		if a.CostForfeitedUSD != nil {
-			f, _ := t.amounts.parse(*a.CostForfeitedUSD)
-			s.settled = s.settled.Add(f)
 		}
 	}
 }
