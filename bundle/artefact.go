@@ -24,7 +24,7 @@ type attemptView struct {
 	inv, turn int64
 }
 
-type decisionView struct{ kind, digest string }
+type decisionView struct{ kind, digest, observation string }
 
 var bindingKeys = []string{
 	"execution_run_id", "execution_ledger_version", "execution_ledger_digest_sha256", "provider", "api", "model",
@@ -153,7 +153,8 @@ func readArtefact(tree map[string]any, opts Options) (*view, error) {
 		if err != nil {
 			return nil, refusal.Wrap(ErrContract, err, "a decision outcome cannot be canonically encoded")
 		}
-		out.decisions = append(out.decisions, decisionView{kind: kind, digest: dg})
+		obs, _ := dm["observation_digest_sha256"].(string)
+		out.decisions = append(out.decisions, decisionView{kind: kind, digest: dg, observation: obs})
 	}
 	return out, nil
 }

@@ -261,7 +261,7 @@ func AuditReader(artefact map[string]any, ledger io.Reader, name string, opts Op
 		OnCall: func(c *execledger.Call) error {
 			ncalls++
 			if len(calls) <= len(art.decisions) {
-				lc := ledgerCall{request: c.RequestDigest, inv: c.InvocationIndex, turn: c.TurnIndex}
+				lc := ledgerCall{request: c.RequestDigest, observation: c.ObservationDigest, inv: c.InvocationIndex, turn: c.TurnIndex}
 				if c.Decision != nil {
 					lc.decided, lc.kind, lc.digest = true, c.Decision.Kind, c.Decision.DecisionDigest
 				}
@@ -329,6 +329,8 @@ func AuditReader(artefact map[string]any, ledger io.Reader, name string, opts Op
 			return nil, refusal.New(ErrCallBinding, "call %d carries no decision where the tape records one", i)
 		case c.digest != d.digest:
 			return nil, refusal.New(ErrCallBinding, "call %d: the ledger's decision digest is not the digest of tape entry %d", i, p)
+		case c.observation != d.observation:
+			return nil, refusal.New(ErrCallBinding, "call %d: the ledger's observation digest is not tape entry %d's", i, p)
 		case c.kind != d.kind:
 			return nil, refusal.New(ErrCallBinding, "call %d: the ledger's decision kind %s is not the tape's %s", i, c.kind, d.kind)
 		case !c.normalized:
@@ -353,7 +355,7 @@ func fmtOpt(p *int64) string {
 }
 
 type ledgerCall struct {
-	request, kind, digest string
-	inv, turn             int64
-	decided, normalized   bool
+	request, observation, kind, digest string
+	inv, turn                          int64
+	decided, normalized                bool
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"io"
 	"os"
 	"path/filepath"
@@ -50,6 +51,7 @@ Exit 0: a complete verified ledger. Exit 2: a verified prefix with no terminal r
 				s := a.Summary()
 				s["mediaType"] = "application/vnd.obaudit.ledger-verify+json;version=1"
 				s["ledger"] = name
+				s["carried"] = execledger.CarriedFields("ledger")
 				if err := writeJSON(cmd, s); err != nil {
 					return err
 				}
@@ -71,6 +73,7 @@ Exit 0: a complete verified ledger. Exit 2: a verified prefix with no terminal r
 				fmt.Fprintf(w, "measured USD:     %s\n", t.MeasuredCostUSD)
 				fmt.Fprintf(w, "forfeited USD:    %s\n", t.ForfeitedReservationUSD)
 				fmt.Fprintf(w, "reserved USD:     %s (authorised, not spent; never summed with the two above)\n", t.ReservedUSD)
+				fmt.Fprintf(w, "carried:          %s\n", strings.Join(execledger.CarriedFields("ledger"), "; "))
 			}
 			if !a.Complete() {
 				return answerNo("%s is a verified prefix of %d rows with no terminal row: incomplete", name, a.RowsVerified)
