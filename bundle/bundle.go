@@ -30,8 +30,8 @@ package bundle
 
 import (
 	"fmt"
+	"github.com/obaudit/obaudit/internal/safefs"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/obaudit/obaudit/canon"
@@ -215,7 +215,7 @@ func AuditFiles(artefactPath, ledgerPath string, opts Options) (*Result, error) 
 }
 
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := safefs.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +232,7 @@ func readBounded(path string, limit int64) ([]byte, error) {
 
 // Audit holds an artefact's JSON tree against the ledger at ledgerPath.
 func Audit(artefact map[string]any, ledgerPath string, opts Options) (*Result, error) {
-	f, err := os.Open(ledgerPath)
+	f, err := safefs.OpenRegular(ledgerPath)
 	if err != nil {
 		// Step 4 comes after steps 1-3, so read the artefact first.
 		if _, aerr := readArtefact(artefact, opts); aerr != nil {

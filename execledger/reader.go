@@ -3,8 +3,8 @@ package execledger
 import (
 	"bufio"
 	"errors"
+	"github.com/obaudit/obaudit/internal/safefs"
 	"io"
-	"os"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/limits"
@@ -118,7 +118,7 @@ func (e *IncompleteError) Unwrap() error { return e.Refusal }
 
 // ReadFile reads and verifies the journal at path (see [Read]).
 func ReadFile(path string, opts Options) (*Audit, error) {
-	f, err := os.Open(path)
+	f, err := safefs.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -89,14 +89,25 @@ refused. DIR is created if absent; no file in it is ever overwritten.`,
 			if err != nil {
 				return err
 			}
+			// Every output is checked before anything is read, signed or
+			// written (all or nothing: see writeCampaign).
+			targets := []string{filepath.Join(output, "checkpoint")}
+			for _, p := range paths {
+				targets = append(targets, filepath.Join(output, proofName(p)))
+			}
 			names := map[string]string{}
-			bundles := make([][]byte, len(paths))
-			for i, p := range paths {
+			for _, p := range paths {
 				n := proofName(p)
 				if prev, dup := names[n]; dup {
 					return usagef("%s and %s would both write %s", prev, p, n)
 				}
 				names[n] = p
+			}
+			if err := checkCampaignOutputs(output, targets); err != nil {
+				return err
+			}
+			bundles := make([][]byte, len(paths))
+			for i, p := range paths {
 				b, err := readInput(cmd, p)
 				if err != nil {
 					return err
@@ -118,20 +129,13 @@ refused. DIR is created if absent; no file in it is ever overwritten.`,
 			if err != nil {
 				return err
 			}
-			if err := os.Mkdir(output, 0o755); err != nil && !os.IsExist(err) {
-				return err
-			}
-			cpPath := filepath.Join(output, "checkpoint")
-			if err := safefs.WriteFile(cpPath, camp.Signed, 0o644); err != nil {
+			cpPath := targets[0]
+			if err := writeCampaign(output, targets, append([][]byte{camp.Signed}, camp.Proofs...)); err != nil {
 				return err
 			}
 			proofs := make([]any, len(paths))
 			for i, p := range paths {
-				pp := filepath.Join(output, proofName(p))
-				if err := safefs.WriteFile(pp, camp.Proofs[i], 0o644); err != nil {
-					return err
-				}
-				proofs[i] = map[string]any{"index": int64(i), "bundle": p, "proof": pp}
+				proofs[i] = map[string]any{"index": int64(i), "bundle": p, "proof": targets[i+1]}
 			}
 			root := fmt.Sprintf("%x", camp.Checkpoint.Root)
 			if g.json {
@@ -158,6 +162,40 @@ refused. DIR is created if absent; no file in it is ever overwritten.`,
 	f.StringVar(&origin, "origin", "", "the campaign's name: the checkpoint origin and note key name")
 	f.StringVar(&output, "output", "", "directory for the checkpoint and the proofs")
 	return c
+}
+
+// checkCampaignOutputs refuses, before anything is read or written, an
+// output that exists (or a link or non-directory on its path) beneath an
+// existing dir; a dir that does not exist yet holds none.
+func checkCampaignOutputs(dir string, targets []string) error {
+	if _, err := os.Lstat(dir); os.IsNotExist(err) {
+		return nil
+	}
+	return checkOutputs(targets...)
+}
+
+// writeCampaign writes the checkpoint and every proof all or nothing: dir
+// is created if absent (mode 0755), every target is checked again, and on
+// any failure every file written is removed, and dir too when this call
+// created it. A checkpoint is never left without its proofs.
+func writeCampaign(dir string, targets []string, data [][]byte) (err error) {
+	made := false
+	if err := os.Mkdir(dir, 0o755); err == nil {
+		made = true
+	} else if !os.IsExist(err) {
+		return err
+	}
+	defer func() {
+		if err != nil && made {
+			os.Remove(dir)
+		}
+	}()
+	t, err := safefs.CheckTargets(targets...)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	return t.WriteAll(data, 0o644)
 }
 
 // inFile names the bundle a refusal is about, keeping its class.

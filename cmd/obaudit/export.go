@@ -42,6 +42,15 @@ documents (every *.json there, keyed by its $id). Nothing is fetched.
 Exit 0: exported. Exit 1: refused, by class.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// A named output file is checked before any work; a directory's
+			// file name is the record's id, known only after the export.
+			if output != "" && !strings.HasSuffix(output, "/") {
+				if fi, err := os.Stat(output); err != nil || !fi.IsDir() {
+					if err := checkOutputs(output); err != nil {
+						return err
+					}
+				}
+			}
 			s, err := compileAgentRunSchema(schemaDir)
 			if err != nil {
 				return err

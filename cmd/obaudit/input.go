@@ -2,8 +2,8 @@ package main
 
 import (
 	"crypto/ecdsa"
+	"github.com/obaudit/obaudit/internal/safefs"
 	"io"
-	"os"
 
 	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/internal/limits"
@@ -17,7 +17,7 @@ func readInput(cmd *cobra.Command, name string) ([]byte, error) {
 	if name == "-" {
 		r = cmd.InOrStdin()
 	} else {
-		f, err := os.Open(name)
+		f, err := safefs.OpenRegular(name)
 		if err != nil {
 			return nil, err
 		}

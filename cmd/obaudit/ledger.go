@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strings"
+	"github.com/obaudit/obaudit/internal/safefs"
 	"io"
-	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/spf13/cobra"
@@ -35,7 +35,7 @@ Exit 0: a complete verified ledger. Exit 2: a verified prefix with no terminal r
 			if name == "-" {
 				r = cmd.InOrStdin()
 			} else {
-				f, err := os.Open(name)
+				f, err := safefs.OpenRegular(name)
 				if err != nil {
 					return err
 				}

@@ -68,6 +68,11 @@ evaluation, computed as --output writes it). An unknown --engine is refused
 			if err != nil {
 				return err
 			}
+			if output != "" {
+				if err := checkOutputs(output); err != nil { // before the episode runs
+					return err
+				}
+			}
 			res, err := episode.Run(episode.Config{
 				Domain: dom, NewAgent: agent.New, AgentID: agent.ID, AgentKind: agent.Kind,
 				OperationInstanceID: instanceID, EngineVersion: engineVersion,

@@ -16,6 +16,10 @@ const (
 	MaxArtefactBytes = 64 << 20
 	// MaxLedgerLineBytes bounds one execution-ledger row.
 	MaxLedgerLineBytes = 1 << 20
+	// MaxYAMLBytes bounds a YAML document (an operation spec, an oracle
+	// manifest), refused before it is parsed: a YAML node tree costs tens of
+	// bytes of memory per input byte.
+	MaxYAMLBytes = 1 << 20
 )
 
 // Exceeded returns the refusal for an input of n bytes against the named
