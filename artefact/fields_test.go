@@ -27,7 +27,7 @@ func TestFieldTable(t *testing.T) {
 				t.Errorf("%s: kind %q", k.Field, kind)
 			}
 		}
-		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s |", k.Field, k.Validate, k.Replay, k.Bundle))
+		rows = append(rows, fmt.Sprintf("| `/%s` | %s | %s | %s |", k.Field, k.Validate, k.Replay, k.Bundle))
 	}
 	want := artefact.TableFields()
 	for _, f := range want {

@@ -26,7 +26,7 @@ func TestFieldTable(t *testing.T) {
 				t.Errorf("%s: kind %q", k.Field, kind)
 			}
 		}
-		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s |", k.Field, k.Ledger, k.Bundle))
+		rows = append(rows, fmt.Sprintf("| `/%s` | %s | %s |", k.Field, k.Ledger, k.Bundle))
 	}
 	want := execledger.TableFields()
 	for _, f := range want {

@@ -32,8 +32,17 @@ binding between identity, execution and tape; from contract 7 the provider execu
 binding and its coherence with the record; last, the final_state, trajectory and
 decisions digests, recomputed over upstream canonical JSON. A contract-8 document is also
 held to the published JSON Schema (schemas/artefact/v8.json) by an independent engine,
-concurrently with the named checks. (--schema, which used to opt into the schema pass,
+after the named checks accept it. (--schema, which used to opt into the schema pass,
 is accepted and changes nothing.)
+
+A contract-8 artefact under an engine version and an operation spec this build carries
+is then re-graded: its summary fields (status, terminal_outcome, replay_final,
+started_at, ended_at, simulated_minutes, agent_invocations) are re-derived from the
+trajectory and final state, and its result vector from the trajectory, delivered events
+and final state under the recorded engine version; any difference is refused
+(validate/summary-mismatch, validate/evaluation-mismatch, naming the first differing
+pointer), as is a finding code its dimension cannot raise (validate/unraisable-finding).
+The report lists every field it carried (did not establish), by name.
 
 Validation establishes coherence, not attestation, and never opens a ledger: a binding
 read out of an artefact alone attributes nothing (see obaudit bundle).
@@ -107,8 +116,8 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 // validateArtefact is obaudit validate's whole check of an artefact file's
 // bytes: the strict read with every named check of the contract the
 // document declares, every carried pack's final-state validator and, for
-// contract 8, the published JSON Schema (run concurrently with the named
-// checks).
+// contract 8, the published JSON Schema (run after the named checks accept
+// the document).
 func validateArtefact(b []byte) (*artefact.Document, error) {
 	collectLessOften()
 	opts := artefactOptions()
@@ -122,9 +131,9 @@ func validateArtefact(b []byte) (*artefact.Document, error) {
 // and keeps little of it, and at the default target the collector (and the
 // write barriers it turns on while it marks) costs about a fifth of the
 // CPU time. GOGC=400 lets the heap reach five times its live size before a
-// collection (tens of megabytes here); the 1 GiB soft limit makes the
-// collector work harder rather than let the largest artefact the reader
-// accepts (limits.MaxArtefactBytes, 64 MiB) grow the heap past it.
+// collection (tens of megabytes here); the soft limit readInput sets
+// (64 MiB + 8× the bytes read, boundMemory) makes the collector work harder
+// rather than let a large input grow the heap past it.
 func collectLessOften() {
 	gcOnce.Do(func() {
 		_, gogc := os.LookupEnv("GOGC")
@@ -133,7 +142,8 @@ func collectLessOften() {
 			return
 		}
 		debug.SetGCPercent(400)
-		debug.SetMemoryLimit(1 << 30)
+		// The soft memory limit is readInput's (boundMemory): the collector
+		// works harder rather than let the heap pass the bound.
 	})
 }
 

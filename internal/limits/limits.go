@@ -18,8 +18,9 @@ const (
 	MaxLedgerLineBytes = 1 << 20
 	// MaxYAMLBytes bounds a YAML document (an operation spec, an oracle
 	// manifest), refused before it is parsed: a YAML node tree costs tens of
-	// bytes of memory per input byte.
-	MaxYAMLBytes = 1 << 20
+	// bytes of memory per input byte (the specs and oracles obaudit carries
+	// are about 20 KB; BENCHMARKS.md, "Peak memory").
+	MaxYAMLBytes = 256 << 10
 )
 
 // Exceeded returns the refusal for an input of n bytes against the named
