@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/internal/safefs"
 	episodereport "github.com/obaudit/obaudit/report"
 	"github.com/spf13/cobra"
@@ -35,7 +36,12 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
-			r, err := episodereport.Build(raw, episodereport.ValidatorFunc(validateArtefactBytes))
+			var regraded *episode.Regraded
+			r, err := episodereport.Build(raw, episodereport.ValidatorFunc(func(b []byte) error {
+				_, rg, err := checkArtefact(b)
+				regraded = rg
+				return err
+			}))
 			if err != nil {
 				return err
 			}
@@ -51,6 +57,12 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 			out := r.Text()
 			if format == "html" {
 				out = r.HTML()
+			} else if !regraded.Rederived {
+				// The values above are the record's: say which were carried.
+				out = append(out, []byte("\nCARRIED (not re-derived by this build; shown as the record states them):\n")...)
+				for _, c := range regraded.Carried {
+					out = append(out, "  "+c+"\n"...)
+				}
 			}
 			_, err = cmd.OutOrStdout().Write(out)
 			return err
