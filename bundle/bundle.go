@@ -203,6 +203,9 @@ func AuditFiles(artefactPath, ledgerPath string, opts Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := limits.CheckDensity(filepath.Base(artefactPath), b); err != nil {
+		return nil, err
+	}
 	tree, err := canon.Parse(b)
 	if err != nil {
 		return nil, refusal.Wrap(ErrContract, err, "%s does not read as a run artefact", filepath.Base(artefactPath))
