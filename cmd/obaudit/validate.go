@@ -132,7 +132,7 @@ func validateArtefact(b []byte) (*artefact.Document, error) {
 // write barriers it turns on while it marks) costs about a fifth of the
 // CPU time. GOGC=400 lets the heap reach five times its live size before a
 // collection (tens of megabytes here); the soft limit readInput sets
-// (64 MiB + 8× the bytes read, boundMemory) makes the collector work harder
+// (64 MiB + 7× the bytes read, boundMemory) makes the collector work harder
 // rather than let a large input grow the heap past it.
 func collectLessOften() {
 	gcOnce.Do(func() {
