@@ -95,6 +95,8 @@ type soundness struct {
 	started       bool
 	tokens        int64
 	reserved      Decimal
+	costCap       Decimal // the header's cap, when its policy refuses before dispatch
+	capped        bool
 	latencySum    float64
 	headerInstant bool
 }
@@ -125,6 +127,9 @@ func (t *tally) watchCall(c *Call) {
 	if !s.started {
 		s.started = true
 		s.reserved = DecimalFromInt(0)
+		if ct.CostCapPolicy == CostCapPolicy {
+			s.costCap, s.capped = ParseDecimal(ct.CostCapUSD)
+		}
 		s.start, s.headerInstant = parseInstant(h.StartedAt)
 		s.last, s.lastStart = s.start, s.start
 	}
@@ -183,10 +188,8 @@ func (t *tally) watchCall(c *Call) {
 			s.fail(ErrTokenCapExceeded, "%s: cumulative token exposure %d passes the token cap of %d", aw, s.tokens, ct.TokenHardCap)
 		}
 		s.reserved = s.reserved.Add(reserve)
-		if ct.CostCapPolicy == CostCapPolicy {
-			if c, ok := ParseDecimal(ct.CostCapUSD); ok && s.reserved.Cmp(c) > 0 {
-				s.fail(ErrCostCapExceeded, "%s: cumulative reservations of %s USD pass the cost cap of %s USD", aw, s.reserved, ct.CostCapUSD)
-			}
+		if s.capped && s.reserved.Cmp(s.costCap) > 0 {
+			s.fail(ErrCostCapExceeded, "%s: cumulative reservations of %s USD pass the cost cap of %s USD", aw, s.reserved, ct.CostCapUSD)
 		}
 	}
 }
