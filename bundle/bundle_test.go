@@ -159,6 +159,11 @@ func TestBundleRefusals(t *testing.T) {
 			callRow(r, 4)["request_digest_sha256"] = strings.Repeat("c", 64)
 			return lt.Rechain(r)
 		}},
+		{"re-chained observation digest", bundle.ErrCallBinding, same, func() []byte {
+			r := rows()
+			callRow(r, 4)["observation_digest_sha256"] = strings.Repeat("e", 64)
+			return lt.Rechain(r)
+		}},
 		{"B16 re-chained decision digest", bundle.ErrCallBinding, same, func() []byte {
 			r := rows()
 			callRow(r, 4)["decision"].(map[string]any)["decision_digest_sha256"] = strings.Repeat("d", 64)
