@@ -40,6 +40,7 @@ import (
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/preflight"
+	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -163,8 +164,9 @@ func genuineModel(t *testing.T) (art, ledger []byte) {
 type forgery struct {
 	art  map[string]any
 	rows []map[string]any
-	// keepIdentity leaves the binding's identity (provider, api, model) as
-	// the mutation set it; the digest and totals are still re-bound.
+	// keepIdentity leaves the binding's identity (run id, provider, api,
+	// model, settings and pricing digests) as the mutation set it; the ledger
+	// digest and the totals are still re-bound.
 	keepIdentity *bool
 }
 
@@ -293,11 +295,11 @@ func forge(t *testing.T, p forgery) (art, ledger []byte) {
 		ledger = buf.Bytes()
 		b := objAt(p.art, "provider_execution")
 		b["execution_ledger_digest_sha256"] = prev
-		b["execution_run_id"] = h["execution_run_id"]
 		if !*p.keepIdentity {
+			b["execution_run_id"] = h["execution_run_id"]
 			b["provider"], b["api"], b["model"] = prov["provider"], prov["api"], prov["model"]
+			b["settings_digest_sha256"], b["pricing_digest_sha256"] = prov["settings_digest_sha256"], ctl["pricing_digest_sha256"]
 		}
-		b["settings_digest_sha256"], b["pricing_digest_sha256"] = prov["settings_digest_sha256"], ctl["pricing_digest_sha256"]
 		b["provider_calls"], b["attempts"], b["input_tokens"], b["output_tokens"] = calls, attempts, in, out
 		b["measured_cost_usd"], b["forfeited_reservation_usd"] = measured.String(), forfeited.String()
 	}
@@ -455,6 +457,15 @@ func soundMutations() []soundMutation {
 		p.art["agent_id"] = "openai-gpt-9-other"
 		*p.keepIdentity = true
 	})
+	bindingEdit := func(field, value, class string) {
+		add("artefact-binding-"+strings.ReplaceAll(field, "_", "-")+"-edited", "model", "bundle", class, func(p forgery) {
+			objAt(p.art, "provider_execution")[field] = value
+			*p.keepIdentity = true
+		})
+	}
+	bindingEdit("execution_run_id", "exec_"+strings.Repeat("e", 32), "bundle/run-id-mismatch")
+	bindingEdit("settings_digest_sha256", strings.Repeat("e", 64), "bundle/settings-digest-mismatch")
+	bindingEdit("pricing_digest_sha256", strings.Repeat("e", 64), "bundle/pricing-digest-mismatch")
 	headerEdit := func(field, value, class string) {
 		add("ledger-header-"+strings.ReplaceAll(field, "_", "-")+"-relabelled", "model", "bundle", class, func(p forgery) { headerOf(p)[field] = value })
 	}
@@ -687,7 +698,9 @@ func TestSoundnessCorpus(t *testing.T) {
 				// The attacker signs the forged pair with a signer that runs
 				// no check (an older build, cosign): verify re-runs the
 				// checks and answers no.
-				signUnchecked(t, key, filepath.Join(work, "c.sigstore.json"), v)
+				if !signUnchecked(t, key, filepath.Join(work, "c.sigstore.json"), v) {
+					return // the commitment itself refuses to state the pair's facts
+				}
 			}
 			verifyArgs := append([]string{"verify", "--key", pub, "--bundle", filepath.Join(work, "c.sigstore.json")}, files...)
 			got = cliOutcome(t, verifyArgs)
@@ -710,8 +723,10 @@ func soundnessKey(t *testing.T) (key, pub string) {
 	return prefix + ".key", prefix + ".pub"
 }
 
-// signUnchecked signs v's files as a signer that runs no check would.
-func signUnchecked(t *testing.T, keyPath, out string, v soundVector) {
+// signUnchecked signs v's files as a signer that runs no check would. It
+// reports false when even that signer refuses (the predicate's facts cannot
+// be read off the pair: a commitment refusal).
+func signUnchecked(t *testing.T, keyPath, out string, v soundVector) bool {
 	pemKey, err := os.ReadFile(keyPath)
 	if err != nil {
 		t.Fatal(err)
@@ -729,10 +744,14 @@ func signUnchecked(t *testing.T, keyPath, out string, v soundVector) {
 		in.LedgerName, in.Ledger = "ledger.ndjson", v.ledger
 	}
 	b, _, err := commitment.Sign(context.Background(), in, commitment.Options{ObauditVersion: toolkitVersion}, signer)
+	if c, _ := refusal.ClassOf(err); strings.HasPrefix(string(c), "commitment/") {
+		return false
+	}
 	if err != nil {
 		t.Fatalf("%s: an unchecked signer cannot sign the forgery: %v", v.name, err)
 	}
 	if err := os.WriteFile(out, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return true
 }
