@@ -227,6 +227,12 @@ func asInt(b any) (int64, bool) {
 
 func sameCanonical(a, b any) bool { return SameCanonical(a, b) }
 
+// FirstDifference returns the JSON pointer (below prefix) of the first place
+// two JSON trees differ in canonical order, and the values found there.
+func FirstDifference(a, b any, prefix string) (string, any, any) {
+	return firstDifference(a, b, prefix)
+}
+
 // firstDifference walks two values in canonical order and returns the
 // pointer of the first place they differ and the two values found there.
 func firstDifference(a, b any, p string) (string, any, any) {
@@ -277,6 +283,10 @@ func firstDifference(a, b any, p string) (string, any, any) {
 	}
 	return p, a, b
 }
+
+// Summarize renders a value for a refusal detail or a difference line, as
+// [FirstDifference]'s callers report it.
+func Summarize(x any) string { return summary(x) }
 
 // summary renders a value for a difference line: a container by its size,
 // a scalar by its canonical JSON (truncated).

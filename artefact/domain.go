@@ -52,9 +52,9 @@ type Options struct {
 	// JSONSchema, if set, also holds a contract-8 document to the published
 	// JSON Schema: cmd/obaudit passes artefact/schema.Check (santhosh-tekuri/
 	// jsonschema/v5 over schemas/artefact/v8.json) for `obaudit validate`.
-	// It is called on its own goroutine, concurrently with the named checks
-	// (it must only read the tree); its refusal ([ErrSchema]) is returned
-	// only if the named checks pass. The named checks already enforce every
+	// It is called after the named checks accept the document (it must only
+	// read the tree): beside them, an engine that collects every violation
+	// spends memory and time without bound on rows they refuse at the first. The named checks already enforce every
 	// constraint the schema states (the test suite checks both directions),
 	// so this is an independent second engine. Nil skips it.
 	JSONSchema func(tree any) error

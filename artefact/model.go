@@ -213,18 +213,6 @@ func (a *Artefact) Tree() map[string]any {
 		"spec_digest_sha256":   a.Operation.SpecDigest,
 		"scenario_ids":         strTree(a.Operation.ScenarioIDs),
 	}
-	dims := make([]any, len(a.Evaluation.Dimensions))
-	for i, d := range a.Evaluation.Dimensions {
-		findings := make([]any, len(d.Findings))
-		for j, f := range d.Findings {
-			findings[j] = map[string]any{"code": f.Code, "detail": f.Detail, "at": optStr(f.At)}
-		}
-		counts := make(map[string]any, len(d.Counts))
-		for k, n := range d.Counts {
-			counts[k] = n
-		}
-		dims[i] = map[string]any{"name": d.Name, "ok": d.OK, "findings": findings, "counts": counts, "note": d.Note}
-	}
 	t := map[string]any{
 		"artifact_version":          a.ArtifactVersion,
 		"engine_version":            a.EngineVersion,
@@ -247,15 +235,8 @@ func (a *Artefact) Tree() map[string]any {
 		"trajectory_digest_sha256":  a.TrajectoryDigest,
 		"final_state":               a.FinalState,
 		"final_state_digest_sha256": a.FinalStateDigest,
-		"evaluation": map[string]any{
-			"terminal_outcome":      a.Evaluation.TerminalOutcome,
-			"legitimate_completion": a.Evaluation.LegitimateCompletion,
-			"reliable":              a.Evaluation.Reliable,
-			"failed_dimensions":     strTree(a.Evaluation.FailedDimensions),
-			"finding_codes":         strTree(a.Evaluation.FindingCodes),
-			"dimensions":            dims,
-		},
-		"note": a.Note,
+		"evaluation":                a.Evaluation.Tree(),
+		"note":                      a.Note,
 	}
 	v := int(a.ArtifactVersion)
 	if v >= 2 {
@@ -270,6 +251,30 @@ func (a *Artefact) Tree() map[string]any {
 		t["provider_execution"] = a.ProviderExecution.tree()
 	}
 	return t
+}
+
+// Tree renders the result vector as the artefact's "evaluation" object.
+func (e *Evaluation) Tree() map[string]any {
+	dims := make([]any, len(e.Dimensions))
+	for i, d := range e.Dimensions {
+		findings := make([]any, len(d.Findings))
+		for j, f := range d.Findings {
+			findings[j] = map[string]any{"code": f.Code, "detail": f.Detail, "at": optStr(f.At)}
+		}
+		counts := make(map[string]any, len(d.Counts))
+		for k, n := range d.Counts {
+			counts[k] = n
+		}
+		dims[i] = map[string]any{"name": d.Name, "ok": d.OK, "findings": findings, "counts": counts, "note": d.Note}
+	}
+	return map[string]any{
+		"terminal_outcome":      e.TerminalOutcome,
+		"legitimate_completion": e.LegitimateCompletion,
+		"reliable":              e.Reliable,
+		"failed_dimensions":     strTree(e.FailedDimensions),
+		"finding_codes":         strTree(e.FindingCodes),
+		"dimensions":            dims,
+	}
 }
 
 func (e *Execution) tree() any {

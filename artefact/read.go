@@ -33,11 +33,15 @@ func (d *Document) Version() int { return int(d.Artefact.ArtifactVersion) }
 // strict (package canon): invalid UTF-8, a byte order mark, duplicate keys,
 // nesting deeper than 64, integers beyond ±(2^53−1) and non-finite numbers
 // are refused with canon's classes; an input larger than
-// limits.MaxArtefactBytes is refused as limits/exceeded before it is
+// limits.MaxArtefactBytes, or packing its values more densely than
+// limits.CheckDensity allows, is refused as limits/exceeded before it is
 // parsed. Everything else is [Validate].
 func Read(b []byte, opts Options) (*Document, error) {
 	if len(b) > limits.MaxArtefactBytes {
 		return nil, limits.Exceeded("MaxArtefactBytes", limits.MaxArtefactBytes, int64(len(b)))
+	}
+	if err := limits.CheckDensity("artefact", b); err != nil {
+		return nil, err
 	}
 	// The file's digest does not depend on the parse: it is computed beside it.
 	fileSum := make(chan [sha256.Size]byte, 1)

@@ -33,8 +33,7 @@ import (
 //     recomputed over upstream canonical JSON;
 //  5. for contract 8 and if opts.JSONSchema is set (obaudit validate sets
 //     it), the published JSON Schema, by an independent engine (defence in
-//     depth), run concurrently with 1-4; its refusal counts only if theirs
-//     do not refuse.
+//     depth), run after 1-4 accept the document.
 //
 // Validation establishes coherence, never attestation: a party who can run
 // the build can mint a fully coherent record. It never opens a ledger.
@@ -51,20 +50,18 @@ func Validate(tree any, opts Options) (*Artefact, error) {
 // one; both only read the tree. The verdict does not depend on which
 // finishes first: a named check's refusal wins, then the schema's.
 func validate(tree any, opts Options) (*Artefact, []byte, error) {
-	var schemaDone chan error
-	if root, ok := tree.(map[string]any); ok && opts.JSONSchema != nil && root["artifact_version"] == int64(Version) {
-		schemaDone = make(chan error, 1)
-		go func() { schemaDone <- opts.JSONSchema(root) }()
-	}
 	v := validator{opts: &opts}
-	err := v.document(tree)
-	if schemaDone != nil {
-		if schemaErr := <-schemaDone; err == nil {
-			err = schemaErr
-		}
-	}
-	if err != nil {
+	if err := v.document(tree); err != nil {
 		return nil, nil, err
+	}
+	// The JSON Schema pass runs only over a document every named check
+	// accepted: run beside them, a schema engine that collects every
+	// violation spent gigabytes and minutes on a few megabytes of invalid
+	// rows the named checks refuse at the first.
+	if root, ok := tree.(map[string]any); ok && opts.JSONSchema != nil && root["artifact_version"] == int64(Version) {
+		if err := opts.JSONSchema(root); err != nil {
+			return nil, nil, err
+		}
 	}
 	return decode(tree.(map[string]any)), v.encoding, nil
 }

@@ -10,8 +10,13 @@ import (
 type view struct {
 	binding         execledger.Binding
 	maxOutputTokens *int64
-	attempts        []attemptView
-	decisions       []decisionView
+	// identity fields the ledger header also states
+	model, protocol                               string
+	operationID, specDigest, instanceID           string
+	scenarioID, agentID, agentKind, engineVersion string
+	version                                       int64
+	attempts                                      []attemptView
+	decisions                                     []decisionView
 }
 
 type attemptView struct {
@@ -19,7 +24,7 @@ type attemptView struct {
 	inv, turn int64
 }
 
-type decisionView struct{ kind, digest string }
+type decisionView struct{ kind, digest, observation string }
 
 var bindingKeys = []string{
 	"execution_run_id", "execution_ledger_version", "execution_ledger_digest_sha256", "provider", "api", "model",
@@ -107,6 +112,18 @@ func readArtefact(tree map[string]any, opts Options) (*view, error) {
 	} else if ae["max_output_tokens"] != nil {
 		return nil, bad("agent_execution.max_output_tokens is not an integer")
 	}
+	out.model, _ = ae["model"].(string)
+	out.protocol, _ = ae["protocol_version"].(string)
+	out.version = v
+	op, _ := tree["operation"].(map[string]any)
+	out.operationID, _ = op["operation_id"].(string)
+	out.specDigest, _ = op["spec_digest_sha256"].(string)
+	for k, dst := range map[string]*string{
+		"operation_instance_id": &out.instanceID, "scenario_id": &out.scenarioID, "agent_id": &out.agentID,
+		"agent_kind": &out.agentKind, "engine_version": &out.engineVersion,
+	} {
+		*dst, _ = tree[k].(string)
+	}
 	atts, ok := ae["attempts"].([]any)
 	if !ok {
 		return nil, bad("agent_execution.attempts is not a list")
@@ -136,7 +153,8 @@ func readArtefact(tree map[string]any, opts Options) (*view, error) {
 		if err != nil {
 			return nil, refusal.Wrap(ErrContract, err, "a decision outcome cannot be canonically encoded")
 		}
-		out.decisions = append(out.decisions, decisionView{kind: kind, digest: dg})
+		obs, _ := dm["observation_digest_sha256"].(string)
+		out.decisions = append(out.decisions, decisionView{kind: kind, digest: dg, observation: obs})
 	}
 	return out, nil
 }

@@ -30,8 +30,8 @@ package bundle
 
 import (
 	"fmt"
+	"github.com/obaudit/obaudit/internal/safefs"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/obaudit/obaudit/canon"
@@ -71,6 +71,89 @@ var (
 	// the ledger's terminal row digest (checked last).
 	ErrDigestMismatch = refusal.Sentinel("bundle/digest-mismatch")
 )
+
+// Identity classes: one per ledger header field with a counterpart in the
+// artefact, each returned when the two differ. Each also matches
+// [ErrIdentityMismatch].
+var (
+	// ErrRunIDMismatch: the binding's execution_run_id is not the header's.
+	ErrRunIDMismatch = refusal.Sentinel("bundle/run-id-mismatch")
+	// ErrOutputCeilingMismatch: agent_execution.max_output_tokens is not
+	// controls.max_output_tokens.
+	ErrOutputCeilingMismatch = refusal.Sentinel("bundle/output-ceiling-mismatch")
+	// ErrProviderMismatch: the binding's provider is not the header's.
+	ErrProviderMismatch = refusal.Sentinel("bundle/provider-mismatch")
+	// ErrAPIMismatch: the binding's api is not the header's.
+	ErrAPIMismatch = refusal.Sentinel("bundle/api-mismatch")
+	// ErrModelMismatch: the binding's or the execution record's model is
+	// not the header's pinned model.
+	ErrModelMismatch = refusal.Sentinel("bundle/model-mismatch")
+	// ErrSettingsDigestMismatch: the binding's settings digest is not the
+	// header's.
+	ErrSettingsDigestMismatch = refusal.Sentinel("bundle/settings-digest-mismatch")
+	// ErrPricingDigestMismatch: the binding's pricing digest is not the
+	// header's.
+	ErrPricingDigestMismatch = refusal.Sentinel("bundle/pricing-digest-mismatch")
+	// ErrProtocolMismatch: agent_execution.protocol_version is not
+	// provider.protocol_version.
+	ErrProtocolMismatch = refusal.Sentinel("bundle/protocol-mismatch")
+	// ErrScenarioMismatch: scenario_id is not the header's.
+	ErrScenarioMismatch = refusal.Sentinel("bundle/scenario-mismatch")
+	// ErrOperationMismatch: operation.operation_id is not the header's.
+	ErrOperationMismatch = refusal.Sentinel("bundle/operation-mismatch")
+	// ErrSpecDigestMismatch: operation.spec_digest_sha256 is not the
+	// header's.
+	ErrSpecDigestMismatch = refusal.Sentinel("bundle/spec-digest-mismatch")
+	// ErrInstanceMismatch: operation_instance_id is not the header's.
+	ErrInstanceMismatch = refusal.Sentinel("bundle/instance-mismatch")
+	// ErrEngineMismatch: engine_version is not the header's.
+	ErrEngineMismatch = refusal.Sentinel("bundle/engine-mismatch")
+	// ErrAgentIDMismatch: agent_id is not the header's (a run relabelled as
+	// another agent or vendor).
+	ErrAgentIDMismatch = refusal.Sentinel("bundle/agent-id-mismatch")
+	// ErrAgentKindMismatch: agent_kind is not the header's.
+	ErrAgentKindMismatch = refusal.Sentinel("bundle/agent-kind-mismatch")
+	// ErrArtefactVersionMismatch: artifact_version is not the header's
+	// intended_artifact_version.
+	ErrArtefactVersionMismatch = refusal.Sentinel("bundle/artefact-version-mismatch")
+)
+
+// identity compares every ledger header field that has a counterpart in the
+// artefact, in header order; the first difference is refused by its own
+// class (also matching ErrIdentityMismatch).
+func identity(art *view, h execledger.Header) error {
+	b := art.binding
+	type pair struct {
+		class          *refusal.Refusal
+		field          string
+		artefact, head any
+	}
+	for _, f := range []pair{
+		{ErrRunIDMismatch, "execution_run_id", b.ExecutionRunID, h.ExecutionRunID},
+		{ErrOutputCeilingMismatch, "max_output_tokens", fmtOpt(art.maxOutputTokens), fmt.Sprint(h.Controls.MaxOutputTokens)},
+		{ErrProviderMismatch, "provider", b.Provider, h.Provider.Provider},
+		{ErrAPIMismatch, "api", b.API, h.Provider.API},
+		{ErrModelMismatch, "model", b.Model, h.Provider.Model},
+		{ErrSettingsDigestMismatch, "settings_digest_sha256", b.SettingsDigest, h.Provider.SettingsDigest},
+		{ErrPricingDigestMismatch, "pricing_digest_sha256", b.PricingDigest, h.Controls.PricingDigest},
+		{ErrModelMismatch, "agent_execution.model", art.model, h.Provider.Model},
+		{ErrProtocolMismatch, "agent_execution.protocol_version", art.protocol, h.Provider.ProtocolVersion},
+		{ErrOperationMismatch, "operation_id", art.operationID, h.OperationID},
+		{ErrSpecDigestMismatch, "spec_digest_sha256", art.specDigest, h.SpecDigest},
+		{ErrInstanceMismatch, "operation_instance_id", art.instanceID, h.OperationInstanceID},
+		{ErrScenarioMismatch, "scenario_id", art.scenarioID, h.ScenarioID},
+		{ErrAgentIDMismatch, "agent_id", art.agentID, h.AgentID},
+		{ErrAgentKindMismatch, "agent_kind", art.agentKind, h.AgentKind},
+		{ErrEngineMismatch, "engine_version", art.engineVersion, h.EngineVersion},
+		{ErrArtefactVersionMismatch, "artifact_version", art.version, h.IntendedArtefactVersion},
+	} {
+		if f.artefact != f.head {
+			return refusal.Wrap(f.class, refusal.New(ErrIdentityMismatch, "%s", f.field),
+				"the artefact states %s=%v and the ledger header records %v", f.field, f.artefact, f.head)
+		}
+	}
+	return nil
+}
 
 // Note is upstream's BUNDLE_NOTE, verbatim.
 const Note = "This audit establishes that an episode artefact and an execution ledger describe one run: the same execution identity, provider, settings, rate table and totals, and the same request and decision on every call. It is not provider attestation. Both documents are produced locally, and a content digest answers whether two records carry the same content, not who could have written them."
@@ -120,6 +203,9 @@ func AuditFiles(artefactPath, ledgerPath string, opts Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := limits.CheckDensity(filepath.Base(artefactPath), b); err != nil {
+		return nil, err
+	}
 	tree, err := canon.Parse(b)
 	if err != nil {
 		return nil, refusal.Wrap(ErrContract, err, "%s does not read as a run artefact", filepath.Base(artefactPath))
@@ -132,7 +218,7 @@ func AuditFiles(artefactPath, ledgerPath string, opts Options) (*Result, error) 
 }
 
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := safefs.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +235,7 @@ func readBounded(path string, limit int64) ([]byte, error) {
 
 // Audit holds an artefact's JSON tree against the ledger at ledgerPath.
 func Audit(artefact map[string]any, ledgerPath string, opts Options) (*Result, error) {
-	f, err := os.Open(ledgerPath)
+	f, err := safefs.OpenRegular(ledgerPath)
 	if err != nil {
 		// Step 4 comes after steps 1-3, so read the artefact first.
 		if _, aerr := readArtefact(artefact, opts); aerr != nil {
@@ -178,7 +264,7 @@ func AuditReader(artefact map[string]any, ledger io.Reader, name string, opts Op
 		OnCall: func(c *execledger.Call) error {
 			ncalls++
 			if len(calls) <= len(art.decisions) {
-				lc := ledgerCall{request: c.RequestDigest, inv: c.InvocationIndex, turn: c.TurnIndex}
+				lc := ledgerCall{request: c.RequestDigest, observation: c.ObservationDigest, inv: c.InvocationIndex, turn: c.TurnIndex}
 				if c.Decision != nil {
 					lc.decided, lc.kind, lc.digest = true, c.Decision.Kind, c.Decision.DecisionDigest
 				}
@@ -205,22 +291,8 @@ func AuditReader(artefact map[string]any, ledger io.Reader, name string, opts Op
 		return nil, refusal.Wrap(ErrLedgerVersionMismatch, refusal.New(ErrIdentityMismatch, "execution_ledger_version"),
 			"the artefact's execution ledger contract does not match the verified sidecar contract (binding %d, ledger %d)", b.ExecutionLedgerVersion, audit.Version)
 	}
-	if b.ExecutionRunID != h.ExecutionRunID {
-		return nil, refusal.New(ErrIdentityMismatch, "the artefact binds execution_run_id=%s and the ledger records %s", b.ExecutionRunID, h.ExecutionRunID)
-	}
-	if art.maxOutputTokens == nil || *art.maxOutputTokens != h.Controls.MaxOutputTokens {
-		return nil, refusal.New(ErrIdentityMismatch, "agent_execution.max_output_tokens=%s and controls.max_output_tokens=%d differ", fmtOpt(art.maxOutputTokens), h.Controls.MaxOutputTokens)
-	}
-	for _, f := range [][3]string{
-		{"provider", b.Provider, h.Provider.Provider},
-		{"api", b.API, h.Provider.API},
-		{"model", b.Model, h.Provider.Model},
-		{"settings_digest_sha256", b.SettingsDigest, h.Provider.SettingsDigest},
-		{"pricing_digest_sha256", b.PricingDigest, h.Controls.PricingDigest},
-	} {
-		if f[1] != f[2] {
-			return nil, refusal.New(ErrIdentityMismatch, "the artefact binds %s=%s and the ledger records %s", f[0], f[1], f[2])
-		}
+	if err := identity(art, h); err != nil {
+		return nil, err
 	}
 	// Step 7: totals, against the totals re-derived from the rows.
 	t := audit.Totals
@@ -260,6 +332,8 @@ func AuditReader(artefact map[string]any, ledger io.Reader, name string, opts Op
 			return nil, refusal.New(ErrCallBinding, "call %d carries no decision where the tape records one", i)
 		case c.digest != d.digest:
 			return nil, refusal.New(ErrCallBinding, "call %d: the ledger's decision digest is not the digest of tape entry %d", i, p)
+		case c.observation != d.observation:
+			return nil, refusal.New(ErrCallBinding, "call %d: the ledger's observation digest is not tape entry %d's", i, p)
 		case c.kind != d.kind:
 			return nil, refusal.New(ErrCallBinding, "call %d: the ledger's decision kind %s is not the tape's %s", i, c.kind, d.kind)
 		case !c.normalized:
@@ -284,7 +358,7 @@ func fmtOpt(p *int64) string {
 }
 
 type ledgerCall struct {
-	request, kind, digest string
-	inv, turn             int64
-	decided, normalized   bool
+	request, observation, kind, digest string
+	inv, turn                          int64
+	decided, normalized                bool
 }

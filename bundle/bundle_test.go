@@ -125,19 +125,19 @@ func TestBundleRefusals(t *testing.T) {
 			callRow(r, 1)["input_token_upper_bound"] = callRow(r, 1)["input_token_upper_bound"].(int64) + 1
 			return lt.Rechain(r)
 		}},
-		{"B10 binding run id", bundle.ErrIdentityMismatch, func(m map[string]any) map[string]any {
+		{"B10 binding run id", bundle.ErrRunIDMismatch, func(m map[string]any) map[string]any {
 			binding(m)["execution_run_id"] = "exec_" + strings.Repeat("0", 32)
 			return m
 		}, genuine},
-		{"B11 settings digest", bundle.ErrIdentityMismatch, func(m map[string]any) map[string]any {
+		{"B11 settings digest", bundle.ErrSettingsDigestMismatch, func(m map[string]any) map[string]any {
 			binding(m)["settings_digest_sha256"] = strings.Repeat("a", 64)
 			return m
 		}, genuine},
-		{"B11 pricing digest", bundle.ErrIdentityMismatch, func(m map[string]any) map[string]any {
+		{"B11 pricing digest", bundle.ErrPricingDigestMismatch, func(m map[string]any) map[string]any {
 			binding(m)["pricing_digest_sha256"] = strings.Repeat("b", 64)
 			return m
 		}, genuine},
-		{"B12 output ceiling halved", bundle.ErrIdentityMismatch, func(m map[string]any) map[string]any {
+		{"B12 output ceiling halved", bundle.ErrOutputCeilingMismatch, func(m map[string]any) map[string]any {
 			ae := m["agent_execution"].(map[string]any)
 			ae["max_output_tokens"] = ae["max_output_tokens"].(int64) / 2
 			return m
@@ -159,6 +159,11 @@ func TestBundleRefusals(t *testing.T) {
 			callRow(r, 4)["request_digest_sha256"] = strings.Repeat("c", 64)
 			return lt.Rechain(r)
 		}},
+		{"re-chained observation digest", bundle.ErrCallBinding, same, func() []byte {
+			r := rows()
+			callRow(r, 4)["observation_digest_sha256"] = strings.Repeat("e", 64)
+			return lt.Rechain(r)
+		}},
 		{"B16 re-chained decision digest", bundle.ErrCallBinding, same, func() []byte {
 			r := rows()
 			callRow(r, 4)["decision"].(map[string]any)["decision_digest_sha256"] = strings.Repeat("d", 64)
@@ -169,16 +174,45 @@ func TestBundleRefusals(t *testing.T) {
 			callRow(r, 5)["attempts"].([]any)[0].(map[string]any)["response_normalized_digest_sha256"] = nil
 			return lt.Rechain(r)
 		}},
-		{"B18 re-chained header model", bundle.ErrIdentityMismatch, same, func() []byte {
+		// Upstream expects an identity mismatch; here the ledger itself is
+		// refused first: its answers name another model than the pinned one.
+		{"B18 re-chained header model", bundle.ErrLedgerState, same, func() []byte {
 			r := rows()
 			r[0]["header"].(map[string]any)["provider"].(map[string]any)["model"] = "gpt-not-the-pinned-model"
 			return lt.Rechain(r)
 		}},
-		{"B19 another run's scored ledger", bundle.ErrIdentityMismatch, same, func() []byte {
+		{"B19 another run's scored ledger", bundle.ErrRunIDMismatch, same, func() []byte {
 			r := rows()
 			r[0]["header"].(map[string]any)["execution_run_id"] = "exec_" + strings.Repeat("b", 32)
 			return lt.Rechain(r)
 		}},
+		{"agent id relabelled", bundle.ErrAgentIDMismatch, func(m map[string]any) map[string]any { m["agent_id"] = "anthropic-claude-9"; return m }, genuine},
+		{"agent kind relabelled", bundle.ErrAgentKindMismatch, func(m map[string]any) map[string]any { m["agent_kind"] = "reference"; return m }, genuine},
+		{"scenario relabelled", bundle.ErrScenarioMismatch, func(m map[string]any) map[string]any { m["scenario_id"] = "V2"; return m }, genuine},
+		{"engine relabelled", bundle.ErrEngineMismatch, func(m map[string]any) map[string]any { m["engine_version"] = "0.9.0+obaudit.1"; return m }, genuine},
+		{"instance relabelled", bundle.ErrInstanceMismatch, func(m map[string]any) map[string]any {
+			m["operation_instance_id"] = "opinst_" + strings.Repeat("e", 32)
+			return m
+		}, genuine},
+		{"operation relabelled", bundle.ErrOperationMismatch, func(m map[string]any) map[string]any {
+			m["operation"].(map[string]any)["operation_id"] = "another_operation"
+			return m
+		}, genuine},
+		{"spec digest relabelled", bundle.ErrSpecDigestMismatch, func(m map[string]any) map[string]any {
+			m["operation"].(map[string]any)["spec_digest_sha256"] = strings.Repeat("e", 64)
+			return m
+		}, genuine},
+		{"record model relabelled", bundle.ErrModelMismatch, func(m map[string]any) map[string]any {
+			m["agent_execution"].(map[string]any)["model"] = "gpt-other"
+			return m
+		}, genuine},
+		{"protocol relabelled", bundle.ErrProtocolMismatch, func(m map[string]any) map[string]any {
+			m["agent_execution"].(map[string]any)["protocol_version"] = "operatebench.model.v3"
+			return m
+		}, genuine},
+		{"binding provider", bundle.ErrProviderMismatch, func(m map[string]any) map[string]any { binding(m)["provider"] = "anthropic"; return m }, genuine},
+		{"binding api", bundle.ErrAPIMismatch, func(m map[string]any) map[string]any { binding(m)["api"] = "chat_completions"; return m }, genuine},
+		{"binding model", bundle.ErrModelMismatch, func(m map[string]any) map[string]any { binding(m)["model"] = "gpt-other"; return m }, genuine},
 		{"re-chained turn index", bundle.ErrCallBinding, func(m map[string]any) map[string]any {
 			a := m["agent_execution"].(map[string]any)["attempts"].([]any)[3].(map[string]any)
 			a["turn_index"] = a["turn_index"].(int64) + 100

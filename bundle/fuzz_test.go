@@ -48,11 +48,19 @@ func pair(tb testing.TB, n int) (art, ledger []byte) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	h := lt.Header()
 	tree := map[string]any{
 		"artifact_version":   int64(8),
 		"provider_execution": b.Map(),
-		"agent_execution":    map[string]any{"outcome_source": "model", "max_output_tokens": int64(4096), "attempts": attempts},
-		"decisions":          decisions,
+		"agent_execution": map[string]any{"outcome_source": "model", "max_output_tokens": int64(4096), "attempts": attempts,
+			"model": h.Provider.Model, "protocol_version": h.Provider.ProtocolVersion},
+		"decisions":             decisions,
+		"operation":             map[string]any{"operation_id": h.OperationID, "spec_digest_sha256": h.SpecDigest},
+		"operation_instance_id": h.OperationInstanceID,
+		"scenario_id":           h.ScenarioID,
+		"agent_id":              h.AgentID,
+		"agent_kind":            h.AgentKind,
+		"engine_version":        h.EngineVersion,
 	}
 	art, err = canon.Upstream(tree)
 	if err != nil {

@@ -60,6 +60,11 @@ var (
 	// request identity is part of what produced the decisions, not a label
 	// beside them.
 	ErrRequestDigestMismatch = refusal.Sentinel("replay/request-digest-mismatch")
+	// ErrAgentUnbound is returned by Replay when a model record's agent_id
+	// is not the one its provider execution binding names
+	// ([artefact.ModelAgentID] of the bound provider and model): the run
+	// would read as another agent's, or another vendor's.
+	ErrAgentUnbound = refusal.Sentinel("replay/agent-unbound")
 )
 
 // Config is one run of an in-process (deterministic) agent.

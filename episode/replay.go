@@ -158,6 +158,11 @@ func Replay(doc *artefact.Document, cfg ReplayConfig) (*artefact.ReplayReport, e
 	var carried, unverified []string
 	var players []*modelPlayback
 	var rebuild RequestRebuilder
+	if source == artefact.SourceModel && rec.ProviderExecution != nil {
+		if want := artefact.ModelAgentID(rec.ProviderExecution.Provider, rec.ProviderExecution.Model); rec.AgentID != want {
+			return nil, refusal.New(ErrAgentUnbound, "/agent_id: %q, and the binding (%s, %s) names %q", rec.AgentID, rec.ProviderExecution.Provider, rec.ProviderExecution.Model, want)
+		}
+	}
 	if source == artefact.SourceModel && cfg.RequestDigests != nil {
 		rebuild = cfg.RequestDigests(doc)
 	}

@@ -196,8 +196,30 @@ func TestReplayUnknownAgent(t *testing.T) {
 // invented binding validates and replays ok by playback: consistency is
 // not attestation (only the bundle audit reaches the ledger).
 func TestReplayAcceptsCoherentReminting(t *testing.T) {
-	doc := edited(t, fixtureDet, func(d map[string]any) {
-		d["agent_id"], d["agent_kind"] = "some-model-agent", "model"
+	doc := remint(t, "openai-m")
+	r, err := replay(t, doc, "V1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.OK() || r.TotalComparison() || len(r.Unverified) == 0 {
+		t.Fatalf("reminted record: ok=%v total=%v unverified=%v; want ok, not total, request digests unverified", r.OK(), r.TotalComparison(), r.Unverified)
+	}
+}
+
+// A model record whose agent id is not the one its binding names is
+// refused: the run would read as another agent's or vendor's.
+func TestReplayRefusesUnboundAgent(t *testing.T) {
+	_, err := replay(t, remint(t, "anthropic-claude-9"), "V1")
+	if c, _ := refusal.ClassOf(err); c != episode.ErrAgentUnbound.Class {
+		t.Fatalf("Replay = %v, want %s", err, episode.ErrAgentUnbound.Class)
+	}
+}
+
+// remint turns the deterministic fixture into a coherent model record of
+// model "m" at provider openai, under agentID.
+func remint(t *testing.T, agentID string) *artefact.Document {
+	return edited(t, fixtureDet, func(d map[string]any) {
+		d["agent_id"], d["agent_kind"] = agentID, "model"
 		ex := mm(d["agent_execution"])
 		var attempts, index []any
 		for i, x := range ll(d["decisions"]) {
@@ -217,13 +239,6 @@ func TestReplayAcceptsCoherentReminting(t *testing.T) {
 			"forfeited_reservation_usd": "0", "input_tokens": int64(0), "output_tokens": int64(0), "decision_call_index": index,
 		}
 	})
-	r, err := replay(t, doc, "V1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.OK() || r.TotalComparison() || len(r.Unverified) == 0 {
-		t.Fatalf("reminted record: ok=%v total=%v unverified=%v; want ok, not total, request digests unverified", r.OK(), r.TotalComparison(), r.Unverified)
-	}
 }
 
 // The forbidden transport refuses and counts every call.

@@ -21,7 +21,7 @@ import (
 // synthetic returns a scored journal of n answered calls (about 1.9 KB a
 // row), written by the real writer.
 func synthetic(tb testing.TB, n int64) []byte {
-	h := lt.Header()
+	h := lt.Roomy(lt.Header())
 	h.Controls.MaxProviderCalls = n
 	h.Controls.ExpectedProviderCalls = n
 	calls := make([]execledger.Call, n)
@@ -172,8 +172,7 @@ func writeBig(t *testing.T, p string, n int64) int64 {
 		t.Fatal(err)
 	}
 	bw := &bufFile{w: bufio.NewWriterSize(f, 1<<20)}
-	h := lt.Header()
-	h.Controls.MaxProviderCalls = 1 << 40
+	h := lt.Roomy(lt.Header())
 	w, err := execledger.NewWriter(bw, h)
 	if err != nil {
 		t.Fatal(err)

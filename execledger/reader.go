@@ -3,8 +3,8 @@ package execledger
 import (
 	"bufio"
 	"errors"
+	"github.com/obaudit/obaudit/internal/safefs"
 	"io"
-	"os"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/limits"
@@ -118,7 +118,7 @@ func (e *IncompleteError) Unwrap() error { return e.Refusal }
 
 // ReadFile reads and verifies the journal at path (see [Read]).
 func ReadFile(path string, opts Options) (*Audit, error) {
-	f, err := os.Open(path)
+	f, err := safefs.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +313,7 @@ func (rd *reader) row(i int, line []byte, v any) error {
 		if err != nil {
 			return err
 		}
-		if err := rd.t.admitTerminal(term.Kind, term.ExclusionCode); err != nil {
+		if err := rd.t.admitTerminal(term.Kind, term.EndedAt, term.ExclusionCode); err != nil {
 			return err
 		}
 		if !totalsEqual(term.Totals, rd.t.totals()) {

@@ -609,6 +609,9 @@ func decodeHeader(v any, version int) (*parsedHeader, error) {
 	} else if d != ct.PricingDigest {
 		return nil, refusal.New(ErrDerivedDigest, "header.controls: the stated pricing digest is not the digest of the pricing mapping beside it")
 	}
+	if err := settingsCoherent(&h.Header); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 

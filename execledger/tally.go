@@ -23,6 +23,7 @@ type tally struct {
 	memoBound, memoIn, memoOut int64
 	memoReserve, memoMeasured  string
 	amounts                    amountMemo
+	sound                      soundness
 }
 
 func newTally(h *parsedHeader) *tally {
@@ -77,6 +78,7 @@ func (t *tally) admitCall(c *Call) error {
 
 // addCall folds an admitted call into the running totals.
 func (t *tally) addCall(c *Call) {
+	t.watchCall(c)
 	t.calls++
 	t.prevInv, t.prevTurn = c.InvocationIndex, c.TurnIndex
 	for _, a := range c.Attempts {
@@ -124,9 +126,12 @@ func (t *tally) totals() Totals {
 }
 
 // admitTerminal is upstream check_terminal_admissible.
-func (t *tally) admitTerminal(kind string, code *string) error {
+func (t *tally) admitTerminal(kind, endedAt string, code *string) error {
 	switch kind {
 	case TerminalScored:
+		if err := t.soundTerminal(endedAt); err != nil {
+			return err
+		}
 		if t.anyFault {
 			return refusal.New(ErrInadmissible, "terminal: a scored run over a call that faulted or ended unclassified")
 		}

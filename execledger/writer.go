@@ -213,7 +213,7 @@ func (w *Writer) Finalize(kind, endedAt string, code *string) error {
 	if !slices.Contains(terminalKinds, kind) {
 		return refusal.New(ErrVocabulary, "terminal.kind: not a value this build writes")
 	}
-	if err := w.t.admitTerminal(kind, code); err != nil {
+	if err := w.t.admitTerminal(kind, endedAt, code); err != nil {
 		return err
 	}
 	t := Terminal{Kind: kind, EndedAt: endedAt, ExclusionCode: code, ExclusionDetail: TerminalDetails[kind], Totals: w.t.totals()}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/bundle"
+	"github.com/obaudit/obaudit/execledger"
 	"github.com/spf13/cobra"
 )
 
@@ -29,6 +32,7 @@ Exit 0: the bundle agrees. Exit 1: refused, by class.`,
 			if g.json {
 				s := r.Summary()
 				s["mediaType"] = "application/vnd.obaudit.bundle-audit+json;version=1"
+				s["carried"] = bundleCarried()
 				return writeJSON(cmd, s)
 			}
 			w := cmd.OutOrStdout()
@@ -40,10 +44,22 @@ Exit 0: the bundle agrees. Exit 1: refused, by class.`,
 			fmt.Fprintf(w, "tokens in/out:    %d/%d\n", r.InputTokens, r.OutputTokens)
 			fmt.Fprintf(w, "measured USD:     %s, forfeited USD: %s\n", r.MeasuredCostUSD, r.ForfeitedReservationUSD)
 			fmt.Fprintf(w, "provider attested: no\n")
+			fmt.Fprintf(w, "carried:          %s\n", strings.Join(bundleCarried(), "; "))
 			fmt.Fprintf(w, "not established:  %s\n", bundle.DoesNotEstablish)
 			return nil
 		},
 	}
+}
+
+// bundleCarried names every field the bundle audit does not establish:
+// the artefact's and the ledger's field-table rows carried to bundle
+// (artefact fields unprefixed, ledger fields under "ledger/").
+func bundleCarried() []string {
+	out := artefact.CarriedFields("bundle", artefact.Version)
+	for _, f := range execledger.CarriedFields("bundle") {
+		out = append(out, "ledger/"+f)
+	}
+	return out
 }
 
 // bundleValidateArtefact is the bundle's step 1: full artefact validation

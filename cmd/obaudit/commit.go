@@ -92,14 +92,26 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 			if err != nil {
 				return err
 			}
+			// Every output is checked before anything is read, signed or
+			// written (all or nothing: see writeCampaign).
+			targets := []string{filepath.Join(output, "checkpoint")}
+			for _, p := range paths {
+				targets = append(targets, filepath.Join(output, proofName(p)))
+			}
 			names := map[string]string{}
-			bundles := make([][]byte, len(paths))
-			for i, p := range paths {
+			for _, p := range paths {
 				n := proofName(p)
 				if prev, dup := names[n]; dup {
 					return usagef("%s and %s would both write %s", prev, p, n)
 				}
 				names[n] = p
+			}
+			if err := checkCampaignOutputs(output, targets); err != nil {
+				return err
+			}
+
+			bundles := make([][]byte, len(paths))
+			for i, p := range paths {
 				b, err := readInput(cmd, p)
 				if err != nil {
 					return err
@@ -117,26 +129,24 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 			if err != nil {
 				return err
 			}
-			if err := os.Mkdir(output, 0o755); err != nil && !os.IsExist(err) {
-				return err
-			}
 			quietTessera()
-			camp, err := campaign.CommitBundles(cmd.Context(), output, bundles, signer, &key.PublicKey)
-			if err != nil {
-				return err
-			}
-			cpPath := filepath.Join(output, "checkpoint")
-			if err := safefs.WriteFile(cpPath, camp.Signed, 0o644); err != nil {
+			cpPath := targets[0]
+			var committed *campaign.Committed
+			if err := writeCampaign(output, targets, func() ([][]byte, error) {
+				camp, err := campaign.CommitBundles(cmd.Context(), output, bundles, signer, &key.PublicKey)
+				if err != nil {
+					return nil, err
+				}
+				committed = camp
+				return append([][]byte{camp.Signed}, camp.Proofs...), nil
+			}); err != nil {
 				return err
 			}
 			proofs := make([]any, len(paths))
 			for i, p := range paths {
-				pp := filepath.Join(output, proofName(p))
-				if err := safefs.WriteFile(pp, camp.Proofs[i], 0o644); err != nil {
-					return err
-				}
-				proofs[i] = map[string]any{"index": int64(i), "bundle": p, "proof": pp}
+				proofs[i] = map[string]any{"index": int64(i), "bundle": p, "proof": targets[i+1]}
 			}
+			camp := committed
 			root := fmt.Sprintf("%x", camp.Checkpoint.Root)
 			if g.json {
 				return writeJSON(cmd, map[string]any{
@@ -162,6 +172,55 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 	f.StringVar(&origin, "origin", "", "the campaign's name: the checkpoint origin and note key name")
 	f.StringVar(&output, "output", "", "directory for the checkpoint and the proofs")
 	return c
+}
+
+// checkCampaignOutputs refuses, before anything is read or written, an
+// output that exists (or a link or non-directory on its path) beneath an
+// existing dir; a dir that does not exist yet holds none.
+func checkCampaignOutputs(dir string, targets []string) error {
+	if _, err := os.Lstat(dir); os.IsNotExist(err) {
+		return nil
+	}
+	return checkOutputs(targets...)
+}
+
+// writeCampaign builds the log (build appends the bundles to DIR/log and
+// returns the checkpoint and proofs to write) and writes the checkpoint and
+// every proof, all or nothing: dir is created if absent (mode 0755), every
+// target is checked again before build runs, and on any failure the log and
+// every file written are removed, and dir too when this call created it. A
+// checkpoint is never left without its proofs, nor a log without its
+// checkpoint.
+func writeCampaign(dir string, targets []string, build func() ([][]byte, error)) (err error) {
+	made := false
+	if err := os.Mkdir(dir, 0o755); err == nil {
+		made = true
+	} else if !os.IsExist(err) {
+		return err
+	}
+	logDir := filepath.Join(dir, campaign.LogDir)
+	if _, err := os.Lstat(logDir); !os.IsNotExist(err) {
+		return refusal.New(safefs.ErrExists, "%s already exists: commit writes a new log, never appends to one", logDir)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(logDir) // absent before this call (checked above): only what build wrote
+			if made {
+				os.Remove(dir)
+			}
+		}
+	}()
+	t, err := safefs.CheckTargets(targets...)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	data, err := build()
+	if err != nil {
+		t.Abandon()
+		return err
+	}
+	return t.WriteAll(data, 0o644)
 }
 
 // inFile names the bundle a refusal is about, keeping its class.

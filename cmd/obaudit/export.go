@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/export/agentrun"
 	"github.com/obaudit/obaudit/internal/safefs"
+	"github.com/obaudit/obaudit/refusal"
 	"github.com/spf13/cobra"
 )
 
@@ -43,6 +43,15 @@ documents (every *.json there, keyed by its $id). Nothing is fetched.
 Exit 0: exported. Exit 1: refused, by class.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// A named output file is checked before any work; a directory's
+			// file name is the record's id, known only after the export.
+			if output != "" && !strings.HasSuffix(output, "/") {
+				if fi, err := os.Stat(output); err != nil || !fi.IsDir() {
+					if err := checkOutputs(output); err != nil {
+						return err
+					}
+				}
+			}
 			s, err := compileAgentRunSchema(schemaDir)
 			if err != nil {
 				return err
@@ -51,7 +60,7 @@ Exit 0: exported. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
-			rec, err := agentrun.Export(raw, agentrun.Options{Validator: agentrun.ValidatorFunc(validateArtefactBytes), Schema: s})
+			rec, err := agentrun.Export(raw, agentrun.Options{Validator: agentrun.ValidatorFunc(exportValidate), Schema: s})
 			if err != nil {
 				return err
 			}
@@ -130,11 +139,22 @@ func schemaSources(s *agentrun.Schema) []any {
 	return out
 }
 
-// validateArtefactBytes is how export and report establish an artefact's
-// coherence before they map or render it: the artefact reader's full
-// validation with every carried pack (artefactOptions, the one wiring of
-// packs into artefact reading).
-func validateArtefactBytes(raw []byte) error {
-	_, err := artefact.Read(raw, artefactOptions())
-	return err
+// ErrEvaluationCarried is returned by export agent-run for an artefact whose
+// summary fields and result vector this build could not re-derive (a
+// contract, engine version or operation spec it does not carry): an Agent
+// Run record has no place to say a verdict is carried, so none is exported
+// as if it were established.
+var ErrEvaluationCarried = refusal.Sentinel("export/evaluation-carried")
+
+// exportValidate is export's check: checkArtefact, and a re-graded result
+// (the record's evaluation is then the one obaudit re-derived).
+func exportValidate(raw []byte) error {
+	_, rg, err := checkArtefact(raw)
+	if err != nil {
+		return err
+	}
+	if !rg.Rederived {
+		return refusal.New(ErrEvaluationCarried, "the evaluation is carried, not re-derived: %s", strings.Join(rg.Carried, "; "))
+	}
+	return nil
 }

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
+	"github.com/obaudit/obaudit/internal/safefs"
 	"io"
-	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/spf13/cobra"
@@ -34,7 +35,7 @@ Exit 0: a complete verified ledger. Exit 2: a verified prefix with no terminal r
 			if name == "-" {
 				r = cmd.InOrStdin()
 			} else {
-				f, err := os.Open(name)
+				f, err := safefs.OpenRegular(name)
 				if err != nil {
 					return err
 				}
@@ -50,6 +51,7 @@ Exit 0: a complete verified ledger. Exit 2: a verified prefix with no terminal r
 				s := a.Summary()
 				s["mediaType"] = "application/vnd.obaudit.ledger-verify+json;version=1"
 				s["ledger"] = name
+				s["carried"] = execledger.CarriedFields("ledger")
 				if err := writeJSON(cmd, s); err != nil {
 					return err
 				}
@@ -71,6 +73,7 @@ Exit 0: a complete verified ledger. Exit 2: a verified prefix with no terminal r
 				fmt.Fprintf(w, "measured USD:     %s\n", t.MeasuredCostUSD)
 				fmt.Fprintf(w, "forfeited USD:    %s\n", t.ForfeitedReservationUSD)
 				fmt.Fprintf(w, "reserved USD:     %s (authorised, not spent; never summed with the two above)\n", t.ReservedUSD)
+				fmt.Fprintf(w, "carried:          %s\n", strings.Join(execledger.CarriedFields("ledger"), "; "))
 			}
 			if !a.Complete() {
 				return answerNo("%s is a verified prefix of %d rows with no terminal row: incomplete", name, a.RowsVerified)

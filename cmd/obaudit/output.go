@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/safefs"
 	"github.com/spf13/cobra"
 )
 
@@ -15,4 +16,16 @@ func writeJSON(cmd *cobra.Command, v any) error {
 	b = append(b, '\n')
 	_, err = cmd.OutOrStdout().Write(b)
 	return err
+}
+
+// checkOutputs refuses, before a command does any work (runs an episode,
+// validates, calls a provider), an output path that exists or whose path
+// holds a link or a non-directory (safefs.CheckTargets); nothing is
+// created. The write itself is exclusive again.
+func checkOutputs(paths ...string) error {
+	t, err := safefs.CheckTargets(paths...)
+	if err != nil {
+		return err
+	}
+	return t.Close()
 }

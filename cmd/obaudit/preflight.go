@@ -108,6 +108,14 @@ the cell requires. Exit 1: refused, by class. Exit 64: usage. Exit 70: failure.`
 			if err != nil {
 				return err
 			}
+			// Every output is checked before the first provider call.
+			outputs := []string{filepath.Join(outputDir, preflight.LedgerFileFor(cell))}
+			if cell == preflight.FaultNone {
+				outputs = append(outputs, filepath.Join(outputDir, preflight.ArtefactFile))
+			}
+			if err := checkOutputs(outputs...); err != nil {
+				return err
+			}
 			runPreflight := preflight.Run
 			if testOnlyPreflightRun != nil {
 				runPreflight = testOnlyPreflightRun

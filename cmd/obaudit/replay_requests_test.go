@@ -94,6 +94,8 @@ func TestReplayRebuildsRequestDigests(t *testing.T) {
 		"X26 model relabelled in record and binding": func(d map[string]any) {
 			d["agent_execution"].(map[string]any)["model"] = "a-different-model"
 			d["provider_execution"].(map[string]any)["model"] = "a-different-model"
+			// and the agent id the binding now names (else replay/agent-unbound)
+			d["agent_id"] = "openai-a-different-model"
 		},
 		"X26 ceiling relabelled": func(d map[string]any) {
 			d["agent_execution"].(map[string]any)["max_output_tokens"] = int64(512)

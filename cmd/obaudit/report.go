@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
+	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/internal/safefs"
@@ -61,7 +61,7 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 			}
 			opts := episodereport.Options{Pack: reportPack}
 			if ledgerFile != "" {
-				f, err := os.Open(ledgerFile)
+				f, err := safefs.OpenRegular(ledgerFile)
 				if err != nil {
 					return err
 				}
@@ -72,7 +72,12 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 				}
 				opts.Ledger = a
 			}
-			r, err := episodereport.Build(raw, episodereport.ValidatorFunc(validateArtefactBytes), opts)
+			var regraded *episode.Regraded
+			r, err := episodereport.Build(raw, episodereport.ValidatorFunc(func(b []byte) error {
+				_, rg, err := checkArtefact(b)
+				regraded = rg
+				return err
+			}), opts)
 			if err != nil {
 				return err
 			}
@@ -88,6 +93,12 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 			out := r.Text()
 			if format == "html" {
 				out = r.HTML()
+			} else if !regraded.Rederived {
+				// The values above are the record's: say which were carried.
+				out = append(out, []byte("\nCARRIED (not re-derived by this build; shown as the record states them):\n")...)
+				for _, c := range regraded.Carried {
+					out = append(out, "  "+c+"\n"...)
+				}
 			}
 			_, err = cmd.OutOrStdout().Write(out)
 			return err

@@ -86,6 +86,11 @@ environment variable.`,
 			if err != nil {
 				return err
 			}
+			if output != "" {
+				if err := checkOutputs(output); err != nil { // before the episode runs
+					return err
+				}
+			}
 			res, err := episode.Run(episode.Config{
 				Domain: dom, NewAgent: agent.New, AgentID: agent.ID, AgentKind: agent.Kind,
 				OperationInstanceID: instanceID, EngineVersion: engineVersion,

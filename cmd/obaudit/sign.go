@@ -17,10 +17,10 @@ import (
 )
 
 // signValidate is the validate check obaudit sign runs first: the
-// artefact reader's full validation, as obaudit validate runs it (the
-// registered packs' domains). sign refuses to sign what does not validate.
+// artefact reader's full validation and the re-grade, as obaudit validate
+// runs them (checkArtefact). sign refuses to sign what does not validate.
 var signValidate commitment.Checker = commitment.CheckerFunc(func(ctx context.Context, in commitment.Inputs) error {
-	_, err := artefact.Read(in.Artefact, artefactOptions())
+	_, _, err := checkArtefact(in.Artefact)
 	return err
 })
 

@@ -5,12 +5,15 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/obaudit/obaudit/artefact"
 	artefactschema "github.com/obaudit/obaudit/artefact/schema"
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/spf13/cobra"
 )
@@ -29,8 +32,17 @@ binding between identity, execution and tape; from contract 7 the provider execu
 binding and its coherence with the record; last, the final_state, trajectory and
 decisions digests, recomputed over upstream canonical JSON. A contract-8 document is also
 held to the published JSON Schema (schemas/artefact/v8.json) by an independent engine,
-concurrently with the named checks. (--schema, which used to opt into the schema pass,
+after the named checks accept it. (--schema, which used to opt into the schema pass,
 is accepted and changes nothing.)
+
+A contract-8 artefact under an engine version and an operation spec this build carries
+is then re-graded: its summary fields (status, terminal_outcome, replay_final,
+started_at, ended_at, simulated_minutes, agent_invocations) are re-derived from the
+trajectory and final state, and its result vector from the trajectory, delivered events
+and final state under the recorded engine version; any difference is refused
+(validate/summary-mismatch, validate/evaluation-mismatch, naming the first differing
+pointer), as is a finding code its dimension cannot raise (validate/unraisable-finding).
+The report lists every field it carried (did not establish), by name.
 
 Validation establishes coherence, not attestation, and never opens a ledger: a binding
 read out of an artefact alone attributes nothing (see obaudit bundle).
@@ -45,7 +57,7 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 			if err != nil {
 				return err
 			}
-			doc, err := validateArtefact(b)
+			doc, regraded, err := checkArtefact(b)
 			if err != nil {
 				if g.json {
 					if werr := writeJSON(cmd, refusedReport(err)); werr != nil {
@@ -54,7 +66,7 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 				}
 				return err
 			}
-			r := validateReport(doc)
+			r := validateReport(doc, regraded)
 			if g.json {
 				return writeJSON(cmd, r)
 			}
@@ -85,6 +97,10 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 				schemaLine = fmt.Sprintf("not applicable (contract %d; the published schema is contract %d's)", doc.Version(), artefact.Version)
 			}
 			fmt.Fprintf(w, "json schema:      %s\n", schemaLine)
+			if regraded.Rederived {
+				fmt.Fprintf(w, "evaluation:       re-graded under engine %s from the trajectory, events and final state: equal\n", a.EngineVersion)
+			}
+			fmt.Fprintf(w, "carried:          %s\n", strings.Join(carriedList(doc, regraded), "; "))
 			fmt.Fprintf(w, "established:      coherence only; no ledger was opened and nothing is attested\n")
 			return nil
 		},
@@ -100,8 +116,8 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 // validateArtefact is obaudit validate's whole check of an artefact file's
 // bytes: the strict read with every named check of the contract the
 // document declares, every carried pack's final-state validator and, for
-// contract 8, the published JSON Schema (run concurrently with the named
-// checks).
+// contract 8, the published JSON Schema (run after the named checks accept
+// the document).
 func validateArtefact(b []byte) (*artefact.Document, error) {
 	collectLessOften()
 	opts := artefactOptions()
@@ -115,9 +131,9 @@ func validateArtefact(b []byte) (*artefact.Document, error) {
 // and keeps little of it, and at the default target the collector (and the
 // write barriers it turns on while it marks) costs about a fifth of the
 // CPU time. GOGC=400 lets the heap reach five times its live size before a
-// collection (tens of megabytes here); the 1 GiB soft limit makes the
-// collector work harder rather than let the largest artefact the reader
-// accepts (limits.MaxArtefactBytes, 64 MiB) grow the heap past it.
+// collection (tens of megabytes here); the soft limit readInput sets
+// (64 MiB + 7× the bytes read, boundMemory) makes the collector work harder
+// rather than let a large input grow the heap past it.
 func collectLessOften() {
 	gcOnce.Do(func() {
 		_, gogc := os.LookupEnv("GOGC")
@@ -126,14 +142,15 @@ func collectLessOften() {
 			return
 		}
 		debug.SetGCPercent(400)
-		debug.SetMemoryLimit(1 << 30)
+		// The soft memory limit is readInput's (boundMemory): the collector
+		// works harder rather than let the heap pass the bound.
 	})
 }
 
 var gcOnce sync.Once
 
 // validateReport is the --json report of a coherent artefact.
-func validateReport(doc *artefact.Document) map[string]any {
+func validateReport(doc *artefact.Document, rg *episode.Regraded) map[string]any {
 	a := doc.Artefact
 	digests := map[string]any{
 		"final_state_digest_sha256": a.FinalStateDigest,
@@ -154,6 +171,8 @@ func validateReport(doc *artefact.Document) map[string]any {
 		"agent_kind":            a.AgentKind,
 		"digests":               digests,
 		"json_schema":           doc.Version() == artefact.Version,
+		"regraded":              rg.Rederived,
+		"carried":               carriedList(doc, rg),
 	}
 	if doc.Version() >= 2 {
 		digests["decisions_digest_sha256"] = a.DecisionsDigest
@@ -219,9 +238,79 @@ func artefactOptions() artefact.Options {
 }
 
 // validateArtefactTree is the full artefact validation (every registered
-// pack) for callers that hold a parsed tree, such as the bundle audit's
-// first step.
+// pack) and re-grade for callers that hold a parsed tree, such as the bundle
+// audit's first step.
 func validateArtefactTree(tree map[string]any) error {
-	_, err := artefact.Validate(tree, artefactOptions())
+	a, err := artefact.Validate(tree, artefactOptions())
+	if err != nil {
+		return err
+	}
+	_, err = regradeArtefact(&artefact.Document{Artefact: a, Tree: tree})
 	return err
+}
+
+// checkArtefact is the one reading of an artefact every command that vouches
+// for one shares: obaudit validate's strict read with every named check
+// (validateArtefact), then the re-grade of its summary fields and result
+// vector (episode.Regrade) under the recorded engine version.
+func checkArtefact(b []byte) (*artefact.Document, *episode.Regraded, error) {
+	doc, err := validateArtefact(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := regradeArtefact(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, r, nil
+}
+
+// regradeArtefact re-grades doc with the grading contract of the carried
+// spec it names (the pack's embedded spec, when its digest is the
+// artefact's; otherwise the evaluation is carried, by name).
+func regradeArtefact(doc *artefact.Document) (*episode.Regraded, error) {
+	return episode.Regrade(doc, regradeConfig(doc))
+}
+
+func regradeConfig(doc *artefact.Document) episode.RegradeConfig {
+	var cfg episode.RegradeConfig
+	a := doc.Artefact
+	for _, p := range domains.Packs() {
+		if p.OperationType != a.Operation.OperationType || p.OperationType != maintenance.OperationType {
+			continue
+		}
+		dom, err := p.Operation(nil, "", a.ScenarioID)
+		if err != nil || dom.Plan().Meta.SpecDigest != a.Operation.SpecDigest {
+			continue
+		}
+		if g, ok := dom.(engine.Graded); ok {
+			cfg.Contract = g.GradingContract()
+			cfg.Terminal = maintenanceTerminal
+		}
+	}
+	return cfg
+}
+
+// maintenanceTerminal reads the terminal outcome and the replay-final flag
+// out of a maintenance final state (validated by maintenance.ValidateFinalState
+// before it is read here): terminal.outcome, or null with no terminal.
+func maintenanceTerminal(fs map[string]any) (*string, bool, error) {
+	rf, _ := fs["replay_final"].(bool)
+	t, ok := fs["terminal"].(map[string]any)
+	if !ok {
+		return nil, rf, nil
+	}
+	o, ok := t["outcome"].(string)
+	if !ok {
+		return nil, rf, nil
+	}
+	return &o, rf, nil
+}
+
+// carriedList names every field validate did not establish: the field
+// table's carried rows for the document's contract (artefact.CarriedFields)
+// and what the re-grade carried, with its reason.
+func carriedList(doc *artefact.Document, rg *episode.Regraded) []string {
+	out := artefact.CarriedFields("validate", doc.Version())
+	return append(out, rg.Carried...)
 }

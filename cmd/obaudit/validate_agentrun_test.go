@@ -38,7 +38,7 @@ func runAgentRunValidate(t *testing.T, args ...string) (string, error) {
 
 func TestValidateAgentRunMode(t *testing.T) {
 	raw := upstreamtest.Read(t, "artifact8-deterministic-reference-v1.json")
-	rec, err := agentrun.Export(raw, agentrun.Options{Validator: agentrun.ValidatorFunc(validateArtefactBytes)})
+	rec, err := agentrun.Export(raw, agentrun.Options{Validator: agentrun.ValidatorFunc(exportValidate)})
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/refusal"
+
 	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/commitment"
 	"github.com/spf13/cobra"
@@ -20,6 +23,7 @@ const (
 
 func newVerifyCmd(g *globals) *cobra.Command {
 	var bundlePath, keyPath, rootPath, identity, issuer string
+	var replay bool
 	c := &cobra.Command{
 		Use:   "verify --bundle B (--key PUB | --trusted-root ROOT --certificate-identity ID --certificate-oidc-issuer ISS) ARTEFACT [LEDGER]",
 		Short: "Verify a signed run commitment against the artefact (and ledger), offline",
@@ -29,9 +33,14 @@ public key (--key) or keyless (--trusted-root with --certificate-identity and
 --certificate-oidc-issuer: the certificate chain at the verified timestamps, a
 transparency-log entry and an observer timestamp, then the identity); the Statement and
 its predicate type and schema; that ARTEFACT (and LEDGER) are exactly the signed
-subjects, byte for byte; and that the predicate agrees with what the files say.
+subjects, byte for byte; and that the predicate agrees with what the files say. Then
+the checks the predicate says the signer ran are re-run here (validate with the
+re-grade, replay unless --replay=false, and the bundle audit when LEDGER is given):
+a signature binds digests to a key, and says nothing about whether the evidence holds.
 
-Nothing is fetched from the network. Exit 0: verified. Exit 1: refused, by class.`,
+Nothing is fetched from the network. Exit 0: verified, and every re-run check holds.
+Exit 1: refused, by class. Exit 2: the signature verifies and a re-run check refuses
+the evidence (the report names it).`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if bundlePath == "" {
@@ -80,13 +89,15 @@ Nothing is fetched from the network. Exit 0: verified. Exit 1: refused, by class
 			if err != nil {
 				return err
 			}
+			// The predicate's checks are the signer's statement: re-run them.
+			rechecked, failed := recheck(cmd, in, replay)
 			p := st.Predicate
 			if g.json {
 				subjects := make([]any, len(st.Subjects))
 				for i, s := range st.Subjects {
 					subjects[i] = map[string]any{"name": s.Name, "sha256": s.SHA256}
 				}
-				return writeJSON(cmd, map[string]any{
+				if err := writeJSON(cmd, map[string]any{
 					"mediaType":          "application/vnd.obaudit.verify+json;version=1",
 					"ok":                 true,
 					"statement_type":     st.Type,
@@ -94,9 +105,14 @@ Nothing is fetched from the network. Exit 0: verified. Exit 1: refused, by class
 					"subjects":           subjects,
 					"signer":             signer,
 					"predicate":          p.Tree(),
+					"rechecked":          rechecked,
+					"evidence_holds":     failed == nil,
 					"establishes":        commitmentEstablishes,
 					"does_not_establish": commitmentDoesNotEstablish,
-				})
+				}); err != nil {
+					return err
+				}
+				return failed
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "verified: %s\n", bundlePath)
@@ -116,9 +132,14 @@ Nothing is fetched from the network. Exit 0: verified. Exit 1: refused, by class
 				fmt.Fprintf(w, "ledger: v%d, %d rows, chain head %s, terminal %s\n", p.Ledger.LedgerVersion, p.Ledger.Rows, p.Ledger.ChainHead, orNone(p.Ledger.TerminalKind))
 			}
 			fmt.Fprintf(w, "checks the signer reports: validate=%t replay=%t bundle=%t\n", p.Checks.Validate, p.Checks.Replay, p.Checks.Bundle)
+			for _, name := range []string{"validate", "replay", "bundle"} {
+				if r, ok := rechecked[name]; ok {
+					fmt.Fprintf(w, "re-checked here: %s %s\n", name, r)
+				}
+			}
 			fmt.Fprintf(w, "establishes: %s\n", commitmentEstablishes)
 			fmt.Fprintf(w, "not established: %s\n", commitmentDoesNotEstablish)
-			return nil
+			return failed
 		},
 	}
 	f := c.Flags()
@@ -127,7 +148,38 @@ Nothing is fetched from the network. Exit 0: verified. Exit 1: refused, by class
 	f.StringVar(&rootPath, "trusted-root", "", "Sigstore trusted root JSON, for keyless verification")
 	f.StringVar(&identity, "certificate-identity", "", "expected certificate subject (email or URI), exact")
 	f.StringVar(&issuer, "certificate-oidc-issuer", "", "expected OIDC issuer, exact")
+	f.BoolVar(&replay, "replay", true, "also re-execute the episode (contract 8) when re-running the signer's checks")
 	return c
+}
+
+// recheck re-runs the checks sign runs (validate with the re-grade, replay
+// unless disabled or the contract is not reproduced, the bundle audit when a
+// ledger is given) on the verified files. A signature binds digests to a key;
+// whether the evidence holds is re-established here, never read off the
+// predicate. failed is an answer-no naming the first check that refused.
+func recheck(cmd *cobra.Command, in commitment.Inputs, replay bool) (map[string]any, error) {
+	out := map[string]any{}
+	var failed error
+	run := func(name string, c commitment.Checker) {
+		err := c.Check(cmd.Context(), in)
+		if err == nil {
+			out[name] = "ok"
+			return
+		}
+		class, _ := refusal.ClassOf(err)
+		out[name] = "refused " + string(class)
+		if failed == nil {
+			failed = answerNo("the signature verifies, and the evidence it signs does not hold: %s refused (%s: %s)", name, class, refusal.Detail(err))
+		}
+	}
+	run("validate", signValidate)
+	if doc, _, err := checkArtefact(in.Artefact); err == nil && replay && artefact.Reproducible(doc.Version()) {
+		run("replay", signReplay)
+	}
+	if in.Ledger != nil {
+		run("bundle", signBundle)
+	}
+	return out, failed
 }
 
 func orNone(s string) string {

@@ -255,3 +255,14 @@ func Set(v any, val any, path ...any) {
 }
 
 var _ = ptr[int]
+
+// Roomy lifts h's call bound, cost and token caps and wall-clock deadline
+// so that a synthetic journal of many calls can still end scored (a scored
+// run never reserves past its caps or runs past its deadline).
+func Roomy(h execledger.Header) execledger.Header {
+	h.Controls.MaxProviderCalls = 1 << 40
+	h.Controls.CostCapUSD = "1000000000"
+	h.Controls.TokenHardCap = 1 << 52
+	h.Controls.WallClockDeadlineSeconds = nil
+	return h
+}

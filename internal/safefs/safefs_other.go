@@ -48,3 +48,7 @@ func (f *File) Size() int64 { return 0 }
 
 // Close does nothing on this host.
 func (f *File) Close() error { return nil }
+
+func (d *Dir) absent(string) error { return unsupported() }
+
+func (d *Dir) remove(string) error { return unsupported() }

@@ -273,3 +273,30 @@ func (f *File) Close() error {
 	}
 	return err
 }
+
+// absent refuses a name that already exists in d (a link as [ErrSymlink],
+// anything else as [ErrExists]); only a name that does not exist passes.
+func (d *Dir) absent(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
+		return refusal.New(ErrBadPath, "file name %q is not allowed", name)
+	}
+	var st unix.Stat_t
+	err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%s/%s: %w", d.path, name, err)
+	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
+		return refusal.New(ErrSymlink, "%s/%s is a symbolic link", d.path, name)
+	}
+	return refusal.New(ErrExists, "%s/%s already exists", d.path, name)
+}
+
+// remove unlinks name from d and fsyncs d.
+func (d *Dir) remove(name string) error {
+	if err := unix.Unlinkat(d.fd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("remove %s/%s: %w", d.path, name, err)
+	}
+	return d.fsync(d.fd)
+}

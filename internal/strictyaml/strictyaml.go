@@ -20,6 +20,7 @@ package strictyaml
 import (
 	"bytes"
 	"errors"
+	"github.com/obaudit/obaudit/internal/limits"
 	"io"
 	"regexp"
 	"strconv"
@@ -49,8 +50,12 @@ type Reader struct {
 }
 
 // Read reads b, named source in refusals, as one YAML document holding a
-// mapping.
+// mapping. A document larger than limits.MaxYAMLBytes is refused
+// (limits/exceeded) before it is parsed.
 func (r *Reader) Read(b []byte, source string) (map[string]any, error) {
+	if len(b) > limits.MaxYAMLBytes {
+		return nil, limits.Exceeded("MaxYAMLBytes", limits.MaxYAMLBytes, int64(len(b)))
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/obaudit/obaudit/internal/limits"
 	"github.com/obaudit/obaudit/internal/strictyaml"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -102,5 +103,22 @@ func TestType11(t *testing.T) {
 		if got := strictyaml.Type11(s); got != want {
 			t.Errorf("Type11(%q) = %q, want %q", s, got, want)
 		}
+	}
+}
+
+// TestSizeBoundBeforeParse: a document over limits.MaxYAMLBytes is refused
+// as limits/exceeded without being parsed (here it is not even YAML).
+func TestSizeBoundBeforeParse(t *testing.T) {
+	b := make([]byte, limits.MaxYAMLBytes+1)
+	for i := range b {
+		b[i] = '['
+	}
+	_, err := reader(false).Read(b, "big.yaml")
+	if c, _ := refusal.ClassOf(err); c != limits.ErrExceeded.Class {
+		t.Fatalf("Read(%d bytes) = %v, want %s", len(b), err, limits.ErrExceeded.Class)
+	}
+	ok := []byte("a: b\n")
+	if _, err := reader(false).Read(ok, "small.yaml"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,55 @@
+// Package fieldtable keeps a markdown table in SECURITY.md in step with a
+// field table declared in code: the rows between a pair of marker comments
+// must be exactly the rows the code renders. Tests only.
+package fieldtable
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Check compares the region of the markdown file at path between
+// "<!-- begin NAME -->" and "<!-- end NAME -->" with rows. With update, it
+// rewrites the region instead.
+func Check(path, name string, rows []string, update bool) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	begin, end := "<!-- begin "+name+" -->\n", "<!-- end "+name+" -->"
+	s := string(b)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s has no %q … %q region", path, begin, end)
+	}
+	want := strings.Join(rows, "\n") + "\n"
+	got := s[i+len(begin) : j]
+	if got == want {
+		return nil
+	}
+	if update {
+		return os.WriteFile(path, []byte(s[:i+len(begin)]+want+s[j:]), 0o644)
+	}
+	gotRows := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	for _, r := range rows {
+		if !contains(gotRows, r) {
+			return fmt.Errorf("%s: the %s table lacks the row %q (a field added without a row, or its kind changed); regenerate with -update-field-table", path, name, r)
+		}
+	}
+	for _, r := range gotRows {
+		if !contains(rows, r) {
+			return fmt.Errorf("%s: the %s table has a row the code does not declare: %q", path, name, r)
+		}
+	}
+	return fmt.Errorf("%s: the %s table's rows are out of order; regenerate with -update-field-table", path, name)
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
