@@ -468,6 +468,7 @@ func TestWholeRunAgainstScript(t *testing.T) {
 	lb := preflight.Serve(script)
 	defer lb.Close()
 	head := ledgertest.Header()
+	head.StartedAt = "2035-01-02T03:04:05Z" // the run's clock below starts here
 	if head.Provider, err = lane.ProviderIdentity(openai.Lane, profile, lb.BaseURL); err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +496,7 @@ func TestWholeRunAgainstScript(t *testing.T) {
 	if ep.DecisionsDigest != tape.DecisionsDigest || ep.TrajectoryDigest != tape.TrajectoryDigest {
 		t.Error("the model run did not reproduce the reference run it was scripted from")
 	}
-	if err := w.Finalize("scored", "2035-01-02T04:00:00Z", nil); err != nil {
+	if err := w.Finalize("scored", c.Now().Format("2006-01-02T15:04:05Z"), nil); err != nil {
 		t.Fatal(err)
 	}
 	a, err := execledger.Read(bytes.NewReader(file.Bytes()), execledger.Options{RequireComplete: true})
