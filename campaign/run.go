@@ -127,8 +127,12 @@ type Execution struct {
 	// Artefact and Ledger are the file names written in the trial
 	// directory ("" for none).
 	Artefact, Ledger string
-	// Evaluation is the written artefact's evaluation (nil: none).
+	// Evaluation is the written artefact's evaluation (nil: none; always
+	// nil on stateful_time_removed, whose Artefact is the No-Time record).
 	Evaluation *artefact.Evaluation
+	// Common is the CommonOutcomeV1 object of the written artefact or
+	// record (nil: none).
+	Common *CommonOutcome
 	// ArtefactBytes, if set, are the artefact file's bytes for the runner
 	// to write as Artefact, made durable with the batch's other files
 	// before its outcome is logged (an executor that writes its own files
@@ -430,7 +434,7 @@ func (r *runner) outcome(t Trial) *Outcome {
 }
 
 func (r *runner) finish(o *Outcome) *Outcome {
-	o.Status = StatusOf(o.Stage, o.Vector)
+	o.Status = OutcomeStatus(o.Arm, o.Stage, o.Vector, o.Common)
 	return o
 }
 
@@ -494,7 +498,7 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 	infra := func() *Outcome {
 		o.Exclusion = ExclusionInfrastructure
 		o.Files = partialFiles(dir)
-		o.Vector = nil
+		o.Vector, o.Common = nil, nil
 		return r.finish(o)
 	}
 	o.Stage = "dispatched"
@@ -527,7 +531,14 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 			in.LedgerName, in.Ledger = f.name, b
 		}
 	}
-	if ex.Stage == "replay_valid" && ex.Evaluation != nil && in.Artefact != nil {
+	if ex.Stage == "replay_valid" && in.Artefact != nil && t.Arm != ArmFullLifecycle && ex.Common != nil && ex.Evaluation == nil && in.Ledger == nil {
+		// A No-Time record: no contract-8 run commitment (its predicate
+		// derives contract-8 facts); the outcome's digest in the signed
+		// log covers it.
+		o.Stage = "scored"
+		o.Common = ex.Common
+	}
+	if ex.Stage == "replay_valid" && ex.Evaluation != nil && in.Artefact != nil && t.Arm == ArmFullLifecycle {
 		b, err := r.opts.Commit(ctx, in)
 		if err != nil {
 			return infra()
@@ -538,6 +549,7 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 		o.Files = append(o.Files, TrialFile{Role: "commitment", Name: CommitmentFile, SHA256: canon.SHA256Hex(b)})
 		o.Stage = "scored"
 		o.Vector = VectorOf(ex.Evaluation)
+		o.Common = ex.Common
 	}
 	slices.SortFunc(o.Files, func(a, b TrialFile) int { return cmpStr(a.Role, b.Role) })
 	return r.finish(o)

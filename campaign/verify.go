@@ -15,11 +15,19 @@ import (
 	"github.com/obaudit/obaudit/refusal"
 )
 
-// TrialChecker re-derives a scored trial from its files: the artefact
-// validated and replayed, the ledger (when there is one) bundle-audited
-// against it. It returns the artefact's evaluation. cmd wires it with the
-// registered packs.
-type TrialChecker func(ctx context.Context, t Trial, artefactFile, ledgerFile []byte) (*artefact.Evaluation, error)
+// TrialChecker re-derives a scored trial from its files: on
+// full_lifecycle the artefact validated and replayed, the ledger (when
+// there is one) bundle-audited against it, returning the artefact's
+// evaluation; on stateful_time_removed the No-Time record validated and
+// replayed, returning a nil evaluation. Either way it returns the
+// CommonOutcomeV1 object it re-grades (nil: no outcome card). cmd wires it
+// with the registered packs.
+type TrialChecker func(ctx context.Context, t Trial, artefactFile, ledgerFile []byte) (*artefact.Evaluation, *CommonOutcome, error)
+
+// PairChecker is the independent matching proof of a scored
+// stateful_time_removed trial against its scored full_lifecycle twin (the
+// Full artefact and the No-Time record).
+type PairChecker func(ctx context.Context, full, notime Trial, fullArtefact, notimeRecord []byte) error
 
 // VerifyOptions configure [Verify].
 type VerifyOptions struct {
@@ -33,6 +41,11 @@ type VerifyOptions struct {
 	Commitments commitment.Verifier
 	// Parallel is the number of trials checked at once (0 means 1).
 	Parallel int
+	// Pair proves each matched pair (nil: a plan with a treatment arm is
+	// refused). Eligible re-derives the plan's ineligible cells (as
+	// [Catalog].Eligible; nil: a plan that records any is refused).
+	Pair     PairChecker
+	Eligible func(variant, arm string) string
 }
 
 // Verification is what [Verify] established.
@@ -50,6 +63,11 @@ type Verification struct {
 	Checked int
 	Carried []string
 	Report  bool // report.json re-derived byte for byte
+	// Matched counts treatment-arm trials proven against their Full twin;
+	// Unmatched lists those with no scored twin to prove against (named,
+	// not vouched for as matched).
+	Matched   int
+	Unmatched []string
 	// Complete: every identity accounted for and the report verified.
 	Complete bool
 }
@@ -95,6 +113,9 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification,
 	}
 	outcomes, err := outcomesOf(p, planFile, st)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkEligibility(p, opts); err != nil {
 		return nil, err
 	}
 	v.Accounted = len(outcomes)
@@ -157,6 +178,9 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification,
 	if first != nil {
 		return nil, first
 	}
+	if err := verifyPairs(ctx, dir, p, outcomes, opts, v); err != nil {
+		return nil, err
+	}
 	slices.Sort(v.Carried)
 	rep, err := os.ReadFile(filepath.Join(dir, ReportFile))
 	switch {
@@ -205,12 +229,28 @@ func verifyTrial(ctx context.Context, dir string, t Trial, o *Outcome, opts Veri
 			return nil, refusal.New(ErrOutcomeMismatch, "%s: %s is a file the outcome does not name", t.ID, e.Name())
 		}
 	}
+	if t.Arm != ArmFullLifecycle {
+		if files["artefact"] == nil || files["commitment"] != nil || files["ledger"] != nil {
+			return nil, refusal.New(ErrOutcomeMismatch, "%s: a scored %s outcome names exactly its record", t.ID, t.Arm)
+		}
+		ev, c, err := opts.Check(ctx, t, files["artefact"], nil)
+		if err != nil {
+			return nil, refusal.Wrap(ErrOutcomeMismatch, err, "%s", t.ID)
+		}
+		if ev != nil || c == nil || !sameCommon(c, o.Common) {
+			return nil, refusal.New(ErrOutcomeMismatch, "%s: the outcome's CommonOutcomeV1 is not the record's", t.ID)
+		}
+		return nil, nil
+	}
 	if files["artefact"] == nil || files["commitment"] == nil {
 		return nil, refusal.New(ErrOutcomeMismatch, "%s: a scored outcome names no artefact or commitment", t.ID)
 	}
-	ev, err := opts.Check(ctx, t, files["artefact"], files["ledger"])
+	ev, c, err := opts.Check(ctx, t, files["artefact"], files["ledger"])
 	if err != nil {
 		return nil, refusal.Wrap(ErrOutcomeMismatch, err, "%s", t.ID)
+	}
+	if !sameCommon(c, o.Common) {
+		return nil, refusal.New(ErrOutcomeMismatch, "%s: the outcome's CommonOutcomeV1 is not the artefact's", t.ID)
 	}
 	in := commitment.Inputs{ArtefactName: roles["artefact"], Artefact: files["artefact"], LedgerName: roles["ledger"], Ledger: files["ledger"]}
 	if _, err := commitment.Verify(ctx, files["commitment"], in, opts.Commitments); err != nil {
@@ -222,4 +262,87 @@ func verifyTrial(ctx context.Context, dir string, t Trial, o *Outcome, opts Veri
 		return nil, refusal.New(ErrOutcomeMismatch, "%s: the outcome's vector is not the artefact's", t.ID)
 	}
 	return nil, nil
+}
+
+// checkEligibility re-derives the plan's ineligible cells: exactly the
+// variant × arm cells the arm's protocol refuses, each by the class the
+// plan names.
+func checkEligibility(p *Plan, opts VerifyOptions) error {
+	if opts.Eligible == nil {
+		if len(p.Ineligible) > 0 {
+			return refusal.New(ErrPlanInvalid, "the plan records ineligible cells and no eligibility check was given")
+		}
+		return nil
+	}
+	var want []Ineligible
+	for _, a := range p.File.Arms {
+		for _, v := range p.File.Variants {
+			if class := opts.Eligible(v, a); class != "" {
+				want = append(want, Ineligible{Variant: v, Arm: a, Class: class})
+			}
+		}
+	}
+	if !slices.Equal(want, p.Ineligible) {
+		return refusal.New(ErrPlanInvalid, "the plan's ineligible cells %v are not the protocol's %v", p.Ineligible, want)
+	}
+	return nil
+}
+
+// verifyPairs runs the matching proof of every scored treatment-arm trial
+// whose full_lifecycle twin is scored; one without such a twin is listed
+// as unmatched.
+func verifyPairs(ctx context.Context, dir string, p *Plan, outcomes map[int]*Outcome, opts VerifyOptions, v *Verification) error {
+	for _, pr := range matchPairs(p) {
+		on := outcomes[pr.notime.Index]
+		if on == nil || on.Stage != "scored" {
+			continue
+		}
+		if pr.full == nil {
+			v.Unmatched = append(v.Unmatched, pr.notime.ID)
+			continue
+		}
+		full := *pr.full
+		of := outcomes[full.Index]
+		if of == nil || of.Stage != "scored" {
+			v.Unmatched = append(v.Unmatched, pr.notime.ID)
+			continue
+		}
+		if opts.Pair == nil {
+			return refusal.New(ErrOutcomeMismatch, "%s: no matching proof was given for a treatment-arm trial", pr.notime.ID)
+		}
+		read := func(t Trial, o *Outcome) ([]byte, error) {
+			for _, f := range o.Files {
+				if f.Role == "artefact" {
+					return os.ReadFile(filepath.Join(dir, TrialsDir, t.ID, f.Name))
+				}
+			}
+			return nil, refusal.New(ErrOutcomeMismatch, "%s: no artefact", t.ID)
+		}
+		fb, err := read(full, of)
+		if err != nil {
+			return err
+		}
+		nb, err := read(pr.notime, on)
+		if err != nil {
+			return err
+		}
+		// verifyTrial checked both files against their digests first.
+		if canon.SHA256Hex(fb) != fileDigest(of) || canon.SHA256Hex(nb) != fileDigest(on) {
+			return refusal.New(ErrOutcomeMismatch, "%s/%s: a file changed during verification", full.ID, pr.notime.ID)
+		}
+		if err := opts.Pair(ctx, full, pr.notime, fb, nb); err != nil {
+			return refusal.Wrap(ErrOutcomeMismatch, err, "%s against its twin %s", pr.notime.ID, full.ID)
+		}
+		v.Matched++
+	}
+	return nil
+}
+
+func fileDigest(o *Outcome) string {
+	for _, f := range o.Files {
+		if f.Role == "artefact" {
+			return f.SHA256
+		}
+	}
+	return ""
 }
