@@ -8,6 +8,7 @@ import (
 
 	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/domains"
 	"github.com/spf13/cobra"
 )
 
@@ -64,6 +65,7 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 			}
 			v, err := campaign.Verify(cmd.Context(), dir, campaign.VerifyOptions{
 				Held: held, Check: campaignCheck(p), Commitments: cv, Parallel: parallel,
+				Pair: campaignPair, Eligible: campaignEligible(domains.Default()),
 			})
 			if err != nil {
 				return err
