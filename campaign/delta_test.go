@@ -168,7 +168,10 @@ func TestTreatmentArmRefusals(t *testing.T) {
 	o := &Outcome{Format: OutcomeFormat, Arm: ArmNoTime, Stage: "scored", Status: StatusFailure, Files: []TrialFile{}, Common: common(StatusSuccess)}
 	for _, bad := range []func(o *Outcome){
 		func(o *Outcome) {},
-		func(o *Outcome) { o.Status = StatusSuccess; o.Vector = &Vector{Reliable: true, FailedDimensions: []string{}, FindingCodes: []string{}} },
+		func(o *Outcome) {
+			o.Status = StatusSuccess
+			o.Vector = &Vector{Reliable: true, FailedDimensions: []string{}, FindingCodes: []string{}}
+		},
 		func(o *Outcome) { o.Status = StatusError; o.Stage = "replay_valid" },
 	} {
 		c := *o
