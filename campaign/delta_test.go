@@ -108,8 +108,8 @@ func TestDeltaAgainstHandComputation(t *testing.T) {
 		}
 	}
 	for _, c := range r.Cells {
-		if c.Arm == ArmNoTime && (len(c.Metrics) != 1 || c.Metrics[0].Name != "error_rate") {
-			t.Errorf("no-time cell metrics %+v", c.Metrics)
+		if c.Arm == ArmNoTime && (len(c.Metrics) != 1 || c.Metrics[0].Name != "error_rate" || len(c.Matrix) != 2 || c.Stability.Value == nil) {
+			t.Errorf("no-time cell: metrics %+v, matrix %v (V3 has no row), stability %+v", c.Metrics, c.Matrix, c.Stability)
 		}
 	}
 }

@@ -300,6 +300,9 @@ func buildCell(p *Plan, outcomes map[int]*Outcome, subject, kind, arm string) Ce
 		perVariant[t.Variant] = pv
 	}
 	for _, v := range p.File.Variants {
+		if !p.eligible(v, arm) {
+			continue // no identity assigned: listed in the report's ineligible cells
+		}
 		c.Matrix = append(c.Matrix, MatrixRow{v, rows[v].String()})
 		vn = append(vn, perVariant[v][0])
 		vc = append(vc, perVariant[v][1])

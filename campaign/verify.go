@@ -292,6 +292,7 @@ func checkEligibility(p *Plan, opts VerifyOptions) error {
 // whose full_lifecycle twin is scored; one without such a twin is listed
 // as unmatched.
 func verifyPairs(ctx context.Context, dir string, p *Plan, outcomes map[int]*Outcome, opts VerifyOptions, v *Verification) error {
+	v.Unmatched = []string{}
 	for _, pr := range matchPairs(p) {
 		on := outcomes[pr.notime.Index]
 		if on == nil || on.Stage != "scored" {
