@@ -86,3 +86,12 @@ func sameCommon(a, b *CommonOutcome) bool {
 func (p *Plan) eligible(variant, arm string) bool {
 	return !slices.ContainsFunc(p.Ineligible, func(x Ineligible) bool { return x.Variant == variant && x.Arm == arm })
 }
+
+// RecordsCommon is the one rule saying which outcomes carry a
+// CommonOutcomeV1 object: every scored stateful_time_removed trial, and a
+// scored full_lifecycle trial only in a plan that also assigns
+// stateful_time_removed (δ compares the two; a Full-only campaign's
+// outcomes are as they were before the arm existed).
+func (p *Plan) RecordsCommon(arm string) bool {
+	return arm != ArmFullLifecycle || slices.Contains(p.File.Arms, ArmNoTime)
+}

@@ -2,6 +2,8 @@ package campaign
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -192,4 +194,28 @@ func TestTreatmentArmRefusals(t *testing.T) {
 func refusalClass(err error) refusal.Class {
 	c, _ := refusal.ClassOf(err)
 	return c
+}
+
+// TestFullOnlyRecordsNoCommon: a Full-only campaign's outcomes are as they
+// were before the treatment arm existed (no CommonOutcomeV1 object, no δ),
+// even from an executor that grades one.
+func TestFullOnlyRecordsNoCommon(t *testing.T) {
+	f := testFile()
+	f["agents"], f["comparisons"], f["trials"] = []string{"a"}, [][2]string{}, 2
+	r, dir := runScripted(t, armsCatalog, f, armsExecutor{"full_lifecycle/V1": "SS", "full_lifecycle/V2": "SF"})
+	if r.Deltas != nil || r.Ineligible != nil {
+		t.Errorf("deltas %v, ineligible %v", r.Deltas, r.Ineligible)
+	}
+	pf, _ := os.ReadFile(filepath.Join(dir, PlanFile))
+	p, _ := DecodePlan(pf)
+	pub, _ := p.PublicKey()
+	st, err := ReadLog(context.Background(), dir, pub, p.File.Origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range st.Entries[1:] {
+		if o, _ := ParseOutcome(e); o == nil || o.Common != nil {
+			t.Errorf("outcome %+v", o)
+		}
+	}
 }

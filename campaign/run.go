@@ -410,6 +410,9 @@ func outcomesOf(p *Plan, planFile []byte, st *LogState) (map[int]*Outcome, error
 		if o.PlanSHA256 != digest || o.Trial < 0 || o.Trial >= len(p.Trials) || !o.matches(p.Trials[o.Trial]) {
 			return nil, refusal.New(ErrIdentityMismatch, "log entry %d: outcome %s is not an identity this plan assigns", i+1, o.TrialID)
 		}
+		if o.Common != nil && !p.RecordsCommon(o.Arm) {
+			return nil, refusal.New(ErrIdentityMismatch, "log entry %d: outcome %s carries a CommonOutcomeV1 object this plan does not record", i+1, o.TrialID)
+		}
 		if out[o.Trial] != nil {
 			return nil, refusal.New(ErrIdentityMismatch, "log entry %d: a second outcome for %s", i+1, o.TrialID)
 		}
@@ -549,7 +552,9 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 		o.Files = append(o.Files, TrialFile{Role: "commitment", Name: CommitmentFile, SHA256: canon.SHA256Hex(b)})
 		o.Stage = "scored"
 		o.Vector = VectorOf(ex.Evaluation)
-		o.Common = ex.Common
+		if r.plan.RecordsCommon(t.Arm) {
+			o.Common = ex.Common
+		}
 	}
 	slices.SortFunc(o.Files, func(a, b TrialFile) int { return cmpStr(a.Role, b.Role) })
 	return r.finish(o)

@@ -155,7 +155,7 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification,
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				carried, err := verifyTrial(ctx, dir, p.Trials[i], outcomes[i], opts)
+				carried, err := verifyTrial(ctx, dir, p, p.Trials[i], outcomes[i], opts)
 				mu.Lock()
 				if err != nil && (firstAt < 0 || i < firstAt) {
 					first, firstAt = err, i
@@ -201,7 +201,7 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification,
 }
 
 // verifyTrial checks one outcome against the trial's files.
-func verifyTrial(ctx context.Context, dir string, t Trial, o *Outcome, opts VerifyOptions) ([]string, error) {
+func verifyTrial(ctx context.Context, dir string, p *Plan, t Trial, o *Outcome, opts VerifyOptions) ([]string, error) {
 	tdir := filepath.Join(dir, TrialsDir, t.ID)
 	files := map[string][]byte{}
 	roles := map[string]string{}
@@ -248,6 +248,9 @@ func verifyTrial(ctx context.Context, dir string, t Trial, o *Outcome, opts Veri
 	ev, c, err := opts.Check(ctx, t, files["artefact"], files["ledger"])
 	if err != nil {
 		return nil, refusal.Wrap(ErrOutcomeMismatch, err, "%s", t.ID)
+	}
+	if !p.RecordsCommon(t.Arm) {
+		c = nil
 	}
 	if !sameCommon(c, o.Common) {
 		return nil, refusal.New(ErrOutcomeMismatch, "%s: the outcome's CommonOutcomeV1 is not the artefact's", t.ID)

@@ -272,8 +272,10 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 			return nil, err
 		}
 		ex.Stage, ex.Artefact, ex.ArtefactBytes, ex.Evaluation = "artifact_valid", campaignArtefactFile, b, &res.Artefact.Evaluation
-		if ex.Common, err = commonOfArtefact(dom, res.Artefact); err != nil {
-			return ex, nil
+		if e.plan.RecordsCommon(t.Arm) {
+			if ex.Common, err = commonOfArtefact(dom, res.Artefact); err != nil {
+				return ex, nil
+			}
 		}
 		if res.Episode.ReplayOK != nil && *res.Episode.ReplayOK {
 			ex.Stage = "replay_valid"
@@ -313,9 +315,11 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 	if err != nil {
 		return &campaign.Execution{Stage: "runtime_completed", Ledger: ex.Ledger}, nil
 	}
-	common, err := commonOfArtefact(dom, doc.Artefact)
-	if err != nil {
-		return &campaign.Execution{Stage: "artifact_valid", Ledger: ex.Ledger}, nil
+	var common *campaign.CommonOutcome
+	if e.plan.RecordsCommon(t.Arm) {
+		if common, err = commonOfArtefact(dom, doc.Artefact); err != nil {
+			return &campaign.Execution{Stage: "artifact_valid", Ledger: ex.Ledger}, nil
+		}
 	}
 	// The preflight's own checks passed: the ledger read back scored, the
 	// pair passed the bundle audit and the artefact replayed at zero calls.
@@ -361,8 +365,8 @@ func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
 			return nil, c, err
 		}
 		ev, err := checkFull(ctx, p, t, art, led)
-		if err != nil {
-			return nil, nil, err
+		if err != nil || !p.RecordsCommon(t.Arm) {
+			return ev.evaluation(), nil, err
 		}
 		dom, err := domains.Default().Operation(nil, "", t.Variant)
 		if err != nil {
@@ -378,6 +382,13 @@ func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
 type checkedFull struct {
 	eval *artefact.Evaluation
 	doc  *artefact.Artefact
+}
+
+func (c *checkedFull) evaluation() *artefact.Evaluation {
+	if c == nil {
+		return nil
+	}
+	return c.eval
 }
 
 func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte) (*checkedFull, error) {
