@@ -292,61 +292,74 @@ func checkEligibility(p *Plan, opts VerifyOptions) error {
 }
 
 // verifyPairs runs the matching proof of every scored treatment-arm trial
-// whose full_lifecycle twin is scored; one without such a twin is listed
-// as unmatched.
+// whose full_lifecycle twin is scored (opts.Parallel at once); one without
+// such a twin is listed as unmatched. The first refusal in plan order wins.
 func verifyPairs(ctx context.Context, dir string, p *Plan, outcomes map[int]*Outcome, opts VerifyOptions, v *Verification) error {
 	v.Unmatched = []string{}
+	var todo []twin
 	for _, pr := range matchPairs(p) {
 		on := outcomes[pr.notime.Index]
 		if on == nil || on.Stage != "scored" {
 			continue
 		}
-		if pr.full == nil {
+		if pr.full == nil || outcomes[pr.full.Index] == nil || outcomes[pr.full.Index].Stage != "scored" {
 			v.Unmatched = append(v.Unmatched, pr.notime.ID)
 			continue
 		}
-		full := *pr.full
-		of := outcomes[full.Index]
-		if of == nil || of.Stage != "scored" {
-			v.Unmatched = append(v.Unmatched, pr.notime.ID)
-			continue
+		todo = append(todo, pr)
+	}
+	if len(todo) > 0 && opts.Pair == nil {
+		return refusal.New(ErrOutcomeMismatch, "%s: no matching proof was given for a treatment-arm trial", todo[0].notime.ID)
+	}
+	read := func(t Trial, o *Outcome) ([]byte, error) {
+		for _, f := range o.Files {
+			if f.Role == "artefact" {
+				b, err := os.ReadFile(filepath.Join(dir, TrialsDir, t.ID, f.Name))
+				// verifyTrial checked the file against its digest first.
+				if err != nil || canon.SHA256Hex(b) != f.SHA256 {
+					return nil, refusal.New(ErrOutcomeMismatch, "%s: %s changed during verification", t.ID, f.Name)
+				}
+				return b, nil
+			}
 		}
-		if opts.Pair == nil {
-			return refusal.New(ErrOutcomeMismatch, "%s: no matching proof was given for a treatment-arm trial", pr.notime.ID)
-		}
-		read := func(t Trial, o *Outcome) ([]byte, error) {
-			for _, f := range o.Files {
-				if f.Role == "artefact" {
-					return os.ReadFile(filepath.Join(dir, TrialsDir, t.ID, f.Name))
+		return nil, refusal.New(ErrOutcomeMismatch, "%s: no artefact", t.ID)
+	}
+	errs := make([]error, len(todo))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(opts.Parallel, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				pr := todo[i]
+				full := *pr.full
+				fb, err := read(full, outcomes[full.Index])
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				nb, err := read(pr.notime, outcomes[pr.notime.Index])
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				if err := opts.Pair(ctx, full, pr.notime, fb, nb); err != nil {
+					errs[i] = refusal.Wrap(ErrOutcomeMismatch, err, "%s against its twin %s", pr.notime.ID, full.ID)
 				}
 			}
-			return nil, refusal.New(ErrOutcomeMismatch, "%s: no artefact", t.ID)
-		}
-		fb, err := read(full, of)
-		if err != nil {
-			return err
-		}
-		nb, err := read(pr.notime, on)
-		if err != nil {
-			return err
-		}
-		// verifyTrial checked both files against their digests first.
-		if canon.SHA256Hex(fb) != fileDigest(of) || canon.SHA256Hex(nb) != fileDigest(on) {
-			return refusal.New(ErrOutcomeMismatch, "%s/%s: a file changed during verification", full.ID, pr.notime.ID)
-		}
-		if err := opts.Pair(ctx, full, pr.notime, fb, nb); err != nil {
-			return refusal.Wrap(ErrOutcomeMismatch, err, "%s against its twin %s", pr.notime.ID, full.ID)
-		}
-		v.Matched++
+		}()
 	}
+	for i := range todo {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	v.Matched = len(todo)
 	return nil
-}
-
-func fileDigest(o *Outcome) string {
-	for _, f := range o.Files {
-		if f.Role == "artefact" {
-			return f.SHA256
-		}
-	}
-	return ""
 }

@@ -10,7 +10,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/obaudit/obaudit/arm/pair"
 	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/refusal"
 )
 
 // newTwoArmCampaign plans a deterministic campaign on both arms.
@@ -76,6 +78,28 @@ func TestCampaignArms(t *testing.T) {
 		}
 	}
 	ntOutcome, _ := campaign.ParseOutcome(entries[nt])
+	// The matching proof campaign verify runs: the twin matches; a Full
+	// artefact of another repeat (another operation instance) is no pair.
+	ntTrial := p.Trials[ntOutcome.Trial]
+	rec, _ := os.ReadFile(filepath.Join(dir, campaign.TrialsDir, ntTrial.ID, campaignNoTimeFile))
+	proofs := 0
+	for _, ft := range p.Trials {
+		if ft.Arm != campaign.ArmFullLifecycle || ft.Variant != ntTrial.Variant || ft.Subject != ntTrial.Subject {
+			continue
+		}
+		proofs++
+		art, _ := os.ReadFile(filepath.Join(dir, campaign.TrialsDir, ft.ID, campaignArtefactFile))
+		err := campaignPair(t.Context(), ft, ntTrial, art, rec)
+		if ft.Repeat == ntTrial.Repeat && err != nil {
+			t.Errorf("twin %s: %v", ft.ID, err)
+		}
+		if c, _ := refusal.ClassOf(err); ft.Repeat != ntTrial.Repeat && c != pair.ErrNotAPair.Class {
+			t.Errorf("%s (another repeat): %v, want %s", ft.ID, err, pair.ErrNotAPair.Class)
+		}
+	}
+	if proofs != 2 {
+		t.Errorf("%d Full trials of the cell, want 2", proofs)
+	}
 	rewrite := func(f func(es [][]byte) [][]byte) func(d string) {
 		return func(d string) {
 			es := slices.Clone(entries)
