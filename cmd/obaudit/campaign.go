@@ -162,12 +162,20 @@ DIR must not exist. Exit 0: sealed. Exit 1: refused, by class.`,
 					"mediaType": "application/vnd.obaudit.campaign-plan+json;version=1",
 					"directory": output, "plan_sha256": campaign.PlanDigest(planFile),
 					"assigned": int64(len(p.Trials)), "pre_dispatch_checkpoint": string(cp),
+					"ineligible": ineligibleTree(p.Ineligible),
 				})
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "sealed: %s/%s (sha256 %s)\n", output, campaign.PlanFile, campaign.PlanDigest(planFile))
-			fmt.Fprintf(w, "assigned: %d trial identities (%d variants × %d subjects × %d arms × %d trials)\n",
+			fmt.Fprintf(w, "assigned: %d trial identities (%d variants × %d subjects × %d arms × %d trials",
 				len(p.Trials), len(f.Variants), len(f.Agents)+len(f.ModelProfiles), len(f.Arms), f.Trials)
+			if len(p.Ineligible) > 0 {
+				fmt.Fprintf(w, ", less %d ineligible variant × arm cells", len(p.Ineligible))
+			}
+			fmt.Fprintf(w, ")\n")
+			for _, x := range p.Ineligible {
+				fmt.Fprintf(w, "ineligible (no identity assigned): %s on %s: %s\n", x.Arm, x.Variant, x.Class)
+			}
 			fmt.Fprintf(w, "pre-dispatch checkpoint (hold a copy):\n%s", cp)
 			return nil
 		},

@@ -172,3 +172,12 @@ func campaignPair(ctx context.Context, full, notime campaign.Trial, fullArt, rec
 	}
 	return nil
 }
+
+// ineligibleTree is the plan's ineligible cells for --json.
+func ineligibleTree(xs []campaign.Ineligible) []any {
+	out := []any{}
+	for _, x := range xs {
+		out = append(out, map[string]any{"variant": x.Variant, "arm": x.Arm, "class": x.Class})
+	}
+	return out
+}
