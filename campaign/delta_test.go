@@ -150,21 +150,6 @@ func TestPairIdentity(t *testing.T) {
 }
 
 func TestTreatmentArmRefusals(t *testing.T) {
-	f := testFile()
-	f["arms"] = []string{ArmNoTime}
-	f["model_profiles"] = []map[string]any{{"id": "m", "lane": "loopback-scripted", "model": "x", "latency_ms": 0}}
-	f["bounds"] = map[string]any{
-		"per_trial": map[string]any{"calls": 1, "tokens": 1, "cost_usd": "0", "wall_seconds": 1},
-		"aggregate": map[string]any{"calls": 100, "tokens": 100, "cost_usd": "0", "wall_seconds": 0},
-	}
-	f["rates"] = map[string]any{"input_usd_per_mtok": "1", "output_usd_per_mtok": "1", "pricing_policy_id": "p"}
-	pf, err := parse(t, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Expand(pf, armsCatalog, "k"); refusalClass(err) != ErrUnknownName.Class {
-		t.Errorf("a model profile on the treatment arm: %v, want %s", err, ErrUnknownName.Class)
-	}
 	// An outcome whose status is not its CommonOutcomeV1 status, or a
 	// treatment-arm outcome with an evaluator vector, is incoherent.
 	o := &Outcome{Format: OutcomeFormat, Arm: ArmNoTime, Stage: "scored", Status: StatusFailure, Files: []TrialFile{}, Common: common(StatusSuccess)}

@@ -133,9 +133,6 @@ func Expand(f *File, cat Catalog, logKey string) (*Plan, error) {
 		if !slices.Contains(cat.Arms, a) {
 			return nil, refusal.New(ErrUnknownName, "arm %q is not one this build runs (%v)", a, cat.Arms)
 		}
-		if a != ArmFullLifecycle && len(f.ModelProfiles) > 0 {
-			return nil, refusal.New(ErrUnknownName, "arm %q: model profiles on it are not carried by this build (deterministic agents only)", a)
-		}
 		for _, v := range f.Variants {
 			if cat.Eligible == nil {
 				break

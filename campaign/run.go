@@ -534,10 +534,10 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 			in.LedgerName, in.Ledger = f.name, b
 		}
 	}
-	if ex.Stage == "replay_valid" && in.Artefact != nil && t.Arm != ArmFullLifecycle && ex.Common != nil && ex.Evaluation == nil && in.Ledger == nil {
-		// A No-Time record: no contract-8 run commitment (its predicate
-		// derives contract-8 facts); the outcome's digest in the signed
-		// log covers it.
+	if ex.Stage == "replay_valid" && in.Artefact != nil && t.Arm != ArmFullLifecycle && ex.Common != nil && ex.Evaluation == nil && (in.Ledger != nil) == (t.SubjectKind == KindProfile) {
+		// A No-Time record (and a model profile's execution ledger): no
+		// contract-8 run commitment (its predicate derives contract-8
+		// facts); the outcome's digests in the signed log cover them.
 		o.Stage = "scored"
 		o.Common = ex.Common
 	}

@@ -230,10 +230,10 @@ func verifyTrial(ctx context.Context, dir string, p *Plan, t Trial, o *Outcome, 
 		}
 	}
 	if t.Arm != ArmFullLifecycle {
-		if files["artefact"] == nil || files["commitment"] != nil || files["ledger"] != nil {
-			return nil, refusal.New(ErrOutcomeMismatch, "%s: a scored %s outcome names exactly its record", t.ID, t.Arm)
+		if files["artefact"] == nil || files["commitment"] != nil || (files["ledger"] != nil) != (t.SubjectKind == KindProfile) {
+			return nil, refusal.New(ErrOutcomeMismatch, "%s: a scored %s outcome names exactly its record (and a model profile's ledger)", t.ID, t.Arm)
 		}
-		ev, c, err := opts.Check(ctx, t, files["artefact"], nil)
+		ev, c, err := opts.Check(ctx, t, files["artefact"], files["ledger"])
 		if err != nil {
 			return nil, refusal.Wrap(ErrOutcomeMismatch, err, "%s", t.ID)
 		}

@@ -253,6 +253,9 @@ const campaignArtefactFile = "episode_artifact.json"
 
 func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir string) (*campaign.Execution, error) {
 	dom := e.doms[t.Variant]
+	if t.Arm == campaign.ArmNoTime && t.SubjectKind == campaign.KindProfile {
+		return e.executeNoTimeModel(dom, t, dir)
+	}
 	if t.Arm == campaign.ArmNoTime {
 		return e.executeNoTime(dom, t)
 	}
@@ -369,7 +372,7 @@ func campaignCommit(key *ecdsa.PrivateKey) (func(context.Context, commitment.Inp
 func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
 	return func(ctx context.Context, t campaign.Trial, art, led []byte) (*artefact.Evaluation, *campaign.CommonOutcome, error) {
 		if t.Arm == campaign.ArmNoTime {
-			c, err := checkNoTime(p, t, art)
+			c, err := checkNoTime(p, t, art, led)
 			return nil, c, err
 		}
 		ev, err := checkFull(ctx, p, t, art, led)
