@@ -27,6 +27,11 @@
 // (tessera). Checkpoints are C2SP signed notes by the plan's ECDSA P-256
 // log key (package checkpoint's signer, key name = the campaign origin).
 //
+// Arms: full_lifecycle and [ArmNoTime] (stateful_time_removed). With both,
+// the plan seals the ineligible variant × arm cells ([Ineligible]), a
+// No-Time trial runs its Full twin's operation instance, outcomes carry
+// CommonOutcomeV1 ([Plan.RecordsCommon]) and the report gives δ ([Delta]).
+//
 // report.json: the RFC 8785 encoding of [Report] (mediaType
 // application/vnd.obaudit.campaign-report+json;version=1) and a newline.
 //

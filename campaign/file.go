@@ -19,8 +19,8 @@ const MaxFileBytes = 1 << 20
 // MaxTrials bounds the assigned identities of one plan.
 const MaxTrials = 1 << 20
 
-// ArmFullLifecycle is the only arm this build runs (Measurement RFC v2 §1);
-// stateful_time_removed joins when it exists.
+// ArmFullLifecycle is the reference arm (Measurement RFC v2 §1); its
+// treatment twin is [ArmNoTime].
 const ArmFullLifecycle = "full_lifecycle"
 
 // File is a campaign file: what an operator preregisters. It is decoded
@@ -43,7 +43,8 @@ type File struct {
 	// model-backed subjects. At least one subject in all.
 	Agents        []string       `json:"agents"`
 	ModelProfiles []ModelProfile `json:"model_profiles"`
-	// Arms are the treatment arms (today only full_lifecycle).
+	// Arms are the arms: full_lifecycle and/or stateful_time_removed (with
+	// both, the report gives δ).
 	Arms []string `json:"arms"`
 	// Trials is the number of trials per cell (subject × arm × variant).
 	Trials int `json:"trials"`

@@ -115,6 +115,10 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 {{range .Matrix}}<div class="mx">{{.Variant}} {{.Trials}}</div>{{end}}{{end}}
 {{if .Paired}}<h2>Paired differences</h2><table><tr><th>first − second</th><th>arm</th><th>pairs</th><th>both</th><th>only first</th><th>only second</th><th>neither</th><th>mean</th><th>SE</th></tr>
 {{range .Paired}}<tr><td>{{index .Subjects 0}} − {{index .Subjects 1}}</td><td>{{.Arm}}</td><td>{{.Pairs}}</td><td>{{.Both}}</td><td>{{.OnlyA}}</td><td>{{.OnlyB}}</td><td>{{.Neither}}</td><td>{{printf "%.4f" .Mean}}</td><td>{{if .SE}}{{val .SE}}{{else}}{{.Interval}}{{end}}</td></tr>{{end}}</table>{{end}}
+{{if .Ineligible}}<h2>Ineligible cells</h2><p>No identity assigned: the arm's protocol refuses these variants.</p><ul>{{range .Ineligible}}<li>{{.Arm}} on {{.Variant}}: {{.Class}}</li>{{end}}</ul>{{end}}
+{{if .Deltas}}<h2>δ (stateful_time_removed − full_lifecycle, CommonOutcomeV1 SUCCESS)</h2><table><tr><th>subject</th><th>semantic scenario</th><th>pairs</th><th>No-Time SUCCESS</th><th>Full SUCCESS</th><th>δ</th><th>interval</th></tr>
+{{range .Deltas}}<tr><td>{{.Subject}}</td><td>{{.SemanticScenario}}</td><td>{{.Pairs}}</td><td>{{.NoTimeSuccess}}</td><td>{{.FullSuccess}}</td><td>{{if .Value}}{{val .Value}}{{else}}undefined{{end}}</td><td>{{.Interval}}</td></tr>
+<tr><td colspan="7">{{range .Matrix}}<div class="mx">{{.Variant}} full {{.Full}} | notime {{.NoTime}}</div>{{end}}{{range .Ineligible}}<div class="mx">{{.Variant}} ineligible: {{.Class}}</div>{{end}}</td></tr>{{end}}</table>{{end}}
 <h2>Definitions</h2><table>{{range .Definitions}}<tr><td>{{.Name}}</td><td>{{.Formula}}</td></tr>{{end}}</table>
 </body></html>
 `))

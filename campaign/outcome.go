@@ -68,9 +68,13 @@ type Outcome struct {
 	Exclusion string `json:"exclusion"`
 	// Files are the trial's files, by role, with their SHA-256.
 	Files []TrialFile `json:"files"`
-	// Vector is the per-episode result vector of a scored trial (nil
-	// otherwise).
+	// Vector is the per-episode result vector of a scored full_lifecycle
+	// trial (nil otherwise).
 	Vector *Vector `json:"vector"`
+	// Common is a scored trial's CommonOutcomeV1 object (on
+	// stateful_time_removed always; on full_lifecycle when the scenario has
+	// an outcome card), absent otherwise.
+	Common *CommonOutcome `json:"common_outcome,omitempty"`
 }
 
 // TrialFile is one file an outcome names. Role is "artefact", "ledger",
@@ -155,7 +159,10 @@ func ParseOutcome(entry []byte) (*Outcome, error) {
 	}
 	if o.Format != OutcomeFormat || stageIndex(o.Stage) < 0 ||
 		(o.Exclusion != "" && !slices.Contains(Exclusions(), o.Exclusion)) ||
-		o.Status != StatusOf(o.Stage, o.Vector) || (o.Stage == "scored") != (o.Vector != nil) {
+		o.Status != OutcomeStatus(o.Arm, o.Stage, o.Vector, o.Common) || !commonCoherent(o.Common) ||
+		(o.Stage != "scored" && o.Common != nil) ||
+		(o.Arm == ArmFullLifecycle && (o.Stage == "scored") != (o.Vector != nil)) ||
+		(o.Arm != ArmFullLifecycle && (o.Vector != nil || (o.Stage == "scored") != (o.Common != nil))) {
 		return nil, refusal.New(ErrLogInvalid, "outcome record of %s is incoherent (format, stage %q, exclusion %q, status %q)", o.TrialID, o.Stage, o.Exclusion, o.Status)
 	}
 	return &o, nil

@@ -46,6 +46,9 @@ type Plan struct {
 	// spec per variant, each model profile, rates, bounds).
 	Manifests map[string]string `json:"manifests"`
 	Trials    []Trial           `json:"trials"`
+	// Ineligible are the variant × arm cells the arm's protocol refuses
+	// (no identity is assigned to them; the report names each).
+	Ineligible []Ineligible `json:"ineligible,omitempty"`
 }
 
 // Variant is one resolved scenario variant.
@@ -90,6 +93,10 @@ type Catalog struct {
 	// Manifests are further identity-manifest digests to record (oracle,
 	// engine build, …).
 	Manifests map[string]string
+	// Eligible is the arm protocol's verdict on a variant: "" when arm can
+	// run it, else the refusal class of its compiler (nil: every cell is
+	// eligible).
+	Eligible func(variant, arm string) string
 }
 
 // Expand checks a campaign file against the catalog and expands it into
@@ -125,6 +132,14 @@ func Expand(f *File, cat Catalog, logKey string) (*Plan, error) {
 	for _, a := range f.Arms {
 		if !slices.Contains(cat.Arms, a) {
 			return nil, refusal.New(ErrUnknownName, "arm %q is not one this build runs (%v)", a, cat.Arms)
+		}
+		for _, v := range f.Variants {
+			if cat.Eligible == nil {
+				break
+			}
+			if class := cat.Eligible(v, a); class != "" {
+				p.Ineligible = append(p.Ineligible, Ineligible{Variant: v, Arm: a, Class: class})
+			}
 		}
 	}
 	type subject struct{ id, kind string }
@@ -179,22 +194,33 @@ func Expand(f *File, cat Catalog, logKey string) (*Plan, error) {
 			if v.SemanticScenario != s {
 				continue
 			}
-			order := make([]int, len(cells))
+			vcells := slices.DeleteFunc(slices.Clone(cells), func(c cell) bool { return !p.eligible(v.ID, c.arm) })
+			if len(vcells) == 0 {
+				continue
+			}
+			order := make([]int, len(vcells))
 			for i := range order {
 				order[i] = i
 			}
 			rng := rand.New(rand.NewChaCha8(derive("order", f.Seed, v.ID)))
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 			for r := 1; r <= f.Trials; r++ {
-				for pos := range cells {
-					c := cells[order[(pos+r-1)%len(cells)]]
+				for pos := range vcells {
+					c := vcells[order[(pos+r-1)%len(vcells)]]
 					key := strings.Join([]string{s, v.ID, c.arm, c.kind, c.id, strconv.Itoa(r)}, "/")
 					seed := derive("trial-seed", f.Seed, key)
+					// A treatment-arm trial runs the operation instance of its
+					// full_lifecycle twin (same variant × subject × repeat):
+					// the pair identity, fixed before dispatch.
+					iseed := seed
+					if c.arm != ArmFullLifecycle {
+						iseed = derive("trial-seed", f.Seed, strings.Join([]string{s, v.ID, ArmFullLifecycle, c.kind, c.id, strconv.Itoa(r)}, "/"))
+					}
 					t := Trial{
 						Index: len(p.Trials), SemanticScenario: s, Variant: v.ID, Arm: c.arm,
 						Subject: c.id, SubjectKind: c.kind, Repeat: r, Block: block, Position: pos,
 						Seed:                hex.EncodeToString(seed[:]),
-						OperationInstanceID: "opinst_" + hex.EncodeToString(sub("instance", seed)),
+						OperationInstanceID: "opinst_" + hex.EncodeToString(sub("instance", iseed)),
 					}
 					t.ID = fmt.Sprintf("t%05d", t.Index)
 					if c.kind == KindProfile {

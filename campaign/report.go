@@ -43,6 +43,10 @@ type Report struct {
 	Paired            []Pair   `json:"paired"`
 	// Definitions states every metric's formula and denominator.
 	Definitions []Definition `json:"definitions"`
+	// Ineligible are the plan's variant × arm cells the protocol refuses;
+	// Deltas the confirmatory estimand when both arms are assigned.
+	Ineligible []Ineligible `json:"ineligible,omitempty"`
+	Deltas     []Delta      `json:"deltas,omitempty"`
 }
 
 // Arm is one arm's funnel: state counts over every assigned identity.
@@ -235,6 +239,14 @@ func BuildReport(p *Plan, planDigest string, outcomes map[int]*Outcome, cp check
 			r.Paired = append(r.Paired, buildPair(p, outcomes, c[0], c[1], arm))
 		}
 	}
+	r.Ineligible = p.Ineligible
+	r.Deltas = buildDeltas(p, outcomes)
+	if slices.Contains(p.File.Arms, ArmNoTime) {
+		r.Definitions = append(r.Definitions, Definition{"stateful_time_removed cells", "status is the CommonOutcomeV1 status; the evaluator's metrics (every scored-episode rate and reliable_operation_rate) are full_lifecycle only and are not given"})
+	}
+	if r.Deltas != nil {
+		r.Definitions = append(r.Definitions, Definition{"delta", deltaFormula})
+	}
 	return r
 }
 
@@ -288,6 +300,9 @@ func buildCell(p *Plan, outcomes map[int]*Outcome, subject, kind, arm string) Ce
 		perVariant[t.Variant] = pv
 	}
 	for _, v := range p.File.Variants {
+		if !p.eligible(v, arm) {
+			continue // no identity assigned: listed in the report's ineligible cells
+		}
 		c.Matrix = append(c.Matrix, MatrixRow{v, rows[v].String()})
 		vn = append(vn, perVariant[v][0])
 		vc = append(vc, perVariant[v][1])
@@ -297,6 +312,9 @@ func buildCell(p *Plan, outcomes map[int]*Outcome, subject, kind, arm string) Ce
 		semantic[v.ID] = v.SemanticScenario
 	}
 	for _, d := range metricDefs {
+		if arm != ArmFullLifecycle && d.name != "error_rate" {
+			continue
+		}
 		m := Metric{Name: d.name}
 		var y []float64
 		var cl []string
@@ -460,6 +478,7 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "\npaired %s − %s (arm %s): %d pairs, both %d, only first %d, only second %d, neither %d; mean difference %.4f; %s\n",
 			p.A, p.B, p.Arm, p.Pairs, p.Both, p.OnlyA, p.OnlyB, p.Neither, p.Mean, se)
 	}
+	writeDeltas(w, r)
 	fmt.Fprintf(w, "\ndefinitions:\n")
 	for _, d := range r.Definitions {
 		fmt.Fprintf(w, "  %s: %s\n", d.Name, d.Formula)

@@ -127,8 +127,12 @@ type Execution struct {
 	// Artefact and Ledger are the file names written in the trial
 	// directory ("" for none).
 	Artefact, Ledger string
-	// Evaluation is the written artefact's evaluation (nil: none).
+	// Evaluation is the written artefact's evaluation (nil: none; always
+	// nil on stateful_time_removed, whose Artefact is the No-Time record).
 	Evaluation *artefact.Evaluation
+	// Common is the CommonOutcomeV1 object of the written artefact or
+	// record (nil: none).
+	Common *CommonOutcome
 	// ArtefactBytes, if set, are the artefact file's bytes for the runner
 	// to write as Artefact, made durable with the batch's other files
 	// before its outcome is logged (an executor that writes its own files
@@ -406,6 +410,9 @@ func outcomesOf(p *Plan, planFile []byte, st *LogState) (map[int]*Outcome, error
 		if o.PlanSHA256 != digest || o.Trial < 0 || o.Trial >= len(p.Trials) || !o.matches(p.Trials[o.Trial]) {
 			return nil, refusal.New(ErrIdentityMismatch, "log entry %d: outcome %s is not an identity this plan assigns", i+1, o.TrialID)
 		}
+		if o.Common != nil && !p.RecordsCommon(o.Arm) {
+			return nil, refusal.New(ErrIdentityMismatch, "log entry %d: outcome %s carries a CommonOutcomeV1 object this plan does not record", i+1, o.TrialID)
+		}
 		if out[o.Trial] != nil {
 			return nil, refusal.New(ErrIdentityMismatch, "log entry %d: a second outcome for %s", i+1, o.TrialID)
 		}
@@ -430,7 +437,7 @@ func (r *runner) outcome(t Trial) *Outcome {
 }
 
 func (r *runner) finish(o *Outcome) *Outcome {
-	o.Status = StatusOf(o.Stage, o.Vector)
+	o.Status = OutcomeStatus(o.Arm, o.Stage, o.Vector, o.Common)
 	return o
 }
 
@@ -494,7 +501,7 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 	infra := func() *Outcome {
 		o.Exclusion = ExclusionInfrastructure
 		o.Files = partialFiles(dir)
-		o.Vector = nil
+		o.Vector, o.Common = nil, nil
 		return r.finish(o)
 	}
 	o.Stage = "dispatched"
@@ -527,7 +534,14 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 			in.LedgerName, in.Ledger = f.name, b
 		}
 	}
-	if ex.Stage == "replay_valid" && ex.Evaluation != nil && in.Artefact != nil {
+	if ex.Stage == "replay_valid" && in.Artefact != nil && t.Arm != ArmFullLifecycle && ex.Common != nil && ex.Evaluation == nil && (in.Ledger != nil) == (t.SubjectKind == KindProfile) {
+		// A No-Time record (and a model profile's execution ledger): no
+		// contract-8 run commitment (its predicate derives contract-8
+		// facts); the outcome's digests in the signed log cover them.
+		o.Stage = "scored"
+		o.Common = ex.Common
+	}
+	if ex.Stage == "replay_valid" && ex.Evaluation != nil && in.Artefact != nil && t.Arm == ArmFullLifecycle {
 		b, err := r.opts.Commit(ctx, in)
 		if err != nil {
 			return infra()
@@ -538,6 +552,9 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 		o.Files = append(o.Files, TrialFile{Role: "commitment", Name: CommitmentFile, SHA256: canon.SHA256Hex(b)})
 		o.Stage = "scored"
 		o.Vector = VectorOf(ex.Evaluation)
+		if r.plan.RecordsCommon(t.Arm) {
+			o.Common = ex.Common
+		}
 	}
 	slices.SortFunc(o.Files, func(a, b TrialFile) int { return cmpStr(a.Role, b.Role) })
 	return r.finish(o)

@@ -15,11 +15,19 @@ import (
 	"github.com/obaudit/obaudit/refusal"
 )
 
-// TrialChecker re-derives a scored trial from its files: the artefact
-// validated and replayed, the ledger (when there is one) bundle-audited
-// against it. It returns the artefact's evaluation. cmd wires it with the
-// registered packs.
-type TrialChecker func(ctx context.Context, t Trial, artefactFile, ledgerFile []byte) (*artefact.Evaluation, error)
+// TrialChecker re-derives a scored trial from its files: on
+// full_lifecycle the artefact validated and replayed, the ledger (when
+// there is one) bundle-audited against it, returning the artefact's
+// evaluation; on stateful_time_removed the No-Time record validated and
+// replayed, returning a nil evaluation. Either way it returns the
+// CommonOutcomeV1 object it re-grades (nil: no outcome card). cmd wires it
+// with the registered packs.
+type TrialChecker func(ctx context.Context, t Trial, artefactFile, ledgerFile []byte) (*artefact.Evaluation, *CommonOutcome, error)
+
+// PairChecker is the independent matching proof of a scored
+// stateful_time_removed trial against its scored full_lifecycle twin (the
+// Full artefact and the No-Time record).
+type PairChecker func(ctx context.Context, full, notime Trial, fullArtefact, notimeRecord []byte) error
 
 // VerifyOptions configure [Verify].
 type VerifyOptions struct {
@@ -33,6 +41,11 @@ type VerifyOptions struct {
 	Commitments commitment.Verifier
 	// Parallel is the number of trials checked at once (0 means 1).
 	Parallel int
+	// Pair proves each matched pair (nil: a plan with a treatment arm is
+	// refused). Eligible re-derives the plan's ineligible cells (as
+	// [Catalog].Eligible; nil: a plan that records any is refused).
+	Pair     PairChecker
+	Eligible func(variant, arm string) string
 }
 
 // Verification is what [Verify] established.
@@ -50,6 +63,11 @@ type Verification struct {
 	Checked int
 	Carried []string
 	Report  bool // report.json re-derived byte for byte
+	// Matched counts treatment-arm trials proven against their Full twin;
+	// Unmatched lists those with no scored twin to prove against (named,
+	// not vouched for as matched).
+	Matched   int
+	Unmatched []string
 	// Complete: every identity accounted for and the report verified.
 	Complete bool
 }
@@ -97,6 +115,9 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification,
 	if err != nil {
 		return nil, err
 	}
+	if err := checkEligibility(p, opts); err != nil {
+		return nil, err
+	}
 	v.Accounted = len(outcomes)
 	for _, t := range p.Trials {
 		if outcomes[t.Index] != nil {
@@ -134,7 +155,7 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification,
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				carried, err := verifyTrial(ctx, dir, p.Trials[i], outcomes[i], opts)
+				carried, err := verifyTrial(ctx, dir, p, p.Trials[i], outcomes[i], opts)
 				mu.Lock()
 				if err != nil && (firstAt < 0 || i < firstAt) {
 					first, firstAt = err, i
@@ -157,6 +178,9 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification,
 	if first != nil {
 		return nil, first
 	}
+	if err := verifyPairs(ctx, dir, p, outcomes, opts, v); err != nil {
+		return nil, err
+	}
 	slices.Sort(v.Carried)
 	rep, err := os.ReadFile(filepath.Join(dir, ReportFile))
 	switch {
@@ -177,7 +201,7 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification,
 }
 
 // verifyTrial checks one outcome against the trial's files.
-func verifyTrial(ctx context.Context, dir string, t Trial, o *Outcome, opts VerifyOptions) ([]string, error) {
+func verifyTrial(ctx context.Context, dir string, p *Plan, t Trial, o *Outcome, opts VerifyOptions) ([]string, error) {
 	tdir := filepath.Join(dir, TrialsDir, t.ID)
 	files := map[string][]byte{}
 	roles := map[string]string{}
@@ -205,12 +229,31 @@ func verifyTrial(ctx context.Context, dir string, t Trial, o *Outcome, opts Veri
 			return nil, refusal.New(ErrOutcomeMismatch, "%s: %s is a file the outcome does not name", t.ID, e.Name())
 		}
 	}
+	if t.Arm != ArmFullLifecycle {
+		if files["artefact"] == nil || files["commitment"] != nil || (files["ledger"] != nil) != (t.SubjectKind == KindProfile) {
+			return nil, refusal.New(ErrOutcomeMismatch, "%s: a scored %s outcome names exactly its record (and a model profile's ledger)", t.ID, t.Arm)
+		}
+		ev, c, err := opts.Check(ctx, t, files["artefact"], files["ledger"])
+		if err != nil {
+			return nil, refusal.Wrap(ErrOutcomeMismatch, err, "%s", t.ID)
+		}
+		if ev != nil || c == nil || !sameCommon(c, o.Common) {
+			return nil, refusal.New(ErrOutcomeMismatch, "%s: the outcome's CommonOutcomeV1 is not the record's", t.ID)
+		}
+		return nil, nil
+	}
 	if files["artefact"] == nil || files["commitment"] == nil {
 		return nil, refusal.New(ErrOutcomeMismatch, "%s: a scored outcome names no artefact or commitment", t.ID)
 	}
-	ev, err := opts.Check(ctx, t, files["artefact"], files["ledger"])
+	ev, c, err := opts.Check(ctx, t, files["artefact"], files["ledger"])
 	if err != nil {
 		return nil, refusal.Wrap(ErrOutcomeMismatch, err, "%s", t.ID)
+	}
+	if !p.RecordsCommon(t.Arm) {
+		c = nil
+	}
+	if !sameCommon(c, o.Common) {
+		return nil, refusal.New(ErrOutcomeMismatch, "%s: the outcome's CommonOutcomeV1 is not the artefact's", t.ID)
 	}
 	in := commitment.Inputs{ArtefactName: roles["artefact"], Artefact: files["artefact"], LedgerName: roles["ledger"], Ledger: files["ledger"]}
 	if _, err := commitment.Verify(ctx, files["commitment"], in, opts.Commitments); err != nil {
@@ -222,4 +265,101 @@ func verifyTrial(ctx context.Context, dir string, t Trial, o *Outcome, opts Veri
 		return nil, refusal.New(ErrOutcomeMismatch, "%s: the outcome's vector is not the artefact's", t.ID)
 	}
 	return nil, nil
+}
+
+// checkEligibility re-derives the plan's ineligible cells: exactly the
+// variant × arm cells the arm's protocol refuses, each by the class the
+// plan names.
+func checkEligibility(p *Plan, opts VerifyOptions) error {
+	if opts.Eligible == nil {
+		if len(p.Ineligible) > 0 {
+			return refusal.New(ErrPlanInvalid, "the plan records ineligible cells and no eligibility check was given")
+		}
+		return nil
+	}
+	var want []Ineligible
+	for _, a := range p.File.Arms {
+		for _, v := range p.File.Variants {
+			if class := opts.Eligible(v, a); class != "" {
+				want = append(want, Ineligible{Variant: v, Arm: a, Class: class})
+			}
+		}
+	}
+	if !slices.Equal(want, p.Ineligible) {
+		return refusal.New(ErrPlanInvalid, "the plan's ineligible cells %v are not the protocol's %v", p.Ineligible, want)
+	}
+	return nil
+}
+
+// verifyPairs runs the matching proof of every scored treatment-arm trial
+// whose full_lifecycle twin is scored (opts.Parallel at once); one without
+// such a twin is listed as unmatched. The first refusal in plan order wins.
+func verifyPairs(ctx context.Context, dir string, p *Plan, outcomes map[int]*Outcome, opts VerifyOptions, v *Verification) error {
+	v.Unmatched = []string{}
+	var todo []twin
+	for _, pr := range matchPairs(p) {
+		on := outcomes[pr.notime.Index]
+		if on == nil || on.Stage != "scored" {
+			continue
+		}
+		if pr.full == nil || outcomes[pr.full.Index] == nil || outcomes[pr.full.Index].Stage != "scored" {
+			v.Unmatched = append(v.Unmatched, pr.notime.ID)
+			continue
+		}
+		todo = append(todo, pr)
+	}
+	if len(todo) > 0 && opts.Pair == nil {
+		return refusal.New(ErrOutcomeMismatch, "%s: no matching proof was given for a treatment-arm trial", todo[0].notime.ID)
+	}
+	read := func(t Trial, o *Outcome) ([]byte, error) {
+		for _, f := range o.Files {
+			if f.Role == "artefact" {
+				b, err := os.ReadFile(filepath.Join(dir, TrialsDir, t.ID, f.Name))
+				// verifyTrial checked the file against its digest first.
+				if err != nil || canon.SHA256Hex(b) != f.SHA256 {
+					return nil, refusal.New(ErrOutcomeMismatch, "%s: %s changed during verification", t.ID, f.Name)
+				}
+				return b, nil
+			}
+		}
+		return nil, refusal.New(ErrOutcomeMismatch, "%s: no artefact", t.ID)
+	}
+	errs := make([]error, len(todo))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(opts.Parallel, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				pr := todo[i]
+				full := *pr.full
+				fb, err := read(full, outcomes[full.Index])
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				nb, err := read(pr.notime, outcomes[pr.notime.Index])
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				if err := opts.Pair(ctx, full, pr.notime, fb, nb); err != nil {
+					errs[i] = refusal.Wrap(ErrOutcomeMismatch, err, "%s against its twin %s", pr.notime.ID, full.ID)
+				}
+			}
+		}()
+	}
+	for i := range todo {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	v.Matched = len(todo)
+	return nil
 }

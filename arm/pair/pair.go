@@ -62,6 +62,18 @@ func NoTimeRun(d engine.Domain, a Agent, instanceID string) (*notimewire.RunV1, 
 	return notime.Run(notime.Config{Domain: d, Profile: prof, Plan: plan, Agent: a.New(), AgentID: a.ID, AgentKind: a.Kind, OperationInstanceID: instanceID})
 }
 
+// Eligible compiles d under the No-Time protocol and returns the
+// compiler's refusal when the protocol calls the plan ineligible (nil:
+// eligible). Campaigns seal the answer in their plan and re-derive it.
+func Eligible(d engine.Domain) error {
+	prof, err := notime.MaintenanceProfile(d.Static())
+	if err != nil {
+		return err
+	}
+	_, err = notime.Compile(d, prof)
+	return err
+}
+
 // Replay re-executes a recorded No-Time run from its decision tape (no
 // agent, no provider) and reports whether it reproduced the record byte for
 // byte (so every carried field is re-derived, not only the digests).

@@ -83,10 +83,11 @@ func campaignCatalog(pack *domains.Pack) (campaign.Catalog, error) {
 			meta := dom.Plan().Meta
 			return campaign.Variant{ID: v, SemanticScenario: meta.SemanticScenarioID, SpecDigest: meta.SpecDigest}, true
 		},
-		Agent:   func(a string) bool { _, ok := pack.Agent(a); return ok },
-		Lanes:   []string{laneLoopback},
-		Arms:    []string{campaign.ArmFullLifecycle},
-		Engines: schemas.Engines(),
+		Agent:    func(a string) bool { _, ok := pack.Agent(a); return ok },
+		Lanes:    []string{laneLoopback},
+		Arms:     []string{campaign.ArmFullLifecycle, campaign.ArmNoTime},
+		Eligible: campaignEligible(pack),
+		Engines:  schemas.Engines(),
 		Manifests: map[string]string{
 			"oracle":          id.OracleID + "@" + id.OracleVersion + " sha256:" + id.Digest,
 			"operation_type":  pack.OperationType,
@@ -161,12 +162,20 @@ DIR must not exist. Exit 0: sealed. Exit 1: refused, by class.`,
 					"mediaType": "application/vnd.obaudit.campaign-plan+json;version=1",
 					"directory": output, "plan_sha256": campaign.PlanDigest(planFile),
 					"assigned": int64(len(p.Trials)), "pre_dispatch_checkpoint": string(cp),
+					"ineligible": ineligibleTree(p.Ineligible),
 				})
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "sealed: %s/%s (sha256 %s)\n", output, campaign.PlanFile, campaign.PlanDigest(planFile))
-			fmt.Fprintf(w, "assigned: %d trial identities (%d variants × %d subjects × %d arms × %d trials)\n",
+			fmt.Fprintf(w, "assigned: %d trial identities (%d variants × %d subjects × %d arms × %d trials",
 				len(p.Trials), len(f.Variants), len(f.Agents)+len(f.ModelProfiles), len(f.Arms), f.Trials)
+			if len(p.Ineligible) > 0 {
+				fmt.Fprintf(w, ", less %d ineligible variant × arm cells", len(p.Ineligible))
+			}
+			fmt.Fprintf(w, ")\n")
+			for _, x := range p.Ineligible {
+				fmt.Fprintf(w, "ineligible (no identity assigned): %s on %s: %s\n", x.Arm, x.Variant, x.Class)
+			}
 			fmt.Fprintf(w, "pre-dispatch checkpoint (hold a copy):\n%s", cp)
 			return nil
 		},
@@ -244,6 +253,12 @@ const campaignArtefactFile = "episode_artifact.json"
 
 func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir string) (*campaign.Execution, error) {
 	dom := e.doms[t.Variant]
+	if t.Arm == campaign.ArmNoTime && t.SubjectKind == campaign.KindProfile {
+		return e.executeNoTimeModel(dom, t, dir)
+	}
+	if t.Arm == campaign.ArmNoTime {
+		return e.executeNoTime(dom, t)
+	}
 	if t.SubjectKind == campaign.KindAgent {
 		a, ok := e.pack.Agent(t.Subject)
 		if !ok {
@@ -268,6 +283,11 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 			return nil, err
 		}
 		ex.Stage, ex.Artefact, ex.ArtefactBytes, ex.Evaluation = "artifact_valid", campaignArtefactFile, b, &res.Artefact.Evaluation
+		if e.plan.RecordsCommon(t.Arm) {
+			if ex.Common, err = commonOfArtefact(dom, res.Artefact); err != nil {
+				return ex, nil
+			}
+		}
 		if res.Episode.ReplayOK != nil && *res.Episode.ReplayOK {
 			ex.Stage = "replay_valid"
 		}
@@ -306,9 +326,15 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 	if err != nil {
 		return &campaign.Execution{Stage: "runtime_completed", Ledger: ex.Ledger}, nil
 	}
+	var common *campaign.CommonOutcome
+	if e.plan.RecordsCommon(t.Arm) {
+		if common, err = commonOfArtefact(dom, doc.Artefact); err != nil {
+			return &campaign.Execution{Stage: "artifact_valid", Ledger: ex.Ledger}, nil
+		}
+	}
 	// The preflight's own checks passed: the ledger read back scored, the
 	// pair passed the bundle audit and the artefact replayed at zero calls.
-	return &campaign.Execution{Stage: "replay_valid", Artefact: filepath.Base(r.ArtefactPath), Ledger: ex.Ledger, Evaluation: &doc.Artefact.Evaluation}, nil
+	return &campaign.Execution{Stage: "replay_valid", Artefact: filepath.Base(r.ArtefactPath), Ledger: ex.Ledger, Evaluation: &doc.Artefact.Evaluation, Common: common}, nil
 }
 
 func existing(dir, name string) string {
@@ -344,44 +370,75 @@ func campaignCommit(key *ecdsa.PrivateKey) (func(context.Context, commitment.Inp
 // episode replayed (as obaudit replay), and a ledger bundle-audited with
 // it (as obaudit bundle).
 func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
-	return func(ctx context.Context, t campaign.Trial, art, led []byte) (*artefact.Evaluation, error) {
-		doc, err := artefact.Read(art, artefactOptions())
+	return func(ctx context.Context, t campaign.Trial, art, led []byte) (*artefact.Evaluation, *campaign.CommonOutcome, error) {
+		if t.Arm == campaign.ArmNoTime {
+			c, err := checkNoTime(p, t, art, led)
+			return nil, c, err
+		}
+		ev, err := checkFull(ctx, p, t, art, led)
+		if err != nil || !p.RecordsCommon(t.Arm) {
+			return ev.evaluation(), nil, err
+		}
+		dom, err := domains.Default().Operation(nil, "", t.Variant)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		a := doc.Artefact
-		agent := t.Subject
-		if t.SubjectKind == campaign.KindProfile {
-			run, err := loopbackRun()
-			if err != nil {
-				return nil, err
-			}
-			agent = profile.AgentID(run)
-		}
-		if a.OperationInstanceID != t.OperationInstanceID || a.ScenarioID != t.Variant || a.AgentID != agent ||
-			a.EngineVersion != p.File.EngineVersion || a.SemanticScenarioID != t.SemanticScenario {
-			return nil, refusal.New(campaign.ErrIdentityMismatch, "%s: the artefact is of another identity (instance %s, scenario %s, agent %s)", t.ID, a.OperationInstanceID, a.ScenarioID, a.AgentID)
-		}
-		pack, err := replayPack(doc)
-		if err != nil {
-			return nil, err
-		}
-		r, err := replayAgainst(pack, doc, nil, "")
-		if err != nil {
-			return nil, err
-		}
-		if !r.OK() {
-			d := r.FirstDivergence
-			return nil, refusal.New(commitment.ErrCheckFailed, "replay differs first at %s %s", d.Section, d.Pointer)
-		}
-		if (t.SubjectKind == campaign.KindProfile) != (led != nil) {
-			return nil, refusal.New(campaign.ErrOutcomeMismatch, "%s: a model-backed trial has a ledger, a deterministic one none", t.ID)
-		}
-		if led != nil {
-			if _, err := bundle.AuditReader(doc.Tree, bytes.NewReader(led), "ledger", bundle.Options{}); err != nil {
-				return nil, err
-			}
-		}
-		return &a.Evaluation, nil
+		c, err := commonOfArtefact(dom, ev.doc)
+		return ev.eval, c, err
 	}
+}
+
+// checkedFull is a Full trial's artefact, validated, its identity the
+// plan's, replayed and bundle-audited.
+type checkedFull struct {
+	eval *artefact.Evaluation
+	doc  *artefact.Artefact
+}
+
+func (c *checkedFull) evaluation() *artefact.Evaluation {
+	if c == nil {
+		return nil
+	}
+	return c.eval
+}
+
+func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte) (*checkedFull, error) {
+	doc, err := artefact.Read(art, artefactOptions())
+	if err != nil {
+		return nil, err
+	}
+	a := doc.Artefact
+	agent := t.Subject
+	if t.SubjectKind == campaign.KindProfile {
+		run, err := loopbackRun()
+		if err != nil {
+			return nil, err
+		}
+		agent = profile.AgentID(run)
+	}
+	if a.OperationInstanceID != t.OperationInstanceID || a.ScenarioID != t.Variant || a.AgentID != agent ||
+		a.EngineVersion != p.File.EngineVersion || a.SemanticScenarioID != t.SemanticScenario {
+		return nil, refusal.New(campaign.ErrIdentityMismatch, "%s: the artefact is of another identity (instance %s, scenario %s, agent %s)", t.ID, a.OperationInstanceID, a.ScenarioID, a.AgentID)
+	}
+	pack, err := replayPack(doc)
+	if err != nil {
+		return nil, err
+	}
+	r, err := replayAgainst(pack, doc, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	if !r.OK() {
+		d := r.FirstDivergence
+		return nil, refusal.New(commitment.ErrCheckFailed, "replay differs first at %s %s", d.Section, d.Pointer)
+	}
+	if (t.SubjectKind == campaign.KindProfile) != (led != nil) {
+		return nil, refusal.New(campaign.ErrOutcomeMismatch, "%s: a model-backed trial has a ledger, a deterministic one none", t.ID)
+	}
+	if led != nil {
+		if _, err := bundle.AuditReader(doc.Tree, bytes.NewReader(led), "ledger", bundle.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	return &checkedFull{&a.Evaluation, a}, nil
 }

@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 
 	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/domains"
 	"github.com/spf13/cobra"
 )
 
@@ -64,6 +66,7 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 			}
 			v, err := campaign.Verify(cmd.Context(), dir, campaign.VerifyOptions{
 				Held: held, Check: campaignCheck(p), Commitments: cv, Parallel: parallel,
+				Pair: campaignPair, Eligible: campaignEligible(domains.Default()),
 			})
 			if err != nil {
 				return err
@@ -80,6 +83,7 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 					"started_not_ended": int64(v.Started), "not_started": int64(v.NotStarted),
 					"scored_rederived": int64(v.Checked), "carried_unverified": v.Carried,
 					"report_rederived": v.Report, "complete": v.Complete,
+					"pairs_matched": int64(v.Matched), "unmatched_carried": v.Unmatched,
 				}); err != nil {
 					return err
 				}
@@ -90,6 +94,9 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 				fmt.Fprintf(w, "identities: %d assigned, %d accounted for, %d started and not ended, %d not started\n", v.Assigned, v.Accounted, v.Started, v.NotStarted)
 				fmt.Fprintf(w, "scored trials re-derived (validate, replay, bundle audit, commitment): %d\n", v.Checked)
 				fmt.Fprintf(w, "files of unscored outcomes carried, digested, not vouched for: %d\n", len(v.Carried))
+				if slices.Contains(p.File.Arms, campaign.ArmNoTime) {
+					fmt.Fprintf(w, "stateful_time_removed pairs proven against their Full twin (arms verify): %d; without a scored twin, not vouched for as matched: %d\n", v.Matched, len(v.Unmatched))
+				}
 				fmt.Fprintf(w, "report.json re-derived: %v\n", v.Report)
 			}
 			if !v.Complete {
