@@ -75,6 +75,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newPreflightCmd(g),
 	)
 	strictCommands(root)
+	registerCompletions(root)
 	markRunErrors(root)
 	return root
 }

@@ -8,9 +8,11 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/refusal"
@@ -34,7 +36,15 @@ digests, and the result vector graded under the engine version: reliable, the
 eleven dimensions with pass/fail, counts and finding codes (the artefact's
 evaluation, computed as --output writes it). An unknown --engine is refused
 (engine/unknown-version). The operation instance id is minted at random unless given; pin it
-(opinst_0123456789abcdef0123456789abcdef) to reproduce upstream's fixtures.`,
+(opinst_0123456789abcdef0123456789abcdef) to reproduce upstream's fixtures.
+
+Agents (--agent):
+` + agentTable(domains.Default()) + `
+Exit status: 0 the episode ran and reproduced; 2 the determinism self-check did
+not reproduce it; 1 an input was refused, by class (an unknown --agent is
+agent/unknown, an unknown --engine engine/unknown-version); 64 the command line
+was invalid; 70 an I/O failure; 130 interrupted (SIGINT or SIGTERM) before
+anything was written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pack := domains.Default()
@@ -43,7 +53,7 @@ evaluation, computed as --output writes it). An unknown --engine is refused
 			}
 			agent, ok := pack.Agent(agentID)
 			if !ok {
-				return usagef("unknown --agent %q (want one of %v)", agentID, pack.AgentIDs())
+				return refusal.New(agents.ErrUnknownAgent, "--agent %q is not a registered agent; the registered agents are %s", agentID, strings.Join(pack.AgentIDs(), ", "))
 			}
 			if err := knownEngine(engineVersion); err != nil {
 				return err
@@ -76,6 +86,9 @@ evaluation, computed as --output writes it). An unknown --engine is refused
 				return err
 			}
 			ep, ev := res.Episode, &res.Artefact.Evaluation
+			if err := interrupted(cmd.Context()); err != nil {
+				return err // nothing is written after an interrupt
+			}
 			if output != "" {
 				if err := writeRunArtefact(cmd, output, res.Artefact); err != nil {
 					return err
@@ -150,11 +163,24 @@ evaluation, computed as --output writes it). An unknown --engine is refused
 	return c
 }
 
+// agentTable lists a pack's agents as an aligned table: id, kind, the
+// scenarios it is registered for.
+func agentTable(p *domains.Pack) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  id\tkind\tscenarios\n")
+	for _, a := range p.Agents {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", a.ID, a.Kind, strings.Join(a.Scenarios, ", "))
+	}
+	tw.Flush()
+	return b.String()
+}
+
 // knownEngine refuses an engine version this build does not carry, by name
 // (engine/unknown-version, exit 1), as the engine and the gate do.
 func knownEngine(version string) error {
 	if !slices.Contains(schemas.Engines(), version) {
-		return refusal.New(engine.ErrUnknownEngineVersion, "--engine %q is not one of %v", version, schemas.Engines())
+		return refusal.New(engine.ErrUnknownEngineVersion, "--engine %q is not one of %s", version, strings.Join(schemas.Engines(), ", "))
 	}
 	return nil
 }
