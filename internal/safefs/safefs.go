@@ -25,7 +25,6 @@
 package safefs
 
 import (
-
 	"github.com/obaudit/obaudit/refusal"
 )
 
