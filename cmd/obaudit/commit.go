@@ -90,17 +90,27 @@ refused. DIR is created if absent; no file in it is ever overwritten.`,
 				return err
 			}
 			names := map[string]string{}
+			seen := map[string]string{}
 			bundles := make([][]byte, len(paths))
 			for i, p := range paths {
-				n := proofName(p)
-				if prev, dup := names[n]; dup {
-					return usagef("%s and %s would both write %s", prev, p, n)
+				if err := interrupted(cmd.Context()); err != nil {
+					return err
 				}
-				names[n] = p
-				b, err := readInput(cmd, p)
+				b, err := readInputAs(cmd, p, kindBundle)
 				if err != nil {
 					return err
 				}
+				// The same bundle twice (one path twice, or a copy) would
+				// count one episode twice: refused, as Commit would.
+				if prev, dup := seen[string(b)]; dup {
+					return refusal.New(checkpoint.ErrDuplicateLeaf, "%s and %s are the same bundle; each episode is committed once", prev, p)
+				}
+				seen[string(b)] = p
+				n := proofName(p)
+				if prev, dup := names[n]; dup {
+					return usagef("%s and %s would both write %s: give bundles distinct file names", prev, p, n)
+				}
+				names[n] = p
 				payload, err := v.VerifyStatement(cmd.Context(), b)
 				if err != nil {
 					return inFile(p, err)
@@ -117,6 +127,9 @@ refused. DIR is created if absent; no file in it is ever overwritten.`,
 			camp, err := checkpoint.Commit(origin, bundles, signer)
 			if err != nil {
 				return err
+			}
+			if err := interrupted(cmd.Context()); err != nil {
+				return err // nothing is written after an interrupt
 			}
 			if err := os.Mkdir(output, 0o755); err != nil && !os.IsExist(err) {
 				return err

@@ -69,7 +69,7 @@ anything was written.`,
 			source := ""
 			if specFile != "" {
 				var err error
-				if spec, err = readInput(cmd, specFile); err != nil {
+				if spec, err = readInputAs(cmd, specFile, kindSpec); err != nil {
 					return err
 				}
 				source = specFile

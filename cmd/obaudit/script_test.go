@@ -18,6 +18,10 @@ var update = flag.Bool("update", false, "rewrite golden sections of testscripts"
 // records its exit code, which the scripts' `exitcode N` command asserts.
 const exitCodeEnv = "OBAUDIT_TEST_EXITCODE_FILE"
 
+// readyFileEnv names the file the test binary's obaudit command creates once
+// it watches SIGINT and SIGTERM (interrupt_test.go).
+const readyFileEnv = "OBAUDIT_TEST_READY_FILE"
+
 // cmdExitcode is the scripts' `exitcode N`: the last `exec obaudit` exited
 // with code N (`! exec` alone cannot tell 1 from 64 from 70).
 func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
@@ -36,7 +40,12 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"obaudit": func() {
-			code := mainExit()
+			code := mainExit(func() {
+				// Signal tests wait for this file before they signal.
+				if f := os.Getenv(readyFileEnv); f != "" {
+					os.WriteFile(f, nil, 0o644)
+				}
+			})
 			if f := os.Getenv(exitCodeEnv); f != "" {
 				os.WriteFile(f, []byte(strconv.Itoa(code)), 0o644)
 			}

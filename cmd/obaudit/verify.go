@@ -58,7 +58,7 @@ Nothing is fetched from the network. Exit 0: verified. Exit 1: refused, by class
 				}
 				signer["key_sha256"] = sigstore.KeyID(pub)
 			} else {
-				rootJSON, err := readInput(cmd, rootPath)
+				rootJSON, err := readInputAs(cmd, rootPath, kindTrustedRoot)
 				if err != nil {
 					return err
 				}
@@ -68,7 +68,7 @@ Nothing is fetched from the network. Exit 0: verified. Exit 1: refused, by class
 				signer["certificate_identity"] = identity
 				signer["certificate_oidc_issuer"] = issuer
 			}
-			b, err := readInput(cmd, bundlePath)
+			b, err := readInputAs(cmd, bundlePath, kindBundle)
 			if err != nil {
 				return err
 			}
