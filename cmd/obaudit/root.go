@@ -45,16 +45,20 @@ type globals struct {
 	json bool
 }
 
-// newRootCmd builds a fresh command tree. Each subcommand lives in its own
-// file as newXCmd(g).
-func newRootCmd(g *globals) *cobra.Command {
+// newRootCmd builds a fresh command tree reading stdin and writing stdout
+// and stderr (set first: cobra's completion commands keep the writer they
+// are made with). Each subcommand lives in its own file as newXCmd(g).
+func newRootCmd(g *globals, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "obaudit",
 		Short:         "Run, record, sign and audit OperateBench episodes",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().BoolVar(&g.json, "json", false, "write the report as JSON")
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().BoolVar(&g.json, "json", false, "write the report, or the failure, as one JSON document")
 	root.AddCommand(
 		newVersionCmd(g),
 		newRunCmd(g),
@@ -74,7 +78,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newReplayCmd(g),
 		newPreflightCmd(g),
 	)
-	strictCommands(root)
+	strictCommands(root, g)
 	registerCompletions(root)
 	markRunErrors(root)
 	return root
@@ -101,12 +105,9 @@ func markRunErrors(c *cobra.Command) {
 // with an [interruptError] as its cause, at SIGINT or SIGTERM.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var g globals
-	root := newRootCmd(&g)
 	out := &countingWriter{w: stdout}
+	root := newRootCmd(&g, interruptibleReader(ctx, stdin), out, stderr)
 	root.SetArgs(args)
-	root.SetIn(interruptibleReader(ctx, stdin))
-	root.SetOut(out)
-	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	o := outcomeOf(ctx, err)
 	o.print(stderr)

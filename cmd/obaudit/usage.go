@@ -14,7 +14,7 @@ import (
 // unknown subcommand is `unknown command "verfy" for "obaudit ledger"` with
 // a did-you-mean suggestion, and a missing one names the choices. Unknown
 // flags get the same suggestion.
-func strictCommands(root *cobra.Command) {
+func strictCommands(root *cobra.Command, g *globals) {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	var walk func(c *cobra.Command)
@@ -46,6 +46,63 @@ func strictCommands(root *cobra.Command) {
 		}
 	}
 	root.SetFlagErrorFunc(suggestFlag)
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			for _, sh := range c.Commands() {
+				jsonScript(sh, g)
+			}
+		}
+	}
+}
+
+// jsonScript makes a completion command honour --json: the script is
+// carried in one JSON document rather than printed bare.
+func jsonScript(c *cobra.Command, g *globals) {
+	f := c.RunE
+	if f == nil {
+		run := c.Run
+		f = func(cmd *cobra.Command, args []string) error { run(cmd, args); return nil }
+	}
+	c.Run = nil
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if !g.json {
+			return f(cmd, args)
+		}
+		desc := true
+		if v, err := cmd.Flags().GetBool("no-descriptions"); err == nil && v {
+			desc = false
+		}
+		var b strings.Builder
+		var err error
+		switch root := cmd.Root(); cmd.Name() {
+		case "bash":
+			err = root.GenBashCompletionV2(&b, desc)
+		case "zsh":
+			if desc {
+				err = root.GenZshCompletion(&b)
+			} else {
+				err = root.GenZshCompletionNoDesc(&b)
+			}
+		case "fish":
+			err = root.GenFishCompletion(&b, desc)
+		case "powershell":
+			if desc {
+				err = root.GenPowerShellCompletionWithDesc(&b)
+			} else {
+				err = root.GenPowerShellCompletion(&b)
+			}
+		default:
+			return usagef("--json: no completion script for %s", cmd.Name())
+		}
+		if err != nil {
+			return err
+		}
+		return writeJSON(cmd, map[string]any{
+			"mediaType": "application/vnd.obaudit.completion+json;version=1",
+			"shell":     cmd.Name(),
+			"script":    b.String(),
+		})
+	}
 }
 
 // unknownSubcommand is the Args of a grouping command: any argument is an
