@@ -160,12 +160,32 @@ func sniffYAML(b []byte) *fileKind {
 	return nil
 }
 
+// signatures are what a file of a kind always begins with or declares,
+// for the kinds that have one: a file of no known kind lacking it is not
+// that kind, and is refused by name before a library's parser (protobuf,
+// PEM, note) reports it in its own terms.
+var signatures = map[*fileKind]string{
+	kindBundle:      `a "mediaType" of application/vnd.dev.sigstore.bundle.v0.3+json (what obaudit sign and cosign attest-blob write)`,
+	kindTrustedRoot: `a "mediaType" of application/vnd.dev.sigstore.trustedroot+json (a Sigstore trusted_root.json)`,
+	kindPrivateKey:  `a "-----BEGIN PRIVATE KEY-----" PEM block (what obaudit keygen writes as PREFIX.key)`,
+	kindPublicKey:   `a "-----BEGIN PUBLIC KEY-----" PEM block (what obaudit keygen writes as PREFIX.pub)`,
+	kindProof:       `a first line "c2sp.org/tlog-proof@v1" (what obaudit commit writes as NAME.tlog-proof)`,
+}
+
 // checkKind refuses b (the input name) as input/wrong-kind when it is
 // recognisably another kind than want (any of want, when several are
-// read).
+// read), or, wanting one kind that has a signature, is of no known kind
+// and lacks it.
 func checkKind(name string, b []byte, want ...*fileKind) error {
+	shown := name
+	if name == "-" {
+		shown = "stdin"
+	}
 	got := sniffKind(b)
 	if got == nil {
+		if len(want) == 1 && signatures[want[0]] != "" {
+			return refusal.New(errWrongKind, "%s is not %s: it lacks %s", shown, want[0].name, signatures[want[0]])
+		}
 		return nil
 	}
 	for _, w := range want {
@@ -176,10 +196,6 @@ func checkKind(name string, b []byte, want ...*fileKind) error {
 	names := make([]string, len(want))
 	for i, w := range want {
 		names[i] = w.name
-	}
-	shown := name
-	if name == "-" {
-		shown = "stdin"
 	}
 	return refusal.New(errWrongKind, "%s looks like %s (read by %s), not %s", shown, got.name, got.readBy, strings.Join(names, " or "))
 }

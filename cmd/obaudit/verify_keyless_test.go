@@ -123,7 +123,7 @@ func TestVerifyKeyless(t *testing.T) {
 		{"another Sigstore's root", verify(good, otherRoot, keylessIdentity, keylessIssuer, detPath), sigstore.ErrTlogInvalid},
 		{"another artefact", verify(good, rootPath, keylessIdentity, keylessIssuer, modelPath), commitment.ErrSubjectMismatch},
 		{"root an artefact", verify(good, detPath, keylessIdentity, keylessIssuer, detPath), errWrongKind},
-		{"root not a trusted root", verify(good, writeTemp(t, dir, "junk.json", []byte(`{"mediaType":"x"}`)), keylessIdentity, keylessIssuer, detPath), sigstore.ErrTrustedRootInvalid},
+		{"root not a trusted root", verify(good, writeTemp(t, dir, "junk.json", []byte(`{"mediaType":"application/vnd.dev.sigstore.trustedroot+json;version=0.1","x":1}`)), keylessIdentity, keylessIssuer, detPath), sigstore.ErrTrustedRootInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.args...)
