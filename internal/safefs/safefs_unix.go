@@ -97,6 +97,9 @@ func classify(dirfd int, name, shown string, err error) error {
 			case unix.S_IFLNK:
 				return refusal.New(ErrSymlink, "%s is a symbolic link", shown)
 			case unix.S_IFDIR:
+				if errors.Is(err, unix.EEXIST) {
+					return refusal.New(ErrExists, "%s already exists, as a directory: name a file in it", shown)
+				}
 			default:
 				if !errors.Is(err, unix.EEXIST) {
 					return refusal.New(ErrNotDir, "%s is not a directory", shown)
