@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -132,18 +131,4 @@ func TestSignalMidRun(t *testing.T) {
 			}
 		})
 	}
-}
-
-// oneJSON parses b as exactly one JSON object (and nothing after it).
-func oneJSON(t *testing.T, b []byte) map[string]any {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	var doc map[string]any
-	if err := dec.Decode(&doc); err != nil {
-		t.Fatalf("stdout is not one JSON object: %v\n%s", err, b)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		t.Fatalf("stdout holds more than one JSON document:\n%s", b)
-	}
-	return doc
 }
