@@ -3,8 +3,6 @@ package gate
 import (
 	"fmt"
 	"strings"
-
-	"github.com/obaudit/obaudit/internal/python"
 )
 
 var sprintf = fmt.Sprintf
@@ -88,8 +86,8 @@ func (r *Report) Text() string {
 		}
 		if len(c.FailedDimensions) > 0 {
 			fmt.Fprintf(&b, "      ended     %s\n", c.Status)
-			fmt.Fprintf(&b, "      failed    %s\n", python.Loose.StrList(c.FailedDimensions))
-			fmt.Fprintf(&b, "      findings  %s\n", python.Loose.StrList(c.FindingCodes))
+			fmt.Fprintf(&b, "      failed    %s\n", strings.Join(c.FailedDimensions, ", "))
+			fmt.Fprintf(&b, "      findings  %s\n", strings.Join(c.FindingCodes, ", "))
 		}
 		for _, p := range c.Problems {
 			fmt.Fprintf(&b, "      ! %s\n", p)

@@ -25,6 +25,12 @@ a provider answered: anyone who can run this build can produce both files.
 Exit 0: the bundle agrees. Exit 1: refused, by class.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFileKind(args[0], kindArtefact); err != nil {
+				return err
+			}
+			if err := checkFileKind(args[1], kindLedger); err != nil {
+				return err
+			}
 			r, err := bundle.AuditFiles(args[0], args[1], bundle.Options{ValidateArtefact: bundleValidateArtefact})
 			if err != nil {
 				return err

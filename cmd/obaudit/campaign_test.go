@@ -104,7 +104,7 @@ func rebuildLog(t testing.TB, dir, keyPath string, entries [][]byte) {
 		t.Fatal(err)
 	}
 	var g globals
-	c := newRootCmd(&g)
+	c := newRootCmd(&g, nil, io.Discard, io.Discard)
 	key, err := readPrivateKey(c, keyPath)
 	if err != nil {
 		t.Fatal(err)

@@ -88,7 +88,7 @@ func loadCheckSpec(cmd *cobra.Command, name string) (*maintenance.Spec, error) {
 	if name == "" {
 		return maintenance.DefaultSpec()
 	}
-	b, err := readInput(cmd, name)
+	b, err := readInputAs(cmd, name, kindSpec)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func loadCheckOracle(cmd *cobra.Command, name string) (*oracle.Manifest, error) 
 	if name == "" {
 		return oracle.Default(gate.Vocabulary())
 	}
-	b, err := readInput(cmd, name)
+	b, err := readInputAs(cmd, name, kindOracle)
 	if err != nil {
 		return nil, err
 	}

@@ -92,30 +92,34 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 			if err != nil {
 				return err
 			}
-			// Every output is checked before anything is read, signed or
+			// Every output is checked before anything is signed or
 			// written (all or nothing: see writeCampaign).
 			targets := []string{filepath.Join(output, "checkpoint")}
 			for _, p := range paths {
 				targets = append(targets, filepath.Join(output, proofName(p)))
 			}
 			names := map[string]string{}
-			for _, p := range paths {
-				n := proofName(p)
-				if prev, dup := names[n]; dup {
-					return usagef("%s and %s would both write %s", prev, p, n)
-				}
-				names[n] = p
-			}
-			if err := checkCampaignOutputs(output, targets); err != nil {
-				return err
-			}
-
+			seen := map[string]string{}
 			bundles := make([][]byte, len(paths))
 			for i, p := range paths {
-				b, err := readInput(cmd, p)
+				if err := interrupted(cmd.Context()); err != nil {
+					return err
+				}
+				b, err := readInputAs(cmd, p, kindBundle)
 				if err != nil {
 					return err
 				}
+				// The same bundle twice (one path twice, or a copy) would
+				// count one episode twice: refused, as Commit would.
+				if prev, dup := seen[string(b)]; dup {
+					return refusal.New(checkpoint.ErrDuplicateLeaf, "%s and %s are the same bundle; each episode is committed once", prev, p)
+				}
+				seen[string(b)] = p
+				n := proofName(p)
+				if prev, dup := names[n]; dup {
+					return usagef("%s and %s would both write %s: give bundles distinct file names", prev, p, n)
+				}
+				names[n] = p
 				payload, err := v.VerifyStatement(cmd.Context(), b)
 				if err != nil {
 					return inFile(p, err)
@@ -128,6 +132,12 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 			signer, err := checkpoint.NewNoteSigner(origin, key, rand.Reader)
 			if err != nil {
 				return err
+			}
+			if err := checkCampaignOutputs(output, targets); err != nil {
+				return err
+			}
+			if err := interrupted(cmd.Context()); err != nil {
+				return err // nothing is written after an interrupt
 			}
 			quietTessera()
 			cpPath := targets[0]

@@ -56,7 +56,7 @@ Exit 0: exported. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
-			raw, err := readInput(cmd, args[0])
+			raw, err := readInputAs(cmd, args[0], kindArtefact)
 			if err != nil {
 				return err
 			}

@@ -57,7 +57,7 @@ func boundMemory(n int) {
 // readPrivateKey reads a PEM private key (sigstore.ParsePrivateKey) from
 // the named file, or stdin for "-".
 func readPrivateKey(cmd *cobra.Command, name string) (*ecdsa.PrivateKey, error) {
-	b, err := readInput(cmd, name)
+	b, err := readInputAs(cmd, name, kindPrivateKey)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func readPrivateKey(cmd *cobra.Command, name string) (*ecdsa.PrivateKey, error) 
 // readPublicKey reads a PEM public key (sigstore.ParsePublicKey) from the
 // named file, or stdin for "-".
 func readPublicKey(cmd *cobra.Command, name string) (*ecdsa.PublicKey, error) {
-	b, err := readInput(cmd, name)
+	b, err := readInputAs(cmd, name, kindPublicKey)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"github.com/obaudit/obaudit/internal/safefs"
 	"io"
@@ -41,6 +42,13 @@ Exit 0: a complete verified ledger. Exit 2: a verified prefix with no terminal r
 				}
 				defer f.Close()
 				r = f
+			}
+			br := bufio.NewReaderSize(r, sniffLimit)
+			if err := peekKind(name, br, kindLedger); err != nil {
+				return err
+			}
+			r = br
+			if name != "-" {
 				name = filepath.Base(name)
 			}
 			a, err := execledger.Read(r, execledger.Options{DiscardCalls: true})

@@ -8,9 +8,23 @@ import (
 	"os/signal"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+func main() { os.Exit(mainExit(nil)) }
+
+// mainExit runs the command line of this process with SIGINT and SIGTERM
+// interrupting it (interrupt.go) and returns the exit code. The test
+// binary's "obaudit" command calls it too, so signal tests exercise it;
+// ready (nil in the binary) is told when the signals are being watched.
+func mainExit(ready func()) int {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, interruptSignals...)
+	defer signal.Stop(sigs)
+	if ready != nil {
+		ready()
+	}
+	ctx, stop := withInterrupts(context.Background(), sigs, func(os.Signal) {
+		os.Stderr.WriteString("interrupted again: exiting at once\n")
+		os.Exit(exitInterrupted)
+	})
+	defer stop()
+	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }

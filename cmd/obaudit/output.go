@@ -1,6 +1,10 @@
 package main
 
 import (
+	"io"
+	"strconv"
+	"strings"
+
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/safefs"
 	"github.com/spf13/cobra"
@@ -28,4 +32,57 @@ func checkOutputs(paths ...string) error {
 		return err
 	}
 	return t.Close()
+}
+
+// outcomeMediaType names the document --json writes when a command ends
+// without a report of its own (a refusal, a usage error, a failure, an
+// interruption).
+const outcomeMediaType = "application/vnd.obaudit.outcome+json;version=1"
+
+// writeOutcomeJSON writes o as {"class","detail","exit","mediaType","ok"}
+// (RFC 8785). A write error is ignored: stderr already carries the outcome.
+func writeOutcomeJSON(w io.Writer, o outcome) {
+	b, err := canon.JCS(map[string]any{
+		"mediaType": outcomeMediaType,
+		"ok":        o.exit == exitOK,
+		"class":     o.class,
+		"detail":    o.detail,
+		"exit":      int64(o.exit),
+	})
+	if err != nil {
+		return
+	}
+	w.Write(append(b, '\n'))
+}
+
+// jsonRequested reports whether args ask for --json anywhere before a "--"
+// terminator: --json is global and may follow any subcommand, and it must
+// hold even for a command line cobra could not parse.
+func jsonRequested(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" {
+			return true
+		}
+		if v, ok := strings.CutPrefix(a, "--json="); ok {
+			b, err := strconv.ParseBool(v)
+			return err == nil && b
+		}
+	}
+	return false
+}
+
+// countingWriter counts what a command wrote to stdout, so that --json adds
+// an outcome document only when the command wrote none.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

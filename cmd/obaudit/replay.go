@@ -42,7 +42,7 @@ but not reproduced.
 Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := readInput(cmd, args[0])
+			b, err := readInputAs(cmd, args[0], kindArtefact)
 			if err != nil {
 				return err
 			}
@@ -57,7 +57,7 @@ Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.
 			var spec []byte
 			source := ""
 			if specFile != "" {
-				if spec, err = readInput(cmd, specFile); err != nil {
+				if spec, err = readInputAs(cmd, specFile, kindSpec); err != nil {
 					return err
 				}
 				source = specFile

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
@@ -47,7 +48,9 @@ beside the decision it produced.
 inline script for search, filters and zoom, both admitted by hash; a Content-Security-Policy
 forbids every load and connection), created exclusively. --format text (the default)
 prints the identity, timeline, dimensions and digests as plain text; --format html prints
-the page to stdout. The same inputs always render to the same bytes.
+the page to stdout. The same inputs always render to the same bytes. With --json, stdout is one JSON
+document: the rendering --format names (as "text" or "html"), the page's SHA-256 and
+the --html file written.
 
 Exit 0: rendered. Exit 1: refused, by class.`,
 		Args: cobra.ExactArgs(1),
@@ -55,7 +58,7 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 			if format != "text" && format != "html" {
 				return usagef("unknown --format %q (want text or html)", format)
 			}
-			raw, err := readInput(cmd, args[0])
+			raw, err := readInputAs(cmd, args[0], kindArtefact)
 			if err != nil {
 				return err
 			}
@@ -85,6 +88,27 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 				if err := safefs.WriteFile(filepath.Clean(htmlFile), r.HTML(), 0o644); err != nil {
 					return err
 				}
+			}
+			if g.json {
+				// One JSON document, never the text silently: the rendering
+				// as --format names it, and the page's digest.
+				doc := map[string]any{
+					"mediaType":   "application/vnd.obaudit.report+json;version=1",
+					"artefact":    args[0],
+					"format":      format,
+					"html_sha256": canon.SHA256Hex(r.HTML()),
+				}
+				if htmlFile != "" {
+					doc["html_file"] = htmlFile
+				}
+				if format == "html" {
+					doc["html"] = string(r.HTML())
+				} else {
+					doc["text"] = string(r.Text())
+				}
+				return writeJSON(cmd, doc)
+			}
+			if htmlFile != "" {
 				if !cmd.Flags().Changed("format") {
 					fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", htmlFile)
 					return nil

@@ -18,6 +18,9 @@ const (
 	exitNo      = 2  // it ran and the answer is no
 	exitUsage   = 64 // the command line was invalid (EX_USAGE)
 	exitFailure = 70 // an I/O or internal failure, not a judgement on the input (EX_SOFTWARE)
+	// exitInterrupted: stopped by SIGINT or SIGTERM (128 + SIGINT, the
+	// shell's convention), whichever signal it was.
+	exitInterrupted = 130
 )
 
 // errNo reports that a command ran and its answer is no. Its report has
@@ -42,17 +45,20 @@ type globals struct {
 	json bool
 }
 
-// newRootCmd builds a fresh command tree. Each subcommand lives in its own
-// file as newXCmd(g).
-func newRootCmd(g *globals) *cobra.Command {
+// newRootCmd builds a fresh command tree reading stdin and writing stdout
+// and stderr (set first: cobra's completion commands keep the writer they
+// are made with). Each subcommand lives in its own file as newXCmd(g).
+func newRootCmd(g *globals, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "obaudit",
 		Short:         "Run, record, sign and audit OperateBench episodes",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().BoolVar(&g.json, "json", false, "write the report as JSON")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return err })
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().BoolVar(&g.json, "json", false, "write the report, or the failure, as one JSON document")
 	root.AddCommand(
 		newVersionCmd(g),
 		newRunCmd(g),
@@ -74,6 +80,8 @@ func newRootCmd(g *globals) *cobra.Command {
 		newArmsCmd(g),
 		newCampaignCmd(g),
 	)
+	strictCommands(root, g)
+	registerCompletions(root)
 	markRunErrors(root)
 	return root
 }
@@ -95,47 +103,90 @@ func markRunErrors(c *cobra.Command) {
 }
 
 // run executes the command line and returns the process exit code. Nothing
-// below main calls os.Exit.
+// below main calls os.Exit. ctx is the command's context: main cancels it,
+// with an [interruptError] as its cause, at SIGINT or SIGTERM.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var g globals
-	root := newRootCmd(&g)
+	out := &countingWriter{w: stdout}
+	root := newRootCmd(&g, interruptibleReader(ctx, stdin), out, stderr)
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
-	return report(err, stderr)
+	o := outcomeOf(ctx, err)
+	o.print(stderr)
+	// With --json (anywhere on the line, even one cobra could not parse),
+	// stdout carries exactly one JSON document: the command's report, or,
+	// when it wrote none, the outcome.
+	if (g.json || jsonRequested(args)) && out.n == 0 && o.exit != exitOK {
+		writeOutcomeJSON(stdout, o)
+	}
+	return o.exit
 }
 
-// report prints err as "refused: <class>: <detail>" or "error: <detail>"
-// and maps it to an exit code.
-func report(err error, stderr io.Writer) int {
+// outcome is how a command ended: its exit code, and for a failure its
+// class (a refusal class, or one of the classUsage, classFailure,
+// classInterrupted, classNo names, which have no slash) and detail.
+type outcome struct {
+	exit   int
+	class  string
+	detail string
+}
+
+// Outcome classes that are not refusals (a refusal class always has a
+// slash).
+const (
+	classUsage       = "usage"
+	classFailure     = "failure"
+	classInterrupted = "interrupted"
+	classNo          = "no"
+)
+
+// outcomeOf maps a command's error to its exit code, class and detail: the
+// one place exit codes are decided.
+func outcomeOf(ctx context.Context, err error) outcome {
 	if err == nil {
-		return exitOK
+		return outcome{exit: exitOK}
+	}
+	if cause := context.Cause(ctx); errors.Is(cause, errInterrupted) {
+		detail := cause.Error()
+		if !errors.Is(err, errInterrupted) && !errors.Is(err, context.Canceled) {
+			detail += ": " + err.Error()
+		}
+		return outcome{exit: exitInterrupted, class: classInterrupted, detail: detail}
 	}
 	var re *ranErr
 	if !errors.As(err, &re) {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitUsage
+		return outcome{exit: exitUsage, class: classUsage, detail: err.Error()}
 	}
 	if class, ok := refusal.ClassOf(err); ok {
-		fmt.Fprintf(stderr, "refused: %s: %s\n", class, refusal.Detail(err))
-		return exitRefused
+		return outcome{exit: exitRefused, class: string(class), detail: refusal.Detail(err)}
 	}
 	var no *errNo
 	if errors.As(err, &no) {
-		if no.detail != "" {
-			fmt.Fprintf(stderr, "no: %s\n", no.detail)
-		}
-		return exitNo
+		return outcome{exit: exitNo, class: classNo, detail: no.detail}
 	}
 	var ue *usageErr
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "error: %v\n", ue.err)
-		return exitUsage
+		return outcome{exit: exitUsage, class: classUsage, detail: ue.err.Error()}
 	}
-	fmt.Fprintf(stderr, "error: %v\n", re.err)
-	return exitFailure
+	return outcome{exit: exitFailure, class: classFailure, detail: re.err.Error()}
+}
+
+// print writes the outcome's line to stderr: "refused: <class>: <detail>",
+// "no: <detail>", "interrupted: <detail>" or "error: <detail>".
+func (o outcome) print(stderr io.Writer) {
+	switch {
+	case o.exit == exitOK:
+	case o.exit == exitRefused:
+		fmt.Fprintf(stderr, "refused: %s: %s\n", o.class, o.detail)
+	case o.exit == exitNo:
+		if o.detail != "" {
+			fmt.Fprintf(stderr, "no: %s\n", o.detail)
+		}
+	case o.exit == exitInterrupted:
+		fmt.Fprintf(stderr, "interrupted: %s\n", o.detail)
+	default:
+		fmt.Fprintf(stderr, "error: %s\n", o.detail)
+	}
 }
 
 // usageErr lets a RunE report a command-line problem it found itself (an

@@ -8,9 +8,11 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/refusal"
@@ -41,7 +43,15 @@ With --model PROFILE the episode is decided by a model through its profile's pro
 (docs/commands.md, "run a real model"): --live is required (without it the command is refused
 before anything is read or dialled), with --output-dir, --input-usd-per-mtok,
 --output-usd-per-mtok and --cost-cap-usd (no defaults), and the credential in the profile's
-environment variable.`,
+environment variable.
+
+Agents (--agent):
+` + agentTable(domains.Default()) + `
+Exit status: 0 the episode ran and reproduced; 2 the determinism self-check did
+not reproduce it; 1 an input was refused, by class (an unknown --agent is
+agent/unknown, an unknown --engine engine/unknown-version); 64 the command line
+was invalid; 70 an I/O failure; 130 interrupted (SIGINT or SIGTERM) before
+anything was written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("model") {
@@ -61,7 +71,7 @@ environment variable.`,
 			}
 			agent, ok := pack.Agent(agentID)
 			if !ok {
-				return usagef("unknown --agent %q (want one of %v)", agentID, pack.AgentIDs())
+				return refusal.New(agents.ErrUnknownAgent, "--agent %q is not a registered agent; the registered agents are %s", agentID, strings.Join(pack.AgentIDs(), ", "))
 			}
 			if err := knownEngine(engineVersion); err != nil {
 				return err
@@ -77,7 +87,7 @@ environment variable.`,
 			source := ""
 			if specFile != "" {
 				var err error
-				if spec, err = readInput(cmd, specFile); err != nil {
+				if spec, err = readInputAs(cmd, specFile, kindSpec); err != nil {
 					return err
 				}
 				source = specFile
@@ -99,6 +109,9 @@ environment variable.`,
 				return err
 			}
 			ep, ev := res.Episode, &res.Artefact.Evaluation
+			if err := interrupted(cmd.Context()); err != nil {
+				return err // nothing is written after an interrupt
+			}
 			if output != "" {
 				if err := writeRunArtefact(cmd, output, res.Artefact); err != nil {
 					return err
@@ -175,11 +188,24 @@ environment variable.`,
 	return c
 }
 
+// agentTable lists a pack's agents as an aligned table: id, kind, the
+// scenarios it is registered for.
+func agentTable(p *domains.Pack) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  id\tkind\tscenarios\n")
+	for _, a := range p.Agents {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", a.ID, a.Kind, strings.Join(a.Scenarios, ", "))
+	}
+	tw.Flush()
+	return b.String()
+}
+
 // knownEngine refuses an engine version this build does not carry, by name
 // (engine/unknown-version, exit 1), as the engine and the gate do.
 func knownEngine(version string) error {
 	if !slices.Contains(schemas.Engines(), version) {
-		return refusal.New(engine.ErrUnknownEngineVersion, "--engine %q is not one of %v", version, schemas.Engines())
+		return refusal.New(engine.ErrUnknownEngineVersion, "--engine %q is not one of %s", version, strings.Join(schemas.Engines(), ", "))
 	}
 	return nil
 }

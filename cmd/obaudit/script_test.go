@@ -1,10 +1,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/obaudit/obaudit/internal/upstreamtest"
@@ -13,10 +14,42 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden sections of testscripts")
 
+// exitCodeEnv names the file where the test binary's obaudit command
+// records its exit code, which the scripts' `exitcode N` command asserts.
+const exitCodeEnv = "OBAUDIT_TEST_EXITCODE_FILE"
+
+// readyFileEnv names the file the test binary's obaudit command creates once
+// it watches SIGINT and SIGTERM (interrupt_test.go).
+const readyFileEnv = "OBAUDIT_TEST_READY_FILE"
+
+// cmdExitcode is the scripts' `exitcode N`: the last `exec obaudit` exited
+// with code N (`! exec` alone cannot tell 1 from 64 from 70).
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: exitcode N")
+	}
+	b, err := os.ReadFile(ts.Getenv(exitCodeEnv))
+	if err != nil {
+		ts.Fatalf("exitcode: no obaudit exit code recorded: %v", err)
+	}
+	if got := string(b); got != args[0] {
+		ts.Fatalf("obaudit exited %s, want %s", got, args[0])
+	}
+}
+
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"obaudit": func() {
-			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+			code := mainExit(func() {
+				// Signal tests wait for this file before they signal.
+				if f := os.Getenv(readyFileEnv); f != "" {
+					os.WriteFile(f, nil, 0o644)
+				}
+			})
+			if f := os.Getenv(exitCodeEnv); f != "" {
+				os.WriteFile(f, []byte(strconv.Itoa(code)), 0o644)
+			}
+			os.Exit(code)
 		},
 	})
 }
@@ -27,7 +60,10 @@ func TestScript(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exitcode": cmdExitcode},
 		Setup: func(env *testscript.Env) error {
+			// Beside $WORK, not in it: scripts list their directories.
+			env.Setenv(exitCodeEnv, filepath.Join(filepath.Dir(env.WorkDir), filepath.Base(env.WorkDir)+".exitcode"))
 			// Scripts that compare against upstream fixtures find them in
 			// $UPSTREAM and skip with `[!upstream] skip` when they are
 			// absent, unless OBAUDIT_REQUIRE_UPSTREAM=1 (CI), which fails here.

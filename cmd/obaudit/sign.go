@@ -77,12 +77,12 @@ func signOptions(replay bool) commitment.Options {
 func readCommitmentInputs(cmd *cobra.Command, args []string) (commitment.Inputs, error) {
 	in := commitment.Inputs{ArtefactName: args[0]}
 	var err error
-	if in.Artefact, err = readInput(cmd, args[0]); err != nil {
+	if in.Artefact, err = readInputAs(cmd, args[0], kindArtefact); err != nil {
 		return in, err
 	}
 	if len(args) == 2 {
 		in.LedgerName = args[1]
-		if in.Ledger, err = readInput(cmd, args[1]); err != nil {
+		if in.Ledger, err = readInputAs(cmd, args[1], kindLedger); err != nil {
 			return in, err
 		}
 	}

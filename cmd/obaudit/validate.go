@@ -53,7 +53,7 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 			if agentRun.file != "" {
 				return validateAgentRun(cmd, g, agentRun)
 			}
-			b, err := readInput(cmd, args[0])
+			b, err := readInputAs(cmd, args[0], kindArtefact)
 			if err != nil {
 				return err
 			}

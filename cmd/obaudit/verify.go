@@ -67,7 +67,7 @@ the evidence (the report names it).`,
 				}
 				signer["key_sha256"] = sigstore.KeyID(pub)
 			} else {
-				rootJSON, err := readInput(cmd, rootPath)
+				rootJSON, err := readInputAs(cmd, rootPath, kindTrustedRoot)
 				if err != nil {
 					return err
 				}
@@ -77,7 +77,7 @@ the evidence (the report names it).`,
 				signer["certificate_identity"] = identity
 				signer["certificate_oidc_issuer"] = issuer
 			}
-			b, err := readInput(cmd, bundlePath)
+			b, err := readInputAs(cmd, bundlePath, kindBundle)
 			if err != nil {
 				return err
 			}

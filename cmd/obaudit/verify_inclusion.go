@@ -28,17 +28,17 @@ obaudit verify. Exit 0: included. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
-			proofFile, err := readInput(cmd, proofPath)
+			proofFile, err := readInputAs(cmd, proofPath, kindProof)
 			if err != nil {
 				return err
 			}
-			bundleFile, err := readInput(cmd, args[0])
+			bundleFile, err := readInputAs(cmd, args[0], kindBundle)
 			if err != nil {
 				return err
 			}
 			opts := checkpoint.VerifyOptions{Origin: origin}
 			if cpPath != "" {
-				if opts.Checkpoint, err = readInput(cmd, cpPath); err != nil {
+				if opts.Checkpoint, err = readInputAs(cmd, cpPath, kindCheckpoint); err != nil {
 					return err
 				}
 			}

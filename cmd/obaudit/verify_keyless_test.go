@@ -122,7 +122,8 @@ func TestVerifyKeyless(t *testing.T) {
 		{"expired certificate", verify(expired, rootPath, keylessIdentity, keylessIssuer, detPath), sigstore.ErrCertificateInvalid},
 		{"another Sigstore's root", verify(good, otherRoot, keylessIdentity, keylessIssuer, detPath), sigstore.ErrTlogInvalid},
 		{"another artefact", verify(good, rootPath, keylessIdentity, keylessIssuer, modelPath), commitment.ErrSubjectMismatch},
-		{"root not a trusted root", verify(good, detPath, keylessIdentity, keylessIssuer, detPath), sigstore.ErrTrustedRootInvalid},
+		{"root an artefact", verify(good, detPath, keylessIdentity, keylessIssuer, detPath), errWrongKind},
+		{"root not a trusted root", verify(good, writeTemp(t, dir, "junk.json", []byte(`{"mediaType":"application/vnd.dev.sigstore.trustedroot+json;version=0.1","x":1}`)), keylessIdentity, keylessIssuer, detPath), sigstore.ErrTrustedRootInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.args...)

@@ -12,7 +12,7 @@ import (
 // openBeneath resolves dirs beneath rfd in one openat2 call that refuses
 // every symbolic link and any escape. It returns errNoOpenat2 where the
 // kernel (or a seccomp filter) does not offer openat2.
-func openBeneath(rfd int, dirs []string) (int, error) {
+func openBeneath(rfd int, dirs []string, pre string) (int, error) {
 	how := unix.OpenHow{
 		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS,
@@ -25,5 +25,5 @@ func openBeneath(rfd int, dirs []string) (int, error) {
 		return -1, errNoOpenat2
 	}
 	// Walk to find and name the offending component precisely.
-	return walk(rfd, dirs)
+	return walk(rfd, dirs, pre)
 }

@@ -3,4 +3,4 @@
 package safefs
 
 // openBeneath has no single-call form off Linux; the walk is used.
-func openBeneath(rfd int, dirs []string) (int, error) { return -1, errNoOpenat2 }
+func openBeneath(rfd int, dirs []string, pre string) (int, error) { return -1, errNoOpenat2 }

@@ -15,7 +15,8 @@
 //
 //   - [ErrSymlink]: a path component or the file name is a symbolic link.
 //   - [ErrExists]: the file already exists (it is never overwritten).
-//   - [ErrBadPath]: an empty path, an empty, "." or ".." component, or a NUL.
+//   - [ErrBadPath]: an empty path, a NUL, a path naming a directory rather
+//     than a file, or a ".." after a directory name (see [split]).
 //   - [ErrNotDir]: a directory component is not a directory.
 //   - [ErrUnsupportedHost]: the host lacks no-follow primitives.
 //
@@ -24,9 +25,6 @@
 package safefs
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -37,8 +35,9 @@ var (
 	ErrSymlink = refusal.Sentinel("fs/symlink")
 	// ErrExists is returned when the file to create already exists.
 	ErrExists = refusal.Sentinel("fs/exists")
-	// ErrBadPath is returned for an empty path or a path with an empty,
-	// ".", ".." or NUL-bearing component.
+	// ErrBadPath is returned for an empty path, a NUL byte, a path that
+	// names a directory (ends in "/", ".", ".."), or a ".." after a
+	// directory name.
 	ErrBadPath = refusal.Sentinel("fs/bad-path")
 	// ErrNotDir is returned when a directory component is not a directory.
 	ErrNotDir = refusal.Sentinel("fs/not-a-directory")
@@ -63,27 +62,6 @@ type Ops struct {
 	Openat func(dirfd int, name string, flags int, mode uint32) (int, error)
 }
 
-// split turns a path into a root ("/" or ".") and its directory components
-// plus the final name, refusing components that could escape or alias.
-func split(path string) (root string, dirs []string, name string, err error) {
-	if path == "" || strings.IndexByte(path, 0) >= 0 {
-		return "", nil, "", refusal.New(ErrBadPath, "%q: empty path or NUL byte", path)
-	}
-	root = "."
-	rest := path
-	if filepath.IsAbs(path) {
-		root = "/"
-		rest = strings.TrimLeft(path, "/")
-	}
-	parts := strings.Split(rest, "/")
-	for _, p := range parts {
-		if p == "" || p == "." || p == ".." {
-			return "", nil, "", refusal.New(ErrBadPath, "%q: component %q is not allowed", path, p)
-		}
-	}
-	return root, parts[:len(parts)-1], parts[len(parts)-1], nil
-}
-
 // WriteFile creates path (relative to the working directory, or absolute
 // from "/") with the given bytes and mode: every directory component is
 // opened with no-follow semantics, the file is created exclusively, written
@@ -104,7 +82,7 @@ func WriteFileOps(path string, data []byte, perm uint32, ops Ops) error {
 	}
 	d, err := openDir(root, dirs, ops)
 	if err != nil {
-		return err
+		return withMkdirHint(err, perm)
 	}
 	defer d.Close()
 	return d.CreateFile(name, data, perm)
@@ -133,7 +111,7 @@ func CreateAppendChecked(path string, perm uint32, ops Ops, check func(*Dir) err
 	}
 	d, err := openDir(root, dirs, ops)
 	if err != nil {
-		return nil, err
+		return nil, withMkdirHint(err, perm)
 	}
 	if check != nil {
 		if err := check(d); err != nil {

@@ -185,10 +185,10 @@ func TestWalkFallbackRefusesSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unix.Close(rfd)
-	if _, err := walk(rfd, []string{"a", "link"}); !errors.Is(err, ErrSymlink) {
+	if _, err := walk(rfd, []string{"a", "link"}, ""); !errors.Is(err, ErrSymlink) {
 		t.Fatalf("walk = %v, want %s", err, ErrSymlink.Class)
 	}
-	fd, err := walk(rfd, []string{"a", "real"})
+	fd, err := walk(rfd, []string{"a", "real"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,5 +245,68 @@ func TestCheckedCreateJudgesTheHeldDirectory(t *testing.T) {
 	}
 	if _, err := os.Lstat("d.orig/k.ndjson"); !os.IsNotExist(err) {
 		t.Fatalf("a refused check left a file: %v", err)
+	}
+}
+
+// TestRelativePaths: a relative path that resolves without a symbolic link
+// is accepted ("./x", "../x", "a//b/./x"); a link beneath a ".." anchor is
+// still refused, and a ".." after a name or a directory-naming path are
+// bad paths.
+func TestRelativePaths(t *testing.T) {
+	dir := chdir(t)
+	os.MkdirAll("work/sub", 0o755)
+	os.MkdirAll("real", 0o755)
+	os.Symlink("real", "link")
+	t.Chdir(filepath.Join(dir, "work", "sub"))
+	for _, p := range []string{"./a.json", "../b.json", "../../c.json", "./../../real/d.json", ".//e.json", "../../real/./f.json"} {
+		if err := WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Errorf("WriteFile(%q) = %v", p, err)
+		}
+	}
+	for _, want := range []string{"work/sub/a.json", "work/b.json", "c.json", "real/d.json", "work/sub/e.json", "real/f.json"} {
+		if _, err := os.Lstat(filepath.Join(dir, want)); err != nil {
+			t.Errorf("%s not written: %v", want, err)
+		}
+	}
+	for _, tc := range []struct {
+		path string
+		want *refusal.Refusal
+	}{
+		{"../../link/x.json", ErrSymlink},
+		{"../../link", ErrSymlink},
+		{"../sub/../x.json", ErrBadPath},
+		{"./", ErrBadPath},
+		{"..", ErrBadPath},
+		{"../", ErrBadPath},
+		{"../sub/.", ErrBadPath},
+		{"./a.json", ErrExists},
+	} {
+		t.Run(tc.path, func(t *testing.T) { wantClass(t, WriteFile(tc.path, []byte("new"), 0o644), tc.want) })
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "real", "x.json")); !os.IsNotExist(err) {
+		t.Errorf("a write through the link landed: %v", err)
+	}
+}
+
+// TestMissingDirectory: a missing directory component is a failure (not a
+// refusal) that still reads as "not exist", and says how to make the
+// directory, with mode 0700 for a private file.
+func TestMissingDirectory(t *testing.T) {
+	chdir(t)
+	for _, tc := range []struct {
+		perm uint32
+		hint string
+	}{{0o600, "mkdir -m 0700 nodir"}, {0o644, "mkdir -p nodir"}} {
+		err := WriteFile("nodir/x.json", []byte("x"), tc.perm)
+		if _, ok := refusal.ClassOf(err); ok || !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("WriteFile into a missing directory = %v, want a not-exist failure", err)
+		}
+		var m *missingDirError
+		if !errors.As(err, &m) || m.hint != tc.hint {
+			t.Errorf("perm %o: hint %+v, want %q", tc.perm, m, tc.hint)
+		}
+	}
+	if _, err := CreateAppend("nodir/j.ndjson", 0o600, Ops{}); !errors.As(err, new(*missingDirError)) {
+		t.Errorf("CreateAppend into a missing directory = %v", err)
 	}
 }

@@ -17,9 +17,13 @@ const Supported = true
 // Dir is an open directory reached without following links.
 type Dir struct {
 	fd   int
-	path string
+	path string // the directory as shown in messages ("/tmp/w", "out", ".")
+	pre  string // what precedes a file name in messages ("/tmp/w/", "out/", "")
 	ops  Ops
 }
+
+// show is name in d as messages show it.
+func (d *Dir) show(name string) string { return d.pre + name }
 
 // OpenDir opens root (followed as named: it is the operator's choice) and
 // then each component of dirs beneath it with no-follow semantics.
@@ -42,30 +46,35 @@ func openDir(root string, dirs []string, ops Ops) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}
+	pre := prefixOf(root)
 	if len(dirs) == 0 {
-		return &Dir{fd: rfd, path: root, ops: ops}, nil
+		return &Dir{fd: rfd, path: root, pre: pre, ops: ops}, nil
 	}
-	fd, err := openBeneath(rfd, dirs)
+	path := pre + strings.Join(dirs, "/")
+	fd, err := openBeneath(rfd, dirs, pre)
 	if err == errNoOpenat2 {
-		fd, err = walk(rfd, dirs)
+		fd, err = walk(rfd, dirs, pre)
 	}
 	unix.Close(rfd)
 	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil, missingDir(path, err)
+		}
 		return nil, err
 	}
-	return &Dir{fd: fd, path: root + "/" + strings.Join(dirs, "/"), ops: ops}, nil
+	return &Dir{fd: fd, path: path, pre: path + "/", ops: ops}, nil
 }
 
 var errNoOpenat2 = errors.New("openat2 unavailable")
 
 // walk opens each component with O_DIRECTORY|O_NOFOLLOW. It does not close
-// start.
-func walk(start int, dirs []string) (int, error) {
+// start. pre is how start's contents are shown in messages (prefixOf).
+func walk(start int, dirs []string, pre string) (int, error) {
 	fd := start
 	for i, c := range dirs {
 		nfd, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
-			err = classify(fd, c, strings.Join(dirs[:i+1], "/"), err)
+			err = classify(fd, c, pre+strings.Join(dirs[:i+1], "/"), err)
 		}
 		if fd != start {
 			unix.Close(fd)
@@ -88,6 +97,9 @@ func classify(dirfd int, name, shown string, err error) error {
 			case unix.S_IFLNK:
 				return refusal.New(ErrSymlink, "%s is a symbolic link", shown)
 			case unix.S_IFDIR:
+				if errors.Is(err, unix.EEXIST) {
+					return refusal.New(ErrExists, "%s already exists, as a directory: name a file in it", shown)
+				}
 			default:
 				if !errors.Is(err, unix.EEXIST) {
 					return refusal.New(ErrNotDir, "%s is not a directory", shown)
@@ -164,7 +176,7 @@ func (d *Dir) create(name string, perm uint32) (int, error) {
 	}
 	fd, err := openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
 	if err != nil {
-		return -1, classify(d.fd, name, d.path+"/"+name, err)
+		return -1, classify(d.fd, name, d.show(name), err)
 	}
 	return fd, nil
 }
@@ -183,14 +195,14 @@ func (d *Dir) CreateFile(name string, data []byte, perm uint32) (err error) {
 			unix.Fsync(d.fd)
 		}
 		if cerr := unix.Close(fd); cerr != nil && err == nil {
-			err = fmt.Errorf("close %s/%s: %w", d.path, name, cerr)
+			err = fmt.Errorf("close %s: %w", d.show(name), cerr)
 		}
 	}()
 	if err = d.writeAll(fd, data); err != nil {
-		return fmt.Errorf("write %s/%s: %w", d.path, name, err)
+		return fmt.Errorf("write %s: %w", d.show(name), err)
 	}
 	if err = d.fsync(fd); err != nil {
-		return fmt.Errorf("fsync %s/%s: %w", d.path, name, err)
+		return fmt.Errorf("fsync %s: %w", d.show(name), err)
 	}
 	if err = d.fsync(d.fd); err != nil {
 		return fmt.Errorf("fsync directory %s: %w", d.path, err)
@@ -228,7 +240,7 @@ func (d *Dir) CreateAppend(name string, perm uint32) (*File, error) {
 func (f *File) Dir() *Dir { return f.d }
 
 // Name returns the file's path as opened.
-func (f *File) Name() string { return f.d.path + "/" + f.name }
+func (f *File) Name() string { return f.d.show(f.name) }
 
 // Size returns the number of bytes this File has written and kept.
 func (f *File) Size() int64 { return f.size }

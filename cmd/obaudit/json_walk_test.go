@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// TestEveryCommandJSONRefusal walks EVERY runnable command of the tree with
+// --json and a refused input (most of them a file of the wrong kind) and
+// parses stdout as exactly one JSON document saying ok=false with the
+// refusal's class and the exit code. A command added without a case here
+// fails the test.
+func TestEveryCommandJSONRefusal(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	must := func(args ...string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), &out, &errb); code != exitOK {
+			t.Fatalf("setup %v: exit %d: %s", args, code, errb.String())
+		}
+	}
+	must("run", "--scenario", "V1", "--operation-instance-id", "opinst_0123456789abcdef0123456789abcdef", "--output", "art.json")
+	must("keygen", "--output", "k")
+	must("sign", "--key", "k.key", "--output", "art.sigstore.json", "art.json")
+	os.WriteFile("dup.json", []byte(`{"a":1,"a":2}`), 0o644)
+	os.WriteFile("ledger.ndjson", []byte("{\"header\": {\"ledger_version\": 3}}\n{\"index\": 1}\n"), 0o644)
+	os.Mkdir("pf", 0o700)
+
+	const wrongKind = "input/wrong-kind"
+	cases := map[string]struct {
+		args  []string
+		class string
+		exit  int
+	}{
+		"version":          {[]string{"version", "extra"}, classUsage, exitUsage}, // it reads no input
+		"run":              {[]string{"run", "--scenario", "V1", "--agent", "nobody"}, "agent/unknown", exitRefused},
+		"check":            {[]string{"check", "--oracle", "ledger.ndjson"}, wrongKind, exitRefused},
+		"canon":            {[]string{"canon", "dup.json"}, "canon/duplicate-key", exitRefused},
+		"digest":           {[]string{"digest", "dup.json"}, "canon/duplicate-key", exitRefused},
+		"ledger verify":    {[]string{"ledger", "verify", "art.json"}, wrongKind, exitRefused},
+		"bundle":           {[]string{"bundle", "ledger.ndjson", "art.json"}, wrongKind, exitRefused},
+		"keygen":           {[]string{"keygen", "--output", "k"}, "fs/exists", exitRefused},
+		"sign":             {[]string{"sign", "--key", "k.pub", "art.json"}, wrongKind, exitRefused},
+		"verify":           {[]string{"verify", "--bundle", "art.json", "--key", "k.pub", "art.json"}, wrongKind, exitRefused},
+		"commit":           {[]string{"commit", "--key", "k.key", "--origin", "obaudit.example/c", "--output", "camp", "art.sigstore.json", "art.sigstore.json"}, "checkpoint/duplicate-leaf", exitRefused},
+		"verify-inclusion": {[]string{"verify-inclusion", "--key", "k.pub", "--proof", "art.json", "art.sigstore.json"}, wrongKind, exitRefused},
+		"export agent-run": {[]string{"export", "agent-run", "ledger.ndjson"}, wrongKind, exitRefused},
+		"report":           {[]string{"report", "ledger.ndjson"}, wrongKind, exitRefused},
+		"validate":         {[]string{"validate", "ledger.ndjson"}, wrongKind, exitRefused},
+		"replay":           {[]string{"replay", "k.key"}, wrongKind, exitRefused},
+		"preflight":        {[]string{"preflight", "--output-dir", "pf", "--max-calls", "61"}, "preflight/call-bound", exitRefused},
+		// Completion reads no input: an extra argument is its usage error.
+		"completion bash":       {[]string{"completion", "bash", "x"}, classUsage, exitUsage},
+		"completion zsh":        {[]string{"completion", "zsh", "x"}, classUsage, exitUsage},
+		"completion fish":       {[]string{"completion", "fish", "x"}, classUsage, exitUsage},
+		"completion powershell": {[]string{"completion", "powershell", "x"}, classUsage, exitUsage},
+	}
+	var walked []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		path := strings.TrimPrefix(c.CommandPath(), "obaudit")
+		path = strings.TrimSpace(path)
+		if !c.Runnable() || c.HasSubCommands() || c.Hidden || path == "help" {
+			return // grouping commands are usage errors (usage.txtar); help is help
+		}
+		walked = append(walked, path)
+		tc, ok := cases[path]
+		if !ok {
+			t.Errorf("command %q has no --json refusal case here", path)
+			return
+		}
+		// --json first, last, and in the middle: a global flag anywhere.
+		for _, args := range [][]string{append([]string{"--json"}, tc.args...), append(slices.Clone(tc.args), "--json")} {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+			if code != tc.exit {
+				t.Errorf("%v: exit %d, want %d; stderr %q", args, code, tc.exit, errb.String())
+				continue
+			}
+			doc := oneJSON(t, out.Bytes())
+			if doc["ok"] != false {
+				t.Errorf("%v: ok = %v", args, doc["ok"])
+			}
+			class, _ := doc["class"].(string)
+			if r, ok := doc["refusal"].(map[string]any); ok && class == "" { // validate's own report
+				class, _ = r["class"].(string)
+			} else if doc["exit"] != float64(tc.exit) {
+				t.Errorf("%v: exit field %v, want %d", args, doc["exit"], tc.exit)
+			}
+			if class != tc.class {
+				t.Errorf("%v: class %q, want %q (%s)", args, class, tc.class, out.String())
+			}
+		}
+	}
+	walk(commandTree())
+	for path := range cases {
+		if !slices.Contains(walked, path) {
+			t.Errorf("case %q names no command", path)
+		}
+	}
+}
+
+// TestJSONFailureOutcomes: a usage error (even one cobra cannot parse) and
+// an I/O failure are one JSON document too.
+func TestJSONFailureOutcomes(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, tc := range []struct {
+		args  []string
+		class string
+		exit  int
+	}{
+		{[]string{"ledger", "verfy", "L", "--json"}, classUsage, exitUsage},
+		{[]string{"canon", "--nosuch", "--json", "x"}, classUsage, exitUsage},
+		{[]string{"--json", "nosuch"}, classUsage, exitUsage},
+		{[]string{"--json=true", "canon", "missing.json"}, classFailure, exitFailure},
+		{[]string{"report", "--json", "missing.json"}, classFailure, exitFailure},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), tc.args, strings.NewReader(""), &out, &errb)
+		doc := oneJSON(t, out.Bytes())
+		if code != tc.exit || doc["class"] != tc.class || doc["exit"] != float64(tc.exit) || doc["ok"] != false {
+			t.Errorf("%v: exit %d, document %v", tc.args, code, doc)
+		}
+	}
+	// --json=false, or after "--", is not --json.
+	for _, args := range [][]string{{"--json=false", "nosuch"}, {"canon", "--", "--json"}} {
+		var out, errb bytes.Buffer
+		run(context.Background(), args, strings.NewReader(""), &out, &errb)
+		if out.Len() != 0 {
+			t.Errorf("%v wrote %q to stdout", args, out.String())
+		}
+	}
+}
+
+// commandTree is a fresh command tree, for walking.
+func commandTree() *cobra.Command {
+	var g globals
+	return newRootCmd(&g, nil, io.Discard, io.Discard)
+}
+
+// TestEveryCommandJSONSuccess runs EVERY runnable command once with --json
+// on an input it accepts, in an order where each finds what an earlier one
+// wrote, and parses stdout as exactly one JSON document.
+func TestEveryCommandJSONSuccess(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.Mkdir("pf", 0o700)
+	steps := []struct {
+		path string
+		args []string
+	}{
+		{"version", []string{"version"}},
+		{"run", []string{"run", "--scenario", "V1", "--operation-instance-id", "opinst_0123456789abcdef0123456789abcdef", "--output", "./art.json"}},
+		{"check", []string{"check"}},
+		{"canon", []string{"canon", "art.json"}},
+		{"digest", []string{"digest", "art.json"}},
+		{"preflight", []string{"preflight", "--output-dir", "./pf"}},
+		{"ledger verify", []string{"ledger", "verify", "pf/execution_ledger.ndjson"}},
+		{"bundle", []string{"bundle", "pf/episode_artifact.json", "pf/execution_ledger.ndjson"}},
+		{"keygen", []string{"keygen", "--output", "./k"}},
+		{"sign", []string{"sign", "--key", "k.key", "--output", "./art.sigstore.json", "art.json"}},
+		{"verify", []string{"verify", "--bundle", "art.sigstore.json", "--key", "k.pub", "art.json"}},
+		{"commit", []string{"commit", "--key", "k.key", "--origin", "obaudit.example/c", "--output", "camp", "art.sigstore.json"}},
+		{"verify-inclusion", []string{"verify-inclusion", "--key", "k.pub", "--proof", "camp/art.tlog-proof", "--checkpoint", "camp/checkpoint", "art.sigstore.json"}},
+		{"export agent-run", []string{"export", "agent-run", "art.json"}},
+		{"report", []string{"report", "art.json", "--html", "./art.html"}},
+		{"validate", []string{"validate", "art.json"}},
+		{"replay", []string{"replay", "art.json"}},
+		{"completion bash", []string{"completion", "bash"}},
+		{"completion zsh", []string{"completion", "zsh"}},
+		{"completion fish", []string{"completion", "fish"}},
+		{"completion powershell", []string{"completion", "powershell"}},
+	}
+	done := map[string]bool{}
+	for _, st := range steps {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append([]string{"--json"}, st.args...), strings.NewReader(""), &out, &errb)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", st.args, code, errb.String())
+		}
+		oneJSON(t, out.Bytes())
+		done[st.path] = true
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		path := strings.TrimSpace(strings.TrimPrefix(c.CommandPath(), "obaudit"))
+		if c.Runnable() && !c.HasSubCommands() && !c.Hidden && path != "help" && !done[path] {
+			t.Errorf("command %q has no --json success step here", path)
+		}
+	}
+	walk(commandTree())
+}
+
+// oneJSON parses b as exactly one JSON object (and nothing after it).
+func oneJSON(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, b)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		t.Fatalf("stdout holds more than one JSON document:\n%s", b)
+	}
+	return doc
+}
