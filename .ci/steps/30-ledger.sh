@@ -19,7 +19,7 @@ echo "-- fuzz (short)"
 # exceeded" as a failure (seen once in CI with FuzzTypedCallPath), which
 # says nothing about the code. Each count is about 10 s of wall on two idle
 # cores, measured 2026-12-01 (load < 2): FuzzRead 40000x 11.9 s,
-# FuzzCompactCanonical 130000x 9.2 s, FuzzVerifyChain 9000x 6.9 s,
+# FuzzCompactCanonical 130000x 9.2 s, FuzzVerifyChain 9000x 6.9 s (12000x set),
 # FuzzTypedCallPath 15000x 9.7 s, FuzzAudit 50000x 8.4 s. The earlier counts
 # took 27-57 s each (80000x of FuzzRead: 57 s): a fuzz run's executions get
 # dearer as its corpus grows, so a count is not linear in time.
