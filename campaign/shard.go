@@ -167,8 +167,8 @@ type ShardOptions struct {
 type ShardResult struct {
 	*RunResult
 	Dir     string
-	Trials  int  // identities the partition gives this shard
-	Ended   int  // of those, with an outcome in the shard's log
+	Trials  int // identities the partition gives this shard
+	Ended   int // of those, with an outcome in the shard's log
 	Shard   ShardID
 	AllDone bool // every identity of the shard has its outcome
 }
