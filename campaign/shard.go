@@ -219,6 +219,10 @@ func RunShard(ctx context.Context, dir string, opts ShardOptions) (*ShardResult,
 	}
 	ro := opts.RunOptions
 	ro.Only = part
+	if ro.Progress != nil {
+		progress := ro.Progress
+		ro.Progress = func(done, _ int) { progress(done, len(part)) }
+	}
 	res, err := Run(ctx, sdir, ro)
 	if err != nil {
 		return nil, err

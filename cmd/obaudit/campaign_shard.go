@@ -21,7 +21,7 @@ const (
 
 // resolveShard turns --shard (K/N or auto) and --shards into a shard,
 // reading the scheduler's variables through lookup (os.LookupEnv in the
-// binary). Exactly one scheduler's index variable must be set for auto; a
+// binary; an empty variable counts as unset). Exactly one scheduler's index variable must be set for auto; a
 // count from the environment and --shards must agree.
 func resolveShard(spec string, shards int, lookup func(string) (string, bool)) (campaign.ShardID, error) {
 	if shards < 0 || shards > campaign.MaxShards {
@@ -37,6 +37,10 @@ func resolveShard(spec string, shards int, lookup func(string) (string, bool)) (
 		}
 		return s, nil
 	}
+	// An empty variable counts as unset.
+	lookup = func(l func(string) (string, bool)) func(string) (string, bool) {
+		return func(name string) (string, bool) { v, ok := l(name); return v, ok && v != "" }
+	}(lookup)
 	var found []string
 	for _, name := range []string{envSlurmTask, envJobIndex, envObauditIndex} {
 		if _, ok := lookup(name); ok {
