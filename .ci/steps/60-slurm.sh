@@ -10,7 +10,9 @@
 # --shard auto`, the job script docs/shards/slurm-array.sbatch); the shards are merged, `campaign verify` accepts the merged
 # campaign against the held pre-dispatch checkpoint, and its report.json is
 # byte-identical to the one-machine run's. Wall times go to stdout
-# (BENCHMARKS.md).
+# (BENCHMARKS.md). OBAUDIT_SLURM_CAMPAIGN=FILE runs another campaign file the
+# same way (a model-backed one's ledgers carry wall-clock times, so its report
+# is not compared byte for byte; everything else is checked).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -82,7 +84,10 @@ done
 
 # The campaign, and its one-machine twin (a copy of the sealed directory).
 "$ob" keygen --output "$work/campaign" >/dev/null
-"$ob" campaign plan examples/campaign-deterministic.json --output "$work/camp" --key "$work/campaign.key" >/dev/null
+cfile=${OBAUDIT_SLURM_CAMPAIGN:-examples/campaign-deterministic.json}
+deterministic=false
+grep -q '"model_profiles": \[\]' "$cfile" && deterministic=true
+"$ob" campaign plan "$cfile" --output "$work/camp" --key "$work/campaign.key" >/dev/null
 cp "$work/camp/pre-dispatch.checkpoint" "$work/held.checkpoint"
 cp -a "$work/camp" "$work/one"
 cp -a "$work/camp" "$work/local"
@@ -106,11 +111,12 @@ done
 "$ob" campaign merge "$work/camp" --key "$work/campaign.key" >/dev/null
 t4=$(date +%s.%N)
 "$ob" campaign verify "$work/camp" --checkpoint "$work/held.checkpoint" >/dev/null
-cmp "$work/camp/report.json" "$work/one/report.json"
+"$ob" campaign verify "$work/one" --checkpoint "$work/held.checkpoint" >/dev/null
+$deterministic && cmp "$work/camp/report.json" "$work/one/report.json"
 # Merging again changes nothing.
 "$ob" campaign merge "$work/camp" --key "$work/campaign.key" >"$work/merge2.txt"
 grep -q ' 0 outcomes appended' "$work/merge2.txt"
-cmp "$work/camp/report.json" "$work/one/report.json"
+$deterministic && cmp "$work/camp/report.json" "$work/one/report.json"
 # The same 8 shards, 2 at a time, as plain processes (no scheduler).
 t5=$(date +%s.%N)
 seq 0 7 | xargs -P2 -I{} "$ob" campaign run "$work/local" --key "$work/campaign.key" --shard {}/8 --parallel 1 >/dev/null 2>&1
@@ -120,4 +126,8 @@ awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" 'BEGIN {
   printf "one machine, one process: %.1f s\n", b - a
   printf "slurm sbatch --array=0-7%%2 (submit to last task done): %.1f s; merge %.1f s\n", d - c, e - d
 }'
-echo "slurm: 8 shards merged, verified, report byte-identical to the one-machine run"
+if $deterministic; then
+  echo "slurm: 8 shards merged, verified, report byte-identical to the one-machine run"
+else
+  echo "slurm: 8 shards merged and verified (model-backed: reports not compared)"
+fi
