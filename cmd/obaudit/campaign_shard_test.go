@@ -7,10 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	mrand "math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/obaudit/obaudit/campaign"
 	"github.com/obaudit/obaudit/refusal"
@@ -280,5 +285,68 @@ func TestCampaignShardKilled(t *testing.T) {
 	// The merge, run again, is refused nothing and appends nothing.
 	if code, res, class := merge(t, dir, "--key", key); code != 0 || res.Appended != 0 {
 		t.Errorf("merge after --continue = %d %s %+v, want 0 appended", code, class, res)
+	}
+}
+
+// TestCampaignShardSIGKILL kills a real `obaudit campaign run --shard 0/2`
+// with SIGKILL at random moments: whatever the kill left, merge refuses
+// nothing and drops nothing (every identity of the campaign is accounted
+// for or counted never-started, none started-and-unaccounted), and run
+// --continue finishes the campaign with the merge's interrupted identities
+// ERROR in the report.
+func TestCampaignShardSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess kills")
+	}
+	bin := filepath.Join(t.TempDir(), "obaudit")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(self, bin); err != nil {
+		t.Fatal(err)
+	}
+	rng := mrand.New(mrand.NewPCG(3, 4))
+	for round := range 6 {
+		dir, key := newCampaign(t, []string{"reference", "always_act", "duplicate_after_wake"}, []string{"V1", "V2", "V3"}, 6)
+		mustRun(t, "campaign", "run", dir, "--key", key, "--shard", "1/2")
+		cmd := exec.Command(bin, "campaign", "run", dir, "--key", key, "--shard", "0/2", "--parallel", "2")
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(100+rng.IntN(600)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		killed := cmd.Wait() != nil
+		if _, err := os.Stat(campaign.ShardID{K: 0, N: 2}.Dir(dir)); err != nil {
+			t.Logf("round %d: killed before the shard directory existed", round)
+			continue
+		}
+		code, m, class := merge(t, dir, "--key", key)
+		if code == 1 {
+			t.Fatalf("round %d: merge refused a killed shard: %s", round, class)
+		}
+		code, out, errs := obaudit("--json", "campaign", "verify", dir)
+		var v struct {
+			Accounted  int64 `json:"accounted"`
+			Assigned   int64 `json:"assigned"`
+			Started    int64 `json:"started_not_ended"`
+			NotStarted int64 `json:"not_started"`
+		}
+		json.Unmarshal([]byte(out), &v)
+		if code == 1 || v.Started != 0 || v.NotStarted != m.NotStarted || v.Accounted+v.NotStarted != v.Assigned {
+			t.Fatalf("round %d: verify = %d %+v %s after merge %+v", round, code, v, errs, m)
+		}
+		mustRun(t, "campaign", "run", dir, "--key", key, "--continue")
+		if code, class := verifyClass(t, dir, filepath.Join(dir, campaign.PreDispatchFile)); code != 0 {
+			t.Fatalf("round %d: verify after --continue = %d %s", round, code, class)
+		}
+		var rep campaign.Report
+		rb, _ := os.ReadFile(filepath.Join(dir, campaign.ReportFile))
+		json.Unmarshal(rb, &rep)
+		if got := rep.Arms[0].ExcludedByReason[campaign.ExclusionInterrupted]; int64(got) != m.Interrupted {
+			t.Errorf("round %d: report %d interrupted, merge recorded %d", round, got, m.Interrupted)
+		}
+		t.Logf("round %d: killed %v; merge: %d appended, %d interrupted, %d never started", round, killed, m.Appended, m.Interrupted, m.NotStarted)
 	}
 }
