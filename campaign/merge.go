@@ -36,7 +36,8 @@ var (
 	// ErrShardInvalid is returned by [RunShard] and [Merge] when a shard's
 	// shard.json is missing, not a canonical obaudit-campaign-shard/v1
 	// manifest, of another partition size than the other shards', or lists
-	// trials other than the partition gives its shard.
+	// trials other than the partition gives its shard; or when a shard's
+	// trial directory holds anything but regular files.
 	ErrShardInvalid = refusal.Sentinel("campaign/shard-invalid")
 )
 
@@ -209,8 +210,11 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 			if i < 0 {
 				return nil, refusal.New(ErrIdentityMismatch, "%s: trials/%s is not an identity this plan assigns", sd, e.Name())
 			}
-			if !inPart[i] || !e.IsDir() {
+			if !inPart[i] {
 				return nil, refusal.New(ErrShardDuplicate, "%s: trials/%s is an identity of another shard", sd, e.Name())
+			}
+			if err := plainTrialDir(filepath.Join(sd, TrialsDir, e.Name())); err != nil {
+				return nil, err
 			}
 			started[i] = true
 		}
@@ -382,6 +386,29 @@ func checkTrials(ctx context.Context, sd string, p *Plan, so map[int]*Outcome, o
 	close(work)
 	wg.Wait()
 	return first
+}
+
+// plainTrialDir refuses a shard's trial directory that is not a directory
+// of regular files only (a symlink or subdirectory would be read by the
+// checks but not copied).
+func plainTrialDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return refusal.New(ErrShardInvalid, "%s is not a directory", dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			return refusal.New(ErrShardInvalid, "%s/%s is not a regular file", dir, e.Name())
+		}
+	}
+	return nil
 }
 
 // regularFiles lists a trial directory's regular files, sorted.

@@ -189,6 +189,12 @@ func TestCampaignShardMergeRefusals(t *testing.T) {
 			copyDir(t, filepath.Join(sh(dir, 1), campaign.TrialsDir, id), filepath.Join(sh(dir, 0), campaign.TrialsDir, id))
 			return nil
 		}, campaign.ErrShardDuplicate.Class},
+		{"a symlink in a shard's trial", func(dir string) []string {
+			td := filepath.Join(sh(dir, 0), campaign.TrialsDir, firstTrial(t, sh(dir, 0)))
+			os.Rename(filepath.Join(td, campaignArtefactFile), filepath.Join(dir, "elsewhere.json"))
+			os.Symlink(filepath.Join(dir, "elsewhere.json"), filepath.Join(td, campaignArtefactFile))
+			return nil
+		}, campaign.ErrShardInvalid.Class},
 		{"manifest lists other trials", func(dir string) []string {
 			p := filepath.Join(sh(dir, 0), campaign.ShardManifestFile)
 			b, _ := os.ReadFile(p)
