@@ -107,6 +107,27 @@ func merge(t *testing.T, args ...string) (int, mergeJSON, string) {
 // log entries and report byte for byte; a second merge appends nothing.
 func TestCampaignShardMerge(t *testing.T) {
 	dir, one, key := shardedCampaign(t, 4, []int{0, 1, 2, 3})
+	// The shards wrote only beneath their own directories: the campaign
+	// is as planned, and no two shards hold the same trial.
+	if n := len(logEntries(t, dir)); n != 1 {
+		t.Fatalf("the shards wrote %d entries into the campaign log", n)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, campaign.TrialsDir)); len(ents) != 0 {
+		t.Fatalf("the shards wrote %d trial directories into the campaign", len(ents))
+	}
+	owner := map[string]int{}
+	for k := range 4 {
+		ents, _ := os.ReadDir(filepath.Join(campaign.ShardID{K: k, N: 4}.Dir(dir), campaign.TrialsDir))
+		for _, e := range ents {
+			if prev, dup := owner[e.Name()]; dup {
+				t.Fatalf("%s written by shards %d and %d", e.Name(), prev, k)
+			}
+			owner[e.Name()] = k
+		}
+	}
+	if len(owner) != 12 {
+		t.Fatalf("the shards hold %d trials, want 12", len(owner))
+	}
 	code, m, class := merge(t, dir, "--key", key)
 	if code != 0 || m.Appended != 12 || !m.Complete {
 		t.Fatalf("merge = %d %s %+v, want 0 with 12 appended", code, class, m)
