@@ -201,13 +201,27 @@ func RunShard(ctx context.Context, dir string, opts ShardOptions) (*ShardResult,
 	}
 	switch _, err := os.Lstat(sdir); {
 	case errors.Is(err, os.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(filepath.Clean(sdir)), 0o755); err != nil {
+		// Created whole or not at all: assembled under a hidden name (a
+		// killed attempt's is removed) and renamed into place, so a shard
+		// directory always holds its plan, log and manifest.
+		parent := filepath.Dir(filepath.Clean(sdir))
+		if err := os.MkdirAll(parent, 0o755); err != nil {
 			return nil, err
 		}
-		if _, err := Create(ctx, sdir, p, opts.Signer); err != nil {
+		tmp := filepath.Join(parent, "."+filepath.Base(filepath.Clean(sdir))+".creating")
+		if err := os.RemoveAll(tmp); err != nil {
 			return nil, err
 		}
-		if err := safefs.WriteFile(filepath.Join(sdir, ShardManifestFile), mb, 0o644); err != nil {
+		if _, err := Create(ctx, tmp, p, opts.Signer); err != nil {
+			return nil, err
+		}
+		if err := safefs.WriteFile(filepath.Join(tmp, ShardManifestFile), mb, 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(tmp, sdir); err != nil {
+			return nil, err
+		}
+		if err := syncDir(parent); err != nil {
 			return nil, err
 		}
 	case err != nil:

@@ -351,7 +351,8 @@ func TestCampaignShardSIGKILL(t *testing.T) {
 		}
 		code, m, class := merge(t, dir, "--key", key)
 		if code == 1 {
-			t.Fatalf("round %d: merge refused a killed shard: %s", round, class)
+			_, _, e := obaudit("campaign", "merge", dir, "--key", key)
+			t.Fatalf("round %d: merge refused a killed shard: %s: %s", round, class, e)
 		}
 		code, out, errs := obaudit("--json", "campaign", "verify", dir)
 		var v struct {
