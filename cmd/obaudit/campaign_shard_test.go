@@ -346,6 +346,11 @@ func TestCampaignShardSIGKILL(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGKILL)
 		killed := cmd.Wait() != nil
 		if _, err := os.Stat(campaign.ShardID{K: 0, N: 2}.Dir(dir)); err != nil {
+			// Killed before its directory was in place: the shard is
+			// missing, and merge says so.
+			if code, _, class := merge(t, dir, "--key", key); code != 1 || class != string(campaign.ErrShardMissing.Class) {
+				t.Fatalf("round %d: merge without shard 0 = %d %s, want refused %s", round, code, class, campaign.ErrShardMissing.Class)
+			}
 			t.Logf("round %d: killed before the shard directory existed", round)
 			continue
 		}
