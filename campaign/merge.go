@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -206,8 +207,8 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 			return nil, refusal.Wrap(ErrShardInvalid, err, "%s: no trials directory", sd)
 		}
 		for _, e := range ents {
-			i := slices.IndexFunc(p.Trials, func(t Trial) bool { return t.ID == e.Name() })
-			if i < 0 {
+			i := -1
+			if _, err := fmt.Sscanf(e.Name(), "t%05d", &i); err != nil || i < 0 || i >= len(p.Trials) || p.Trials[i].ID != e.Name() {
 				return nil, refusal.New(ErrIdentityMismatch, "%s: trials/%s is not an identity this plan assigns", sd, e.Name())
 			}
 			if !inPart[i] {
