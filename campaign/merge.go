@@ -90,7 +90,8 @@ type MergeResult struct {
 // made durable, renamed) and the outcomes are appended to the campaign log
 // in plan order.
 //
-// Merge is idempotent: an outcome already in the log byte for byte, over
+// Merge holds an exclusive flock(2) on dir while it runs (a second merge
+// at once fails). Merge is idempotent: an outcome already in the log byte for byte, over
 // the same files, is not appended again; another one is refused. A merge
 // interrupted between its steps is finished by running it again.
 func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOptions) (*MergeResult, error) {
@@ -124,6 +125,12 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 		return nil, refusal.New(ErrShardMissing, "no shard directory given or beneath %s", filepath.Join(dir, ShardsDir))
 	}
 	digest := PlanDigest(planFile)
+	// One merge at a time: two would append the same outcomes twice.
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	a, err := openAppender(ctx, dir, opts.Signer)
 	if err != nil {
 		return nil, err
