@@ -47,6 +47,16 @@
 // Each format names its version; within a version unknown fields are
 // refused (the log and its checkpoints cover them). An incompatible change
 // gets a new format string and leaf tag; readers of v1 stay. Identities are
-// fixed at plan time and independent of one another, so a later shard
-// option (trial index mod N) executes a partition of the same plan.
+// fixed at plan time and independent of one another, so a shard
+// ([Partition], [RunShard]) executes a partition of the same plan.
+//
+// # Shards
+//
+// shard.json: the RFC 8785 encoding of [Manifest] ("format":
+// "obaudit-campaign-shard/v1") and a newline. A shard directory is a
+// campaign directory of its own (the same plan.json bytes, its own log
+// under the plan's key, trials/ of its identities only); [Merge] appends
+// its outcomes to the campaign log in plan order after checking them as
+// [Verify] does. Refusals: [ErrShardMissing], [ErrShardDuplicate],
+// [ErrShardForeign], [ErrShardInvalid].
 package campaign

@@ -31,8 +31,8 @@ const (
 // is the log's first entry; nothing about a trial is decided after it.
 //
 // Trials are independent of one another and their identities are fixed
-// here, so a later partition into shards (trial index mod N) executes a
-// subset without changing any identity.
+// here, so a shard of the partition ([Partition], by expected cost)
+// executes a subset without changing any identity.
 type Plan struct {
 	Format string `json:"format"`
 	File   File   `json:"file"`

@@ -161,6 +161,9 @@ type RunOptions struct {
 	Now func() time.Time
 	// Progress, if set, is called after each outcome (serialised).
 	Progress func(done, total int)
+	// Only, if not nil, are the trial indices this run executes (a shard,
+	// [RunShard]); the others are left alone.
+	Only []int
 }
 
 // RunResult summarises a run.
@@ -256,9 +259,17 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 		mu.Unlock()
 		return nil
 	}
+	var only map[int]bool
+	if opts.Only != nil {
+		only = map[int]bool{}
+		for _, i := range opts.Only {
+			only[i] = true
+		}
+	}
 	var queue []Trial
 	for _, t := range p.Trials {
 		switch {
+		case only != nil && !only[t.Index]:
 		case outcomes[t.Index] != nil:
 		case started[t.Index]:
 			r.pending = append(r.pending, r.interrupted(t))
@@ -380,18 +391,23 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 	}
 	if len(outcomes) == len(p.Trials) {
 		res.Complete = true
-		if _, err := os.Stat(filepath.Join(dir, ReportFile)); errors.Is(err, os.ErrNotExist) {
-			rep := BuildReport(p, PlanDigest(planFile), outcomes, st.Checkpoint)
-			b, err := rep.Encode()
-			if err != nil {
-				return nil, err
-			}
-			if err := safefs.WriteFile(filepath.Join(dir, ReportFile), b, 0o644); err != nil {
-				return nil, err
-			}
+		if err := writeReport(dir, p, planFile, outcomes, st); err != nil {
+			return nil, err
 		}
 	}
 	return res, nil
+}
+
+// writeReport writes report.json of a complete campaign unless it exists.
+func writeReport(dir string, p *Plan, planFile []byte, outcomes map[int]*Outcome, st *LogState) error {
+	if _, err := os.Stat(filepath.Join(dir, ReportFile)); !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	b, err := BuildReport(p, PlanDigest(planFile), outcomes, st.Checkpoint).Encode()
+	if err != nil {
+		return err
+	}
+	return safefs.WriteFile(filepath.Join(dir, ReportFile), b, 0o644)
 }
 
 // outcomesOf checks the log's first entry seals this plan and reads every

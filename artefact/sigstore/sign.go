@@ -35,6 +35,10 @@ func NewKeySigner(key *ecdsa.PrivateKey, random io.Reader) (*KeySigner, error) {
 	if key == nil || random == nil {
 		return nil, errors.New("sigstore: NewKeySigner needs a key and a randomness source")
 	}
+	return newKeySigner(key, random)
+}
+
+func newKeySigner(key *ecdsa.PrivateKey, random io.Reader) (*KeySigner, error) {
 	alg, err := signature.GetAlgorithmDetails(protocommon.PublicKeyDetails_PKIX_ECDSA_P256_SHA_256)
 	if err != nil {
 		return nil, err
@@ -50,6 +54,18 @@ func NewKeySigner(key *ecdsa.PrivateKey, random io.Reader) (*KeySigner, error) {
 		hint:   []byte(base64.StdEncoding.EncodeToString(h[:])),
 		random: random,
 	}}, nil
+}
+
+// NewDeterministicKeySigner returns a signer for key whose ECDSA nonces are
+// derived from the key and the signed digest (RFC 6979), so the same
+// statement signed twice is the same bundle byte for byte. Campaign run
+// commitments use it: a campaign run on one machine and the same plan run
+// in shards give the same files, log and report.
+func NewDeterministicKeySigner(key *ecdsa.PrivateKey) (*KeySigner, error) {
+	if key == nil {
+		return nil, errors.New("sigstore: NewDeterministicKeySigner needs a key")
+	}
+	return newKeySigner(key, nil)
 }
 
 // PublicKey returns the signer's public key.
@@ -94,6 +110,11 @@ func (k *fileKeypair) GetPublicKeyPem() (string, error) {
 // SignData signs the SHA-256 of data and returns (signature, digest).
 func (k *fileKeypair) SignData(_ context.Context, data []byte) ([]byte, []byte, error) {
 	d := sha256.Sum256(data)
+	if k.random == nil {
+		// RFC 6979: the nonce is derived from the key and the digest.
+		sig, err := k.priv.Sign(nil, d[:], crypto.SHA256)
+		return sig, d[:], err
+	}
 	sig, err := ecdsa.SignASN1(k.random, k.priv, d[:])
 	return sig, d[:], err
 }

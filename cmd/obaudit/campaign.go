@@ -52,9 +52,11 @@ commitment, and a population report re-derivable from the outcomes.
   obaudit campaign plan FILE --output DIR --key KEY
   obaudit campaign run DIR --key KEY [--parallel N] [--continue]
   obaudit campaign report DIR [--json | --html F]
-  obaudit campaign verify DIR [--checkpoint F]`,
+  obaudit campaign verify DIR [--checkpoint F]
+  obaudit campaign run DIR --key KEY --shard K/N|auto   (one shard; then)
+  obaudit campaign merge DIR --key KEY`,
 	}
-	c.AddCommand(newCampaignPlanCmd(g), newCampaignRunCmd(g), newCampaignReportCmd(g), newCampaignVerifyCmd(g))
+	c.AddCommand(newCampaignPlanCmd(g), newCampaignRunCmd(g), newCampaignReportCmd(g), newCampaignVerifyCmd(g), newCampaignMergeCmd(g))
 	return c
 }
 
@@ -351,7 +353,7 @@ func existing(dir, name string) string {
 var executedChecks = commitment.CheckerFunc(func(ctx context.Context, in commitment.Inputs) error { return nil })
 
 func campaignCommit(key *ecdsa.PrivateKey) (func(context.Context, commitment.Inputs) ([]byte, error), error) {
-	signer, err := sigstore.NewKeySigner(key, rand.Reader)
+	signer, err := sigstore.NewDeterministicKeySigner(key)
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,10 @@ func newCampaignRunCmd(g *globals) *cobra.Command {
 	var keyPath string
 	var parallel int
 	var cont bool
+	var shard, shardDir string
+	var shards int
 	c := &cobra.Command{
-		Use:   "run DIR --key KEY [--parallel N] [--continue]",
+		Use:   "run DIR --key KEY [--parallel N] [--continue] [--shard K/N|auto [--shards N] [--shard-dir D]]",
 		Short: "Execute a sealed campaign's assigned trials, each ending with exactly one logged outcome",
 		Long: `Executes the trial identities DIR/plan.json assigns, N at a time, with no hidden retries
 and no replacements: each identity ends with exactly one outcome record appended to the
@@ -34,7 +36,15 @@ never ended is recorded ERROR (interrupted) with its partial files kept and dige
 that never started is executed. When every identity has its outcome, DIR/report.json is
 written. Progress goes to stderr (a bar on a terminal, lines otherwise).
 
-Exit 0: every identity has an outcome. Exit 1: refused, by class.`,
+--shard K/N executes only shard K's identities of the deterministic, cost-balanced N-way
+partition of the plan (docs/commands.md), writing only beneath the shard's own directory
+(default DIR/shards/KKKK-of-NNNN; --shard-dir D); DIR itself is only read. --shard auto takes
+K (and N) from the scheduler: SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT (sbatch
+--array=0-(N-1)), JOB_COMPLETION_INDEX with --shards N (a Kubernetes Indexed Job), or
+OBAUDIT_SHARD_INDEX with OBAUDIT_SHARD_COUNT (any other engine, e.g. a GitHub Actions
+matrix). obaudit campaign merge then combines the shards into DIR.
+
+Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if keyPath == "" {
@@ -42,6 +52,15 @@ Exit 0: every identity has an outcome. Exit 1: refused, by class.`,
 			}
 			if parallel < 1 || parallel > 256 {
 				return usagef("--parallel %d: want 1..256", parallel)
+			}
+			var sh campaign.ShardID
+			if shard != "" {
+				var err error
+				if sh, err = resolveShard(shard, shards, shardLookup); err != nil {
+					return err
+				}
+			} else if shards != 0 || shardDir != "" {
+				return usagef("--shards and --shard-dir need --shard")
 			}
 			// Each episode allocates ~4 MB of short-lived trees; fewer GC
 			// cycles cut CPU per episode (BENCHMARKS.md, as obaudit check).
@@ -72,11 +91,15 @@ Exit 0: every identity has an outcome. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
-			res, err := campaign.Run(cmd.Context(), dir, campaign.RunOptions{
+			ro := campaign.RunOptions{
 				Parallel: parallel, Continue: cont, Executor: exec, Commit: commit,
 				Signer: signer, Key: &key.PublicKey, Now: time.Now,
 				Progress: progressPrinter(cmd.ErrOrStderr()),
-			})
+			}
+			if shard != "" {
+				return runShard(cmd, g, dir, sh, shardDir, ro)
+			}
+			res, err := campaign.Run(cmd.Context(), dir, ro)
 			if err != nil {
 				return err
 			}
@@ -97,6 +120,9 @@ Exit 0: every identity has an outcome. Exit 1: refused, by class.`,
 	c.Flags().StringVar(&keyPath, "key", "", "the plan's ECDSA P-256 private key (PEM)")
 	c.Flags().IntVar(&parallel, "parallel", 1, "trials executing at once")
 	c.Flags().BoolVar(&cont, "continue", false, "finish an interrupted campaign")
+	c.Flags().StringVar(&shard, "shard", "", "run shard K/N of the plan only, or auto (the scheduler's index variable)")
+	c.Flags().IntVar(&shards, "shards", 0, "the shard count N (with --shard auto on a Kubernetes Indexed Job)")
+	c.Flags().StringVar(&shardDir, "shard-dir", "", "the shard's directory (default DIR/shards/KKKK-of-NNNN)")
 	return c
 }
 
