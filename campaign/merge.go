@@ -379,7 +379,7 @@ func checkTrials(ctx context.Context, sd string, p *Plan, so map[int]*Outcome, o
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				_, err := verifyTrial(ctx, sd, p.Trials[i], so[i], vo)
+				_, err := verifyTrial(ctx, sd, p, p.Trials[i], so[i], vo)
 				mu.Lock()
 				if err != nil && (firstAt < 0 || i < firstAt) {
 					first, firstAt = err, i
