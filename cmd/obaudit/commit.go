@@ -191,7 +191,7 @@ func checkCampaignOutputs(dir string, targets []string) error {
 	if _, err := os.Lstat(dir); os.IsNotExist(err) {
 		return nil
 	}
-	return checkOutputs(targets...)
+	return checkOutputs(0o644, targets...)
 }
 
 // writeCampaign builds the log (build appends the bundles to DIR/log and

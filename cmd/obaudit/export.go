@@ -47,7 +47,7 @@ Exit 0: exported. Exit 1: refused, by class.`,
 			// file name is the record's id, known only after the export.
 			if output != "" && !strings.HasSuffix(output, "/") {
 				if fi, err := os.Stat(output); err != nil || !fi.IsDir() {
-					if err := checkOutputs(output); err != nil {
+					if err := checkOutputs(0o644, output); err != nil {
 						return err
 					}
 				}

@@ -34,6 +34,8 @@ func TestEveryCommandJSONRefusal(t *testing.T) {
 	os.WriteFile("dup.json", []byte(`{"a":1,"a":2}`), 0o644)
 	os.WriteFile("ledger.ndjson", []byte("{\"header\": {\"ledger_version\": 3}}\n{\"index\": 1}\n"), 0o644)
 	os.Mkdir("pf", 0o700)
+	os.Mkdir("badcamp", 0o755)
+	os.WriteFile("badcamp/plan.json", []byte(`{"a":1,"a":2}`), 0o644)
 
 	const wrongKind = "input/wrong-kind"
 	cases := map[string]struct {
@@ -58,6 +60,14 @@ func TestEveryCommandJSONRefusal(t *testing.T) {
 		"validate":         {[]string{"validate", "ledger.ndjson"}, wrongKind, exitRefused},
 		"replay":           {[]string{"replay", "k.key"}, wrongKind, exitRefused},
 		"preflight":        {[]string{"preflight", "--output-dir", "pf", "--max-calls", "61"}, "preflight/call-bound", exitRefused},
+		"arms validate":    {[]string{"arms", "validate", "ledger.ndjson"}, "notimerecord/malformed", exitRefused},
+		"arms replay":      {[]string{"arms", "replay", "art.json"}, "notimerecord/schema", exitRefused},
+		"arms verify":      {[]string{"arms", "verify", "art.json", "ledger.ndjson"}, "notimerecord/malformed", exitRefused},
+		"campaign plan":    {[]string{"campaign", "plan", "dup.json", "--output", "c1", "--key", "k.key"}, "campaign/file-invalid", exitRefused},
+		"campaign run":     {[]string{"campaign", "run", "badcamp", "--key", "k.key"}, "campaign/plan-invalid", exitRefused},
+		"campaign report":  {[]string{"campaign", "report", "badcamp"}, "campaign/plan-invalid", exitRefused},
+		"campaign verify":  {[]string{"campaign", "verify", "badcamp"}, "campaign/plan-invalid", exitRefused},
+		"campaign merge":   {[]string{"campaign", "merge", "badcamp", "--key", "k.key"}, "campaign/plan-invalid", exitRefused},
 		// Completion reads no input: an extra argument is its usage error.
 		"completion bash":       {[]string{"completion", "bash", "x"}, classUsage, exitUsage},
 		"completion zsh":        {[]string{"completion", "zsh", "x"}, classUsage, exitUsage},
@@ -156,6 +166,12 @@ func commandTree() *cobra.Command {
 func TestEveryCommandJSONSuccess(t *testing.T) {
 	t.Chdir(t.TempDir())
 	os.Mkdir("pf", 0o700)
+	// The smallest campaign: one agent, one variant, one trial.
+	os.WriteFile("camp.json", []byte(`{"format":"obaudit-campaign/v1","name":"json-walk","origin":"obaudit.example/campaign/json-walk",
+"seed":"json-walk","engine_version":"0.9.0+obaudit.1","variants":["V1"],"agents":["reference"],"model_profiles":[],
+"arms":["full_lifecycle"],"trials":1,"stability_k":1,"comparisons":[],
+"bounds":{"per_trial":{"calls":0,"tokens":0,"cost_usd":"0","wall_seconds":0},"aggregate":{"calls":0,"tokens":0,"cost_usd":"0","wall_seconds":0}},
+"rates":{"input_usd_per_mtok":"0","output_usd_per_mtok":"0","pricing_policy_id":"none"}}`), 0o644)
 	steps := []struct {
 		path string
 		args []string
@@ -177,6 +193,17 @@ func TestEveryCommandJSONSuccess(t *testing.T) {
 		{"report", []string{"report", "art.json", "--html", "./art.html"}},
 		{"validate", []string{"validate", "art.json"}},
 		{"replay", []string{"replay", "art.json"}},
+		{"run", []string{"run", "--arm", "stateful_time_removed", "--scenario", "V1", "--operation-instance-id", "opinst_0123456789abcdef0123456789abcdef", "--output", "./nt.json"}},
+		{"arms validate", []string{"arms", "validate", "nt.json"}},
+		{"arms replay", []string{"arms", "replay", "nt.json"}},
+		{"arms verify", []string{"arms", "verify", "art.json", "nt.json"}},
+		{"campaign plan", []string{"campaign", "plan", "camp.json", "--output", "./c", "--key", "k.key"}},
+		{"campaign run", []string{"campaign", "run", "c", "--key", "k.key"}},
+		{"campaign report", []string{"campaign", "report", "c"}},
+		{"campaign verify", []string{"campaign", "verify", "c", "--checkpoint", "c/pre-dispatch.checkpoint"}},
+		{"campaign plan", []string{"campaign", "plan", "camp.json", "--output", "./s", "--key", "k.key"}},
+		{"campaign run", []string{"campaign", "run", "s", "--key", "k.key", "--shard", "0/1"}},
+		{"campaign merge", []string{"campaign", "merge", "s", "--key", "k.key"}},
 		{"completion bash", []string{"completion", "bash"}},
 		{"completion zsh", []string{"completion", "zsh"}},
 		{"completion fish", []string{"completion", "fish"}},

@@ -25,11 +25,13 @@ func writeJSON(cmd *cobra.Command, v any) error {
 // checkOutputs refuses, before a command does any work (runs an episode,
 // validates, calls a provider), an output path that exists or whose path
 // holds a link or a non-directory (safefs.CheckTargets); nothing is
-// created. The write itself is exclusive again.
-func checkOutputs(paths ...string) error {
+// created. The write itself is exclusive again. perm is the mode the
+// files will be written with: a missing directory's hint says to make it
+// private (mkdir -m 0700) when they are.
+func checkOutputs(perm uint32, paths ...string) error {
 	t, err := safefs.CheckTargets(paths...)
 	if err != nil {
-		return err
+		return safefs.WithMkdirHint(err, perm)
 	}
 	return t.Close()
 }

@@ -113,7 +113,7 @@ the cell requires. Exit 1: refused, by class. Exit 64: usage. Exit 70: failure.`
 			if cell == preflight.FaultNone {
 				outputs = append(outputs, filepath.Join(outputDir, preflight.ArtefactFile))
 			}
-			if err := checkOutputs(outputs...); err != nil {
+			if err := checkOutputs(0o600, outputs...); err != nil {
 				return err
 			}
 			runPreflight := preflight.Run

@@ -97,7 +97,7 @@ anything was written.`,
 				return err
 			}
 			if output != "" {
-				if err := checkOutputs(output); err != nil { // before the episode runs
+				if err := checkOutputs(artefact.FileMode, output); err != nil { // before the episode runs
 					return err
 				}
 			}

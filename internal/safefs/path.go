@@ -88,6 +88,10 @@ func (e *missingDirError) Error() string {
 
 func (e *missingDirError) Unwrap() error { return e.err }
 
+// WithMkdirHint is [withMkdirHint] for callers that check targets before
+// they know how the file is written ([CheckTargets]) but know its mode.
+func WithMkdirHint(err error, perm uint32) error { return withMkdirHint(err, perm) }
+
 // withMkdirHint says how to make a missing directory: "mkdir -m 0700 DIR"
 // when the file to be created is private (perm grants nothing to group or
 // others), else "mkdir -p DIR". Other errors pass unchanged.

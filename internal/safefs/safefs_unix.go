@@ -301,6 +301,8 @@ func (d *Dir) absent(name string) error {
 		return fmt.Errorf("%s/%s: %w", d.path, name, err)
 	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		return refusal.New(ErrSymlink, "%s/%s is a symbolic link", d.path, name)
+	case st.Mode&unix.S_IFMT == unix.S_IFDIR:
+		return refusal.New(ErrExists, "%s/%s already exists, as a directory: name a file in it", d.path, name)
 	}
 	return refusal.New(ErrExists, "%s/%s already exists", d.path, name)
 }
