@@ -142,6 +142,7 @@ type pageData struct {
 	Reliable, AsAuthored       bool
 	AuthoredID                 string
 	Failed                     string
+	Carried                    []string
 	Identity                   [][2]string
 	Expect                     []expectRow
 	ExpectNote                 string
@@ -192,6 +193,7 @@ func (r *Report) pageData() pageData {
 	if len(e.Evaluation.FailedDimensions) > 0 {
 		d.Failed = strings.Join(e.Evaluation.FailedDimensions, ", ")
 	}
+	d.Carried = r.carried
 	d.Expect, d.ExpectNote = r.expectations()
 	d.Model, d.Pack = e.Provider != nil, r.pack != nil
 	if r.asAuthored() {

@@ -35,6 +35,7 @@ package report
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/internal/episodeview"
@@ -73,7 +74,14 @@ type Report struct {
 	pack      *Pack
 	ledger    *execledger.Audit
 	judgement *Judgement
+	carried   []string
 }
+
+// MarkCarried names the fields the validator carried rather than re-derived
+// (a contract this build reads but does not reproduce, another engine or
+// spec): the page then says so above the verdict, and presents the verdict
+// as the record's, not as established.
+func (r *Report) MarkCarried(fields []string) { r.carried = slices.Clone(fields) }
 
 // Build validates raw with v and derives the report's content. v is
 // required; a nil v is a programming error, reported as a plain error. A

@@ -16,7 +16,8 @@ var pageTemplate = `<!DOCTYPE html>
 <body>
 <h1>{{.Heading}}</h1>
 <div class="muted">{{.Label}}</div>
-{{if .Reliable}}<div class="banner ok">RELIABLE: legitimate completion, all dimensions hold</div>
+{{if .Carried}}<div class="banner auth">CARRIED, NOT RE-DERIVED: this build did not re-grade this record, so the verdict and these fields are shown as the record states them, unverified: {{range $i, $c := .Carried}}{{if $i}}; {{end}}{{$c}}{{end}}</div>
+{{end}}{{if .Reliable}}<div class="banner ok">RELIABLE: legitimate completion, all dimensions hold</div>
 {{else if .AsAuthored}}<div class="banner auth">NOT RELIABLE, AS AUTHORED: failed {{.Failed}}, exactly as the scenario's expectation {{.AuthoredID}} requires of a correct agent</div>
 {{else}}<div class="banner no">NOT RELIABLE: failed {{.Failed}}</div>
 {{end}}<table class="id">

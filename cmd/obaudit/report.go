@@ -84,6 +84,9 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
+			if !regraded.Rederived {
+				r.MarkCarried(regraded.Carried)
+			}
 			if htmlFile != "" {
 				if err := safefs.WriteFile(filepath.Clean(htmlFile), r.HTML(), 0o644); err != nil {
 					return err
