@@ -274,15 +274,16 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 		}
 		ex := &campaign.Execution{Stage: "runtime_completed"}
 		// Encode validates the bytes before returning them; the runner
-		// writes them and makes them durable with its group.
-		b, err := artefact.Encode(res.Artefact, artefactOptions())
+		// writes them and makes them durable with its group, and the
+		// commitment derives from the validated Document.
+		doc, b, err := artefact.EncodeDocument(res.Artefact, artefactOptions())
 		if err != nil {
 			if _, ok := refusal.ClassOf(err); ok {
 				return ex, nil
 			}
 			return nil, err
 		}
-		ex.Stage, ex.Artefact, ex.ArtefactBytes, ex.Evaluation = "artifact_valid", campaignArtefactFile, b, &res.Artefact.Evaluation
+		ex.Stage, ex.Artefact, ex.ArtefactBytes, ex.Document, ex.Evaluation = "artifact_valid", campaignArtefactFile, b, doc, &res.Artefact.Evaluation
 		if e.plan.RecordsCommon(t.Arm) {
 			if ex.Common, err = commonOfArtefact(dom, res.Artefact); err != nil {
 				return ex, nil
@@ -334,7 +335,7 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 	}
 	// The preflight's own checks passed: the ledger read back scored, the
 	// pair passed the bundle audit and the artefact replayed at zero calls.
-	return &campaign.Execution{Stage: "replay_valid", Artefact: filepath.Base(r.ArtefactPath), Ledger: ex.Ledger, Evaluation: &doc.Artefact.Evaluation, Common: common}, nil
+	return &campaign.Execution{Stage: "replay_valid", Artefact: filepath.Base(r.ArtefactPath), Ledger: ex.Ledger, Evaluation: &doc.Artefact.Evaluation, Common: common, Document: doc}, nil
 }
 
 func existing(dir, name string) string {
@@ -370,21 +371,24 @@ func campaignCommit(key *ecdsa.PrivateKey) (func(context.Context, commitment.Inp
 // episode replayed (as obaudit replay), and a ledger bundle-audited with
 // it (as obaudit bundle).
 func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
-	return func(ctx context.Context, t campaign.Trial, art, led []byte) (*artefact.Evaluation, *campaign.CommonOutcome, error) {
+	return func(ctx context.Context, t campaign.Trial, art, led []byte) (*artefact.Evaluation, *campaign.CommonOutcome, *artefact.Document, error) {
 		if t.Arm == campaign.ArmNoTime {
 			c, err := checkNoTime(p, t, art, led)
-			return nil, c, err
+			return nil, c, nil, err
 		}
 		ev, err := checkFull(ctx, p, t, art, led)
-		if err != nil || !p.RecordsCommon(t.Arm) {
-			return ev.evaluation(), nil, err
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !p.RecordsCommon(t.Arm) {
+			return ev.eval, nil, ev.read, nil
 		}
 		dom, err := domains.Default().Operation(nil, "", t.Variant)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		c, err := commonOfArtefact(dom, ev.doc)
-		return ev.eval, c, err
+		return ev.eval, c, ev.read, err
 	}
 }
 
@@ -393,13 +397,7 @@ func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
 type checkedFull struct {
 	eval *artefact.Evaluation
 	doc  *artefact.Artefact
-}
-
-func (c *checkedFull) evaluation() *artefact.Evaluation {
-	if c == nil {
-		return nil
-	}
-	return c.eval
+	read *artefact.Document
 }
 
 func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte) (*checkedFull, error) {
@@ -440,5 +438,5 @@ func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led
 			return nil, err
 		}
 	}
-	return &checkedFull{&a.Evaluation, a}, nil
+	return &checkedFull{&a.Evaluation, a, doc}, nil
 }
