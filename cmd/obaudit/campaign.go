@@ -371,25 +371,54 @@ func campaignCommit(key *ecdsa.PrivateKey) (func(context.Context, commitment.Inp
 // episode replayed (as obaudit replay), and a ledger bundle-audited with
 // it (as obaudit bundle).
 func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
+	ops := &operations{}
 	return func(ctx context.Context, t campaign.Trial, art, led []byte) (*artefact.Evaluation, *campaign.CommonOutcome, *artefact.Document, error) {
 		if t.Arm == campaign.ArmNoTime {
 			c, err := checkNoTime(p, t, art, led)
 			return nil, c, nil, err
 		}
-		ev, err := checkFull(ctx, p, t, art, led)
+		ev, err := checkFull(ctx, p, t, art, led, ops)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		if !p.RecordsCommon(t.Arm) {
 			return ev.eval, nil, ev.read, nil
 		}
-		dom, err := domains.Default().Operation(nil, "", t.Variant)
+		dom, err := ops.operation(domains.Default(), t.Variant)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		c, err := commonOfArtefact(dom, ev.doc)
 		return ev.eval, c, ev.read, err
 	}
+}
+
+// operations compiles each pack's built-in operation once per variant for
+// a verify run (as the run's executor does): the compiled domain is the
+// same for every trial of the variant and is only read while trials run.
+type operations struct {
+	mu   sync.Mutex
+	doms map[string]map[string]engine.Domain // operation type → variant
+}
+
+func (o *operations) operation(pack *domains.Pack, variant string) (engine.Domain, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if d, ok := o.doms[pack.OperationType][variant]; ok {
+		return d, nil
+	}
+	d, err := pack.Operation(nil, "", variant)
+	if err != nil {
+		return nil, err
+	}
+	if o.doms == nil {
+		o.doms = map[string]map[string]engine.Domain{}
+	}
+	if o.doms[pack.OperationType] == nil {
+		o.doms[pack.OperationType] = map[string]engine.Domain{}
+	}
+	o.doms[pack.OperationType][variant] = d
+	return d, nil
 }
 
 // checkedFull is a Full trial's artefact, validated, its identity the
@@ -400,7 +429,7 @@ type checkedFull struct {
 	read *artefact.Document
 }
 
-func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte) (*checkedFull, error) {
+func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte, ops *operations) (*checkedFull, error) {
 	doc, err := artefact.Read(art, artefactOptions())
 	if err != nil {
 		return nil, err
@@ -422,7 +451,11 @@ func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led
 	if err != nil {
 		return nil, err
 	}
-	r, err := replayAgainst(pack, doc, nil, "")
+	dom, err := ops.operation(pack, a.ScenarioID)
+	if err != nil {
+		return nil, err
+	}
+	r, err := episode.Replay(doc, episode.ReplayConfig{Domain: dom, Agents: packAgents(pack), RequestDigests: preflight.RequestDigests})
 	if err != nil {
 		return nil, err
 	}
