@@ -58,6 +58,16 @@ type Inputs struct {
 	// their content by that validation, so they are not parsed and
 	// recomputed again. Otherwise the bytes are parsed and digested here.
 	Document *artefact.Document
+	// artefactSum caches SHA256Hex(Artefact) within one New or Verify.
+	artefactSum string
+}
+
+// artefactSHA256 is SHA256Hex(in.Artefact), computed once per New/Verify.
+func (in *Inputs) artefactSHA256() string {
+	if in.artefactSum == "" {
+		in.artefactSum = SHA256Hex(in.Artefact)
+	}
+	return in.artefactSum
 }
 
 // Derive reads the predicate's artefact and ledger sections from the files:
@@ -68,7 +78,7 @@ type Inputs struct {
 // names this ledger. It does not validate the artefact or audit the pair;
 // those are the checks in [Options].
 func Derive(in Inputs) (ArtefactFacts, *LedgerFacts, error) {
-	a, err := deriveArtefact(in.Artefact, in.Document)
+	a, err := deriveArtefact(in.Artefact, in.Document, in.artefactSHA256())
 	if err != nil {
 		return ArtefactFacts{}, nil, err
 	}
@@ -156,12 +166,12 @@ func (f *fields) digestOf(key, contentKey string) string {
 	return stated
 }
 
-func deriveArtefact(b []byte, doc *artefact.Document) (ArtefactFacts, error) {
+func deriveArtefact(b []byte, doc *artefact.Document, sum string) (ArtefactFacts, error) {
 	if len(b) > limits.MaxArtefactBytes {
 		return ArtefactFacts{}, limits.Exceeded("MaxArtefactBytes", limits.MaxArtefactBytes, int64(len(b)))
 	}
 	var m map[string]any
-	verified := doc != nil && doc.Tree != nil && doc.FileSHA256 == SHA256Hex(b)
+	verified := doc != nil && doc.Tree != nil && doc.FileSHA256 == sum
 	if verified {
 		m = doc.Tree
 	} else {
