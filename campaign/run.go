@@ -138,6 +138,11 @@ type Execution struct {
 	// before its outcome is logged (an executor that writes its own files
 	// leaves it nil).
 	ArtefactBytes []byte
+	// Document, if set, is the artefact as its encoder validated it
+	// (artefact.EncodeDocument); the run commitment derives its facts from
+	// it instead of parsing the file again, and only when it is of exactly
+	// the bytes read back (commitment.Inputs.Document).
+	Document *artefact.Document
 }
 
 // RunOptions configure [Run].
@@ -534,7 +539,7 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 			return infra()
 		}
 	}
-	in := commitment.Inputs{}
+	in := commitment.Inputs{Document: ex.Document}
 	for _, f := range []struct{ role, name string }{{"artefact", ex.Artefact}, {"ledger", ex.Ledger}} {
 		if f.name == "" {
 			continue

@@ -20,9 +20,12 @@ import (
 // there is one) bundle-audited against it, returning the artefact's
 // evaluation; on stateful_time_removed the No-Time record validated and
 // replayed, returning a nil evaluation. Either way it returns the
-// CommonOutcomeV1 object it re-grades (nil: no outcome card). cmd wires it
-// with the registered packs.
-type TrialChecker func(ctx context.Context, t Trial, artefactFile, ledgerFile []byte) (*artefact.Evaluation, *CommonOutcome, error)
+// CommonOutcomeV1 object it re-grades (nil: no outcome card), and the
+// full_lifecycle artefact as it read and validated it (nil: none), which
+// the run commitment's check derives its facts from when it is of exactly
+// artefactFile (commitment.Inputs.Document). cmd wires it with the
+// registered packs.
+type TrialChecker func(ctx context.Context, t Trial, artefactFile, ledgerFile []byte) (*artefact.Evaluation, *CommonOutcome, *artefact.Document, error)
 
 // PairChecker is the independent matching proof of a scored
 // stateful_time_removed trial against its scored full_lifecycle twin (the
@@ -233,7 +236,7 @@ func verifyTrial(ctx context.Context, dir string, p *Plan, t Trial, o *Outcome, 
 		if files["artefact"] == nil || files["commitment"] != nil || (files["ledger"] != nil) != (t.SubjectKind == KindProfile) {
 			return nil, refusal.New(ErrOutcomeMismatch, "%s: a scored %s outcome names exactly its record (and a model profile's ledger)", t.ID, t.Arm)
 		}
-		ev, c, err := opts.Check(ctx, t, files["artefact"], files["ledger"])
+		ev, c, _, err := opts.Check(ctx, t, files["artefact"], files["ledger"])
 		if err != nil {
 			return nil, refusal.Wrap(ErrOutcomeMismatch, err, "%s", t.ID)
 		}
@@ -245,7 +248,7 @@ func verifyTrial(ctx context.Context, dir string, p *Plan, t Trial, o *Outcome, 
 	if files["artefact"] == nil || files["commitment"] == nil {
 		return nil, refusal.New(ErrOutcomeMismatch, "%s: a scored outcome names no artefact or commitment", t.ID)
 	}
-	ev, c, err := opts.Check(ctx, t, files["artefact"], files["ledger"])
+	ev, c, doc, err := opts.Check(ctx, t, files["artefact"], files["ledger"])
 	if err != nil {
 		return nil, refusal.Wrap(ErrOutcomeMismatch, err, "%s", t.ID)
 	}
@@ -255,7 +258,7 @@ func verifyTrial(ctx context.Context, dir string, p *Plan, t Trial, o *Outcome, 
 	if !sameCommon(c, o.Common) {
 		return nil, refusal.New(ErrOutcomeMismatch, "%s: the outcome's CommonOutcomeV1 is not the artefact's", t.ID)
 	}
-	in := commitment.Inputs{ArtefactName: roles["artefact"], Artefact: files["artefact"], LedgerName: roles["ledger"], Ledger: files["ledger"]}
+	in := commitment.Inputs{ArtefactName: roles["artefact"], Artefact: files["artefact"], LedgerName: roles["ledger"], Ledger: files["ledger"], Document: doc}
 	if _, err := commitment.Verify(ctx, files["commitment"], in, opts.Commitments); err != nil {
 		return nil, refusal.Wrap(ErrOutcomeMismatch, err, "%s: commitment", t.ID)
 	}

@@ -77,13 +77,15 @@ func New(ctx context.Context, in Inputs, opts Options) (*Statement, error) {
 			return nil, err
 		}
 	}
+	// Hashed once, after the checks, for the Document check and the subject.
+	in.artefactSum = SHA256Hex(in.Artefact)
 	a, l, err := Derive(in)
 	if err != nil {
 		return nil, err
 	}
 	s := &Statement{
 		Type:      StatementType,
-		Subjects:  []Subject{{Name: subjectName(in.ArtefactName, "artefact.json"), SHA256: SHA256Hex(in.Artefact)}},
+		Subjects:  []Subject{{Name: subjectName(in.ArtefactName, "artefact.json"), SHA256: in.artefactSHA256()}},
 		Predicate: Predicate{Artefact: a, Ledger: l, Checks: c, ObauditVersion: opts.ObauditVersion},
 	}
 	if in.Ledger != nil {
@@ -131,6 +133,7 @@ func Verify(ctx context.Context, bundle []byte, in Inputs, verifier Verifier) (*
 	if err != nil {
 		return nil, err
 	}
+	in.artefactSum = SHA256Hex(in.Artefact)
 	if err := s.CheckSubjects(in); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/limits"
 	"github.com/obaudit/obaudit/refusal"
@@ -49,6 +50,24 @@ type Inputs struct {
 	Artefact     []byte
 	LedgerName   string
 	Ledger       []byte
+	// Document, when set, is Artefact as read and fully validated
+	// (artefact.Read, or artefact.EncodeDocument of the writer that made
+	// the bytes). Derive uses it only when its FileSHA256 is the SHA-256 of
+	// Artefact: then its tree is the parse of exactly these bytes and its
+	// trajectory, final-state and decisions digests were recomputed from
+	// their content by that validation, so they are not parsed and
+	// recomputed again. Otherwise the bytes are parsed and digested here.
+	Document *artefact.Document
+	// artefactSum caches SHA256Hex(Artefact) within one New or Verify.
+	artefactSum string
+}
+
+// artefactSHA256 is SHA256Hex(in.Artefact), computed once per New/Verify.
+func (in *Inputs) artefactSHA256() string {
+	if in.artefactSum == "" {
+		in.artefactSum = SHA256Hex(in.Artefact)
+	}
+	return in.artefactSum
 }
 
 // Derive reads the predicate's artefact and ledger sections from the files:
@@ -59,7 +78,7 @@ type Inputs struct {
 // names this ledger. It does not validate the artefact or audit the pair;
 // those are the checks in [Options].
 func Derive(in Inputs) (ArtefactFacts, *LedgerFacts, error) {
-	a, err := deriveArtefact(in.Artefact)
+	a, err := deriveArtefact(in.Artefact, in.Document, in.artefactSHA256())
 	if err != nil {
 		return ArtefactFacts{}, nil, err
 	}
@@ -85,6 +104,9 @@ type fields struct {
 	m    map[string]any
 	path string
 	err  error
+	// verified: the content digests were recomputed by artefact
+	// validation of this very tree (see Inputs.Document).
+	verified bool
 }
 
 func (f *fields) fail(format string, args ...any) {
@@ -132,7 +154,7 @@ func (f *fields) digestOf(key, contentKey string) string {
 		f.fail("%s is missing", contentKey)
 		return stated
 	}
-	if f.err != nil {
+	if f.err != nil || f.verified {
 		return stated
 	}
 	got, err := canon.UpstreamDigest(content)
@@ -144,19 +166,25 @@ func (f *fields) digestOf(key, contentKey string) string {
 	return stated
 }
 
-func deriveArtefact(b []byte) (ArtefactFacts, error) {
+func deriveArtefact(b []byte, doc *artefact.Document, sum string) (ArtefactFacts, error) {
 	if len(b) > limits.MaxArtefactBytes {
 		return ArtefactFacts{}, limits.Exceeded("MaxArtefactBytes", limits.MaxArtefactBytes, int64(len(b)))
 	}
-	tree, err := canon.Parse(b)
-	if err != nil {
-		return ArtefactFacts{}, refusal.Wrap(ErrArtefactInvalid, err, "artefact")
+	var m map[string]any
+	verified := doc != nil && doc.Tree != nil && doc.FileSHA256 == sum
+	if verified {
+		m = doc.Tree
+	} else {
+		tree, err := canon.Parse(b)
+		if err != nil {
+			return ArtefactFacts{}, refusal.Wrap(ErrArtefactInvalid, err, "artefact")
+		}
+		var ok bool
+		if m, ok = tree.(map[string]any); !ok {
+			return ArtefactFacts{}, refusal.New(ErrArtefactInvalid, "artefact: not a JSON object")
+		}
 	}
-	m, ok := tree.(map[string]any)
-	if !ok {
-		return ArtefactFacts{}, refusal.New(ErrArtefactInvalid, "artefact: not a JSON object")
-	}
-	f := &fields{m: m, path: ""}
+	f := &fields{m: m, path: "", verified: verified}
 	var a ArtefactFacts
 	v, ok := m["artifact_version"].(int64)
 	if !ok || v < 1 || v > 8 {

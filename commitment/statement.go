@@ -339,7 +339,7 @@ func (s *Statement) CheckSubjects(in Inputs) error {
 		}
 		return refusal.New(ErrSubjectMismatch, "the commitment covers a ledger (%s) that was not given", s.Subjects[1].Name)
 	}
-	if got := SHA256Hex(in.Artefact); got != s.Subjects[0].SHA256 {
+	if got := in.artefactSHA256(); got != s.Subjects[0].SHA256 {
 		return refusal.New(ErrSubjectMismatch, "artefact %s has SHA-256 %s, the commitment's subject %q has %s", in.ArtefactName, got, s.Subjects[0].Name, s.Subjects[0].SHA256)
 	}
 	if in.Ledger != nil {

@@ -276,15 +276,16 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 		}
 		ex := &campaign.Execution{Stage: "runtime_completed"}
 		// Encode validates the bytes before returning them; the runner
-		// writes them and makes them durable with its group.
-		b, err := artefact.Encode(res.Artefact, artefactOptions())
+		// writes them and makes them durable with its group, and the
+		// commitment derives from the validated Document.
+		doc, b, err := artefact.EncodeDocument(res.Artefact, artefactOptions())
 		if err != nil {
 			if _, ok := refusal.ClassOf(err); ok {
 				return ex, nil
 			}
 			return nil, err
 		}
-		ex.Stage, ex.Artefact, ex.ArtefactBytes, ex.Evaluation = "artifact_valid", campaignArtefactFile, b, &res.Artefact.Evaluation
+		ex.Stage, ex.Artefact, ex.ArtefactBytes, ex.Document, ex.Evaluation = "artifact_valid", campaignArtefactFile, b, doc, &res.Artefact.Evaluation
 		if e.plan.RecordsCommon(t.Arm) {
 			if ex.Common, err = commonOfArtefact(dom, res.Artefact); err != nil {
 				return ex, nil
@@ -336,7 +337,7 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 	}
 	// The preflight's own checks passed: the ledger read back scored, the
 	// pair passed the bundle audit and the artefact replayed at zero calls.
-	return &campaign.Execution{Stage: "replay_valid", Artefact: filepath.Base(r.ArtefactPath), Ledger: ex.Ledger, Evaluation: &doc.Artefact.Evaluation, Common: common}, nil
+	return &campaign.Execution{Stage: "replay_valid", Artefact: filepath.Base(r.ArtefactPath), Ledger: ex.Ledger, Evaluation: &doc.Artefact.Evaluation, Common: common, Document: doc}, nil
 }
 
 func existing(dir, name string) string {
@@ -372,22 +373,54 @@ func campaignCommit(key *ecdsa.PrivateKey) (func(context.Context, commitment.Inp
 // episode replayed (as obaudit replay), and a ledger bundle-audited with
 // it (as obaudit bundle).
 func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
-	return func(ctx context.Context, t campaign.Trial, art, led []byte) (*artefact.Evaluation, *campaign.CommonOutcome, error) {
+	ops := &operations{}
+	return func(ctx context.Context, t campaign.Trial, art, led []byte) (*artefact.Evaluation, *campaign.CommonOutcome, *artefact.Document, error) {
 		if t.Arm == campaign.ArmNoTime {
 			c, err := checkNoTime(p, t, art, led)
-			return nil, c, err
+			return nil, c, nil, err
 		}
-		ev, err := checkFull(ctx, p, t, art, led)
-		if err != nil || !p.RecordsCommon(t.Arm) {
-			return ev.evaluation(), nil, err
-		}
-		dom, err := domains.Default().Operation(nil, "", t.Variant)
+		ev, err := checkFull(ctx, p, t, art, led, ops)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
+		}
+		if !p.RecordsCommon(t.Arm) {
+			return ev.eval, nil, ev.read, nil
+		}
+		dom, err := ops.operation(domains.Default(), t.Variant)
+		if err != nil {
+			return nil, nil, nil, err
 		}
 		c, err := commonOfArtefact(dom, ev.doc)
-		return ev.eval, c, err
+		return ev.eval, c, ev.read, err
 	}
+}
+
+// operations compiles each pack's built-in operation once per variant for
+// a verify run (as the run's executor does): the compiled domain is the
+// same for every trial of the variant and is only read while trials run.
+type operations struct {
+	mu   sync.Mutex
+	doms map[string]map[string]engine.Domain // operation type → variant
+}
+
+func (o *operations) operation(pack *domains.Pack, variant string) (engine.Domain, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if d, ok := o.doms[pack.OperationType][variant]; ok {
+		return d, nil
+	}
+	d, err := pack.Operation(nil, "", variant)
+	if err != nil {
+		return nil, err
+	}
+	if o.doms == nil {
+		o.doms = map[string]map[string]engine.Domain{}
+	}
+	if o.doms[pack.OperationType] == nil {
+		o.doms[pack.OperationType] = map[string]engine.Domain{}
+	}
+	o.doms[pack.OperationType][variant] = d
+	return d, nil
 }
 
 // checkedFull is a Full trial's artefact, validated, its identity the
@@ -395,16 +428,10 @@ func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
 type checkedFull struct {
 	eval *artefact.Evaluation
 	doc  *artefact.Artefact
+	read *artefact.Document
 }
 
-func (c *checkedFull) evaluation() *artefact.Evaluation {
-	if c == nil {
-		return nil
-	}
-	return c.eval
-}
-
-func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte) (*checkedFull, error) {
+func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte, ops *operations) (*checkedFull, error) {
 	doc, err := artefact.Read(art, artefactOptions())
 	if err != nil {
 		return nil, err
@@ -426,7 +453,11 @@ func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led
 	if err != nil {
 		return nil, err
 	}
-	r, err := replayAgainst(pack, doc, nil, "")
+	dom, err := ops.operation(pack, a.ScenarioID)
+	if err != nil {
+		return nil, err
+	}
+	r, err := episode.Replay(doc, episode.ReplayConfig{Domain: dom, Agents: packAgents(pack), RequestDigests: preflight.RequestDigests})
 	if err != nil {
 		return nil, err
 	}
@@ -442,5 +473,5 @@ func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led
 			return nil, err
 		}
 	}
-	return &checkedFull{&a.Evaluation, a}, nil
+	return &checkedFull{&a.Evaluation, a, doc}, nil
 }
