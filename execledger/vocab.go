@@ -51,11 +51,16 @@ const (
 
 // Exclusion codes with fixed meaning in the rules.
 const (
-	AbortedCode        = "execution_aborted"
-	ExclusionBudget    = "provider_budget"
-	ExclusionDeadline  = "provider_deadline"
-	CostCapPolicy      = "refuse_before_dispatch"
-	RateSourceOperator = "operator_supplied_pinned_rates"
+	AbortedCode       = "execution_aborted"
+	ExclusionBudget   = "provider_budget"
+	ExclusionDeadline = "provider_deadline"
+	// ExclusionInterrupted is obaudit's addition to upstream's
+	// EXCLUSION_CODES: the operator interrupted the run (SIGINT/SIGTERM)
+	// and no further request was dispatched. Like a budget or deadline stop
+	// it is a control stop: no fault need stand behind it.
+	ExclusionInterrupted = "operator_interrupted"
+	CostCapPolicy        = "refuse_before_dispatch"
+	RateSourceOperator   = "operator_supplied_pinned_rates"
 )
 
 // TerminalDetails is this build's fixed exclusion_detail sentence per kind.
@@ -110,11 +115,12 @@ var (
 	terminalKinds     = []string{TerminalAborted, TerminalExcluded, TerminalScored}
 	stopClasses       = []string{"completed", "max_tokens"}
 	earlyTurnReasons  = []string{"backoff_unaffordable", "cost_cap_exhausted", "deadline_exceeded", "pre_dispatch_refused"}
-	controlExclusions = []string{ExclusionBudget, ExclusionDeadline}
+	controlExclusions = []string{ExclusionBudget, ExclusionDeadline, ExclusionInterrupted}
 	// exclusionCodes is not version-split (upstream's EXCLUSION_CODES): the
-	// lifecycle faults, the v3 provider faults and the abort code.
+	// lifecycle faults, the v3 provider faults and the abort code, plus
+	// obaudit's operator_interrupted (VERSIONING.md).
 	exclusionCodes = []string{
-		AbortedCode, ExclusionBudget, ExclusionDeadline,
+		AbortedCode, ExclusionBudget, ExclusionDeadline, ExclusionInterrupted,
 		"provider_authentication", "provider_bad_request_unclassified", "provider_configuration",
 		"provider_invalid_request_or_spend_limit", "provider_network_error", "provider_rate_limited",
 		"provider_request_rejected", "provider_response_invalid", "provider_server_error",

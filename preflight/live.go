@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -65,6 +66,9 @@ type LiveConfig struct {
 	ExecutionRunID, OperationInstanceID                            string
 	ArtefactOptions                                                artefact.Options
 	Agents                                                         func(id string) (episode.Registered, bool)
+	// Context, when cancelled (an operator interrupt), stops the run
+	// before its next call (nil: context.Background()).
+	Context context.Context
 }
 
 // LivePricingPolicyID is the rate table name of a live run that names none.
@@ -170,6 +174,7 @@ func Live(cfg LiveConfig) (*Result, error) {
 		Now: cfg.Now, ExecutionRunID: cfg.ExecutionRunID, OperationInstanceID: cfg.OperationInstanceID,
 		LedgerPath: filepath.Join(cfg.OutputDir, LedgerFile), ArtefactPath: filepath.Join(cfg.OutputDir, ArtefactFile),
 		ArtefactOptions: cfg.ArtefactOptions, Agents: cfg.Agents,
+		Context: cfg.Context,
 		RequestDigests: Rebuilder(func(b *artefact.Binding) bool {
 			return b.SettingsDigest == own && b.Provider == p.Run.Provider && b.API == p.Lane.API()
 		}),

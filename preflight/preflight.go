@@ -43,6 +43,7 @@
 package preflight
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -183,6 +184,11 @@ type Config struct {
 	// Latency is added by the scripted provider before each answer (zero:
 	// none); campaigns use it to model a latency-bound provider.
 	Latency time.Duration
+	// Context, when cancelled (cmd: at an operator's SIGINT/SIGTERM),
+	// stops the run before its next provider call: the ledger ends
+	// excluded with operator_interrupted and no artefact is written. nil
+	// is context.Background().
+	Context context.Context
 }
 
 // Result is what a cell did.
@@ -388,6 +394,7 @@ func (c *cell) run() (*Result, error) {
 		Now: cfg.Now, ExecutionRunID: cfg.ExecutionRunID, OperationInstanceID: cfg.OperationInstanceID,
 		LedgerPath: filepath.Join(cfg.OutputDir, LedgerFileFor(fault)), ArtefactPath: filepath.Join(cfg.OutputDir, ArtefactFile),
 		ArtefactOptions: cfg.ArtefactOptions, Agents: cfg.Agents, RequestDigests: RequestDigests,
+		Context: cfg.Context,
 	}
 	artefactBytes, err := spec.execute(res)
 	if err != nil {
@@ -419,6 +426,8 @@ type modelRun struct {
 	Agents                              func(id string) (episode.Registered, bool)
 	// RequestDigests is the replay's request rebuilder.
 	RequestDigests func(*artefact.Document) episode.RequestRebuilder
+	// Context stops the run at an interrupt (nil: never).
+	Context context.Context
 }
 
 // execute writes the ledger, runs the episode, finalizes the ledger, and
@@ -461,7 +470,7 @@ func (s *modelRun) execute(res *Result) ([]byte, error) {
 		MaxCalls: s.MaxCalls, Guard: guard, Ledger: w, Now: s.Now, RunStart: start,
 		TurnDeadline:        time.Duration(s.Profile.TurnDeadlineSeconds * float64(time.Second)),
 		WallClockDeadline:   time.Duration(s.Profile.WallClockDeadlineSeconds * float64(time.Second)),
-		OperationInstanceID: s.OperationInstanceID,
+		OperationInstanceID: s.OperationInstanceID, Context: s.Context,
 	})
 	if err != nil {
 		return nil, err

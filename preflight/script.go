@@ -163,14 +163,23 @@ func writeJSON(w http.ResponseWriter, status int, header map[string]string, v an
 // ServeHTTP implements [http.Handler].
 func (s *Script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
-	if s.Latency > 0 {
-		time.Sleep(s.Latency)
-	}
+	// A request is received once its body is read: it is counted before
+	// the latency, so a client that gives up mid-wait is still counted.
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.bodies = append(s.bodies, canon.SHA256Hex(body))
 	s.answers = append(s.answers, "")
 	n := len(s.bodies)
+	s.mu.Unlock()
+	if s.Latency > 0 {
+		t := time.NewTimer(s.Latency)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+		}
+		t.Stop()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch {
 	case err != nil:
 		s.refuse(w, http.StatusBadRequest, "unreadable body")

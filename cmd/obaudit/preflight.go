@@ -64,7 +64,9 @@ OPENAI_PROJECT_ID or XAI_API_KEY is set.
 Exit 0: a scored ledger and an artefact that passed the bundle audit and replayed at zero
 provider calls. Exit 2: it ran and no audited pair exists: the run was excluded (every fault
 cell, or a lowered --max-calls); the report's "cell as expected" says whether that is what
-the cell requires. Exit 1: refused, by class. Exit 64: usage. Exit 70: failure.`,
+the cell requires. Exit 1: refused, by class. Exit 64: usage. Exit 70: failure. Exit 130:
+interrupted (SIGINT/SIGTERM): no call is sent after the signal (the one in flight completes),
+the ledger ends excluded with operator_interrupted, and no artefact is written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The bounds first: nothing is built, dialled or opened before.
@@ -76,11 +78,15 @@ the cell requires. Exit 1: refused, by class. Exit 64: usage. Exit 70: failure.`
 			}
 			vendor, ok := preflight.VendorFor(laneID)
 			if !ok {
-				return usagef("unknown --lane %q (want one of %v)", laneID, profile.LaneIDs())
+				return usagef("unknown --lane %q (want one of %s)", laneID, strings.Join(profile.LaneIDs(), ", "))
 			}
 			cell := preflight.Fault(fault)
 			if cell != preflight.FaultNone && !slices.Contains(vendor.Cells(), cell) {
-				return usagef("unknown --fault %q for lane %s (want none or one of %v)", fault, laneID, vendor.Cells())
+				cells := []string{}
+				for _, c := range vendor.Cells() {
+					cells = append(cells, string(c))
+				}
+				return usagef("unknown --fault %q for lane %s (want none or one of %s)", fault, laneID, strings.Join(cells, ", "))
 			}
 			pack := domains.Default()
 			ref, ok := pack.Agent("reference")
@@ -131,16 +137,25 @@ the cell requires. Exit 1: refused, by class. Exit 64: usage. Exit 70: failure.`
 				},
 				ArtefactOptions: artefactOptions(),
 				Agents:          packAgents(pack),
+				Context:         cmd.Context(),
 			})
 			if err != nil {
 				return err
 			}
 			if g.json {
-				if err := writeJSON(cmd, r.Summary()); err != nil {
-					return err
+				// An interrupted run's one JSON document is the interruption's.
+				if interrupted(cmd.Context()) == nil {
+					if err := writeJSON(cmd, r.Summary()); err != nil {
+						return err
+					}
 				}
 			} else {
 				printPreflight(cmd, r)
+			}
+			// An interrupted run's one outcome is the interruption (exit 130):
+			// its ledger, excluded with operator_interrupted, says where it stopped.
+			if err := interrupted(cmd.Context()); err != nil {
+				return err
 			}
 			if !r.OK() {
 				expected := "not as the cell requires"

@@ -116,17 +116,25 @@ func runModel(cmd *cobra.Command, g *globals, m *modelFlags, scenario, instanceI
 		Domain: dom, EngineVersion: engineVersion, OutputDir: m.outputDir, MaxCalls: m.maxCalls,
 		CostCapUSD: m.costCap, InputUSDPerMTok: m.inRate, OutputUSDPerMTok: m.outRate, PricingPolicyID: m.policyID,
 		Now: time.Now, ExecutionRunID: m.runID, OperationInstanceID: instanceID,
-		ArtefactOptions: artefactOptions(), Agents: packAgents(pack),
+		ArtefactOptions: artefactOptions(), Agents: packAgents(pack), Context: cmd.Context(),
 	})
 	if err != nil {
 		return err
 	}
 	if g.json {
-		if err := writeJSON(cmd, r.Summary()); err != nil {
-			return err
+		// An interrupted run's one JSON document is the interruption's.
+		if interrupted(cmd.Context()) == nil {
+			if err := writeJSON(cmd, r.Summary()); err != nil {
+				return err
+			}
 		}
 	} else {
 		printModelRun(cmd, r)
+	}
+	// An interrupted run's one outcome is the interruption (exit 130):
+	// its ledger, excluded with operator_interrupted, says where it stopped.
+	if err := interrupted(cmd.Context()); err != nil {
+		return err
 	}
 	if !r.OK() {
 		return answerNo("the model run ended %s (%s); no artefact was written", r.Status, r.ExclusionCode)

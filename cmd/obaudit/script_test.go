@@ -22,6 +22,16 @@ const exitCodeEnv = "OBAUDIT_TEST_EXITCODE_FILE"
 // it watches SIGINT and SIGTERM (interrupt_test.go).
 const readyFileEnv = "OBAUDIT_TEST_READY_FILE"
 
+// preflightLatencyEnv, when set to a duration, makes the test binary's
+// preflight use a scripted provider with that latency per answer, and
+// preflightReportEnv names the file it then writes "requests N" (how many
+// requests the scripted provider received) or the run's error to
+// (interrupt_model_test.go).
+const (
+	preflightLatencyEnv = "OBAUDIT_TEST_PREFLIGHT_LATENCY"
+	preflightReportEnv  = "OBAUDIT_TEST_PREFLIGHT_REPORT"
+)
+
 // cmdExitcode is the scripts' `exitcode N`: the last `exec obaudit` exited
 // with code N (`! exec` alone cannot tell 1 from 64 from 70).
 func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
@@ -40,6 +50,9 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"obaudit": func() {
+			if d := os.Getenv(preflightLatencyEnv); d != "" {
+				testOnlyPreflightRun = latencyPreflight(d, os.Getenv(preflightReportEnv))
+			}
 			code := mainExit(func() {
 				// Signal tests wait for this file before they signal.
 				if f := os.Getenv(readyFileEnv); f != "" {

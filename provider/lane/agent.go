@@ -36,6 +36,9 @@ var (
 const (
 	ExclusionBudget   = execledger.ExclusionBudget
 	ExclusionDeadline = execledger.ExclusionDeadline
+	// ExclusionInterrupted: the operator interrupted the run (its
+	// Config.Context was cancelled).
+	ExclusionInterrupted = execledger.ExclusionInterrupted
 )
 
 // Failure stops a run at the provider boundary: a fault met on the wire
@@ -108,6 +111,15 @@ type Config struct {
 	TurnDeadline, WallClockDeadline time.Duration
 	// OperationInstanceID is the instance the ledger header names.
 	OperationInstanceID string
+	// Context, when cancelled (an operator interrupt), stops the run: it
+	// is checked before each dispatch, and once it is done no new request
+	// is sent; the run stops with a [*Failure] of code
+	// operator_interrupted. A request already in flight is carried by
+	// context.WithoutCancel(Context) and completes (bounded by
+	// TurnDeadline): cutting it off would leave a call the provider may
+	// have received, and billed, with no answer in the ledger. nil is
+	// context.Background().
+	Context context.Context
 }
 
 // Agent is an [engine.Agent] whose decisions come off a provider lane over
@@ -197,6 +209,13 @@ func (a *Agent) Decide(obs *engine.Observation) (engine.Decision, error) {
 	if a.cfg.WallClockDeadline > 0 && turnStart.Sub(a.cfg.RunStart) > a.cfg.WallClockDeadline {
 		return a.stop(&Failure{Code: ExclusionDeadline, Err: fmt.Errorf("the run's wall-clock deadline of %s has passed", a.cfg.WallClockDeadline)})
 	}
+	ctx := a.cfg.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := context.Cause(ctx); err != nil {
+		return a.stop(&Failure{Code: ExclusionInterrupted, Err: err})
+	}
 	if a.calls >= a.cfg.MaxCalls {
 		return a.stop(&Failure{Code: ExclusionBudget, Err: refusal.New(provider.ErrCallBound, "call %d would pass this run's bound of %d provider calls", a.calls+1, a.cfg.MaxCalls)})
 	}
@@ -210,7 +229,7 @@ func (a *Agent) Decide(obs *engine.Observation) (engine.Decision, error) {
 			return a.stop(&Failure{Code: ExclusionBudget, Err: err})
 		}
 	}
-	httpReq, err := http.NewRequestWithContext(context.Background(), http.MethodPost, a.endpoint, bytes.NewReader(req.Body))
+	httpReq, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodPost, a.endpoint, bytes.NewReader(req.Body))
 	if err != nil {
 		return a.stop(err)
 	}

@@ -2,6 +2,7 @@ package lane_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -620,5 +621,34 @@ func TestModelEcho(t *testing.T) {
 	}
 	if at := y.ledger(t).Calls[0].Attempts[0]; at.ResponseModel == nil || *at.ResponseModel != "gpt-5.6-luna-2099" || !at.UsageReported {
 		t.Errorf("the stated model is not recorded as stated: %+v", at)
+	}
+}
+
+// TestInterrupted: once the run's context is cancelled, the next turn is
+// refused before dispatch with operator_interrupted; a call answered
+// before stays recorded and the journal finalizes excluded over it (a
+// control stop needs no fault behind it).
+func TestInterrupted(t *testing.T) {
+	steps := referenceSteps(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	x := newHarness(t, answer(t, steps[0].rec, 4211), func(cfg *lane.Config) { cfg.Context = ctx })
+	if _, err := x.agent.Decide(steps[0].obs); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	_, err := x.agent.Decide(steps[1].obs)
+	var f *lane.Failure
+	if !errors.As(err, &f) || f.Code != lane.ExclusionInterrupted || f.Dispatched || !errors.Is(err, context.Canceled) {
+		t.Fatalf("after the interrupt: %v", err)
+	}
+	if x.hits.Load() != 1 || len(x.ledger(t).Calls) != 1 {
+		t.Fatalf("%d requests, %d rows", x.hits.Load(), len(x.ledger(t).Calls))
+	}
+	code := lane.ExclusionInterrupted
+	if err := x.w.Finalize("excluded", "2035-01-02T03:05:00Z", &code); err != nil {
+		t.Fatal(err)
+	}
+	if a := x.ledger(t); a.Status() != "excluded" || a.Terminal == nil || *a.Terminal.ExclusionCode != code {
+		t.Fatalf("read back %s", a.Status())
 	}
 }
