@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,27 +16,6 @@ import (
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/provider/profile"
 )
-
-// latencyPreflight is the test binary's preflight.Run with a per-answer
-// latency, reporting how many requests its scripted provider received.
-func latencyPreflight(d, report string) func(preflight.Config) (*preflight.Result, error) {
-	lat, err := time.ParseDuration(d)
-	if err != nil {
-		panic(err)
-	}
-	return func(cfg preflight.Config) (*preflight.Result, error) {
-		cfg.Latency = lat
-		r, err := preflight.Run(cfg)
-		if report != "" {
-			line := fmt.Sprintf("error %v", err)
-			if err == nil {
-				line = fmt.Sprintf("requests %d", r.ProviderRequests)
-			}
-			os.WriteFile(report, []byte(line), 0o644)
-		}
-		return r, err
-	}
-}
 
 // signalMidModelRun starts the obaudit test binary with args in dir, waits
 // until ledger holds a call row, sends sig, and returns the exit code and
