@@ -95,20 +95,9 @@ type MergeResult struct {
 // the same files, is not appended again; another one is refused. A merge
 // interrupted between its steps is finished by running it again.
 func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOptions) (*MergeResult, error) {
-	planFile, err := os.ReadFile(filepath.Join(dir, PlanFile))
+	planFile, p, err := readPlan(dir, opts.Key)
 	if err != nil {
 		return nil, err
-	}
-	p, err := DecodePlan(planFile)
-	if err != nil {
-		return nil, err
-	}
-	want, err := EncodeLogKey(opts.Key)
-	if err != nil {
-		return nil, err
-	}
-	if want != p.LogKey {
-		return nil, refusal.New(ErrPlanInvalid, "the plan's log key is not the key given")
 	}
 	if shardDirs == nil {
 		ents, err := os.ReadDir(filepath.Join(dir, ShardsDir))
@@ -131,22 +120,11 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 		return nil, err
 	}
 	defer unlock()
-	a, err := openAppender(ctx, dir, opts.Signer)
+	a, st, have, err := reopen(ctx, dir, opts.Signer, opts.Key, p, planFile)
 	if err != nil {
 		return nil, err
 	}
 	defer a.cancel()
-	if err := a.quiesce(ctx); err != nil {
-		return nil, err
-	}
-	st, err := ReadLog(ctx, dir, opts.Key, p.File.Origin)
-	if err != nil {
-		return nil, err
-	}
-	have, err := outcomesOf(p, planFile, st)
-	if err != nil {
-		return nil, err
-	}
 
 	// Check every shard.
 	type incoming struct {
@@ -343,19 +321,8 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 		return nil, err
 	}
 	res.Checkpoint = cp
-	st, err = ReadLog(ctx, dir, opts.Key, p.File.Origin)
-	if err != nil {
+	if res.Complete, err = reportIfComplete(ctx, dir, opts.Key, p, planFile); err != nil {
 		return nil, err
-	}
-	all, err := outcomesOf(p, planFile, st)
-	if err != nil {
-		return nil, err
-	}
-	if len(all) == len(p.Trials) {
-		res.Complete = true
-		if err := writeReport(dir, p, planFile, all, st); err != nil {
-			return nil, err
-		}
 	}
 	return res, nil
 }

@@ -185,37 +185,15 @@ type RunResult struct {
 // exactly one outcome appended to the log, with no retries and no
 // replacements.
 func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
-	planFile, err := os.ReadFile(filepath.Join(dir, PlanFile))
+	planFile, p, err := readPlan(dir, opts.Key)
 	if err != nil {
 		return nil, err
 	}
-	p, err := DecodePlan(planFile)
-	if err != nil {
-		return nil, err
-	}
-	want, err := EncodeLogKey(opts.Key)
-	if err != nil {
-		return nil, err
-	}
-	if want != p.LogKey {
-		return nil, refusal.New(ErrPlanInvalid, "the plan's log key is not the key given")
-	}
-	a, err := openAppender(ctx, dir, opts.Signer)
+	a, _, outcomes, err := reopen(ctx, dir, opts.Signer, opts.Key, p, planFile)
 	if err != nil {
 		return nil, err
 	}
 	defer a.cancel()
-	if err := a.quiesce(ctx); err != nil {
-		return nil, err
-	}
-	st, err := ReadLog(ctx, dir, opts.Key, p.File.Origin)
-	if err != nil {
-		return nil, err
-	}
-	outcomes, err := outcomesOf(p, planFile, st)
-	if err != nil {
-		return nil, err
-	}
 	started := map[int]bool{}
 	ents, err := os.ReadDir(filepath.Join(dir, TrialsDir))
 	if err != nil {
@@ -386,19 +364,8 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 	}
 	res.Checkpoint = cp
 	// The report, once every identity has its outcome.
-	st, err = ReadLog(ctx, dir, opts.Key, p.File.Origin)
-	if err != nil {
+	if res.Complete, err = reportIfComplete(ctx, dir, opts.Key, p, planFile); err != nil {
 		return nil, err
-	}
-	outcomes, err = outcomesOf(p, planFile, st)
-	if err != nil {
-		return nil, err
-	}
-	if len(outcomes) == len(p.Trials) {
-		res.Complete = true
-		if err := writeReport(dir, p, planFile, outcomes, st); err != nil {
-			return nil, err
-		}
 	}
 	return res, nil
 }
@@ -589,4 +556,70 @@ func cmpStr(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// readPlan reads dir's sealed plan and holds it to the log key given.
+func readPlan(dir string, key *ecdsa.PublicKey) ([]byte, *Plan, error) {
+	planFile, err := os.ReadFile(filepath.Join(dir, PlanFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := DecodePlan(planFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	want, err := EncodeLogKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if want != p.LogKey {
+		return nil, nil, refusal.New(ErrPlanInvalid, "the plan's log key is not the key given")
+	}
+	return planFile, p, nil
+}
+
+// reopen opens dir's log for appending, waits until nothing is in flight,
+// and reads back the log and the outcomes it already holds. The caller
+// cancels the appender it returns.
+func reopen(ctx context.Context, dir string, signer note.Signer, key *ecdsa.PublicKey, p *Plan, planFile []byte) (*appender, *LogState, map[int]*Outcome, error) {
+	a, err := openAppender(ctx, dir, signer)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := a.quiesce(ctx); err != nil {
+		a.cancel()
+		return nil, nil, nil, err
+	}
+	st, outcomes, err := logOutcomes(ctx, dir, key, p, planFile)
+	if err != nil {
+		a.cancel()
+		return nil, nil, nil, err
+	}
+	return a, st, outcomes, nil
+}
+
+// logOutcomes reads dir's log back and the outcomes it holds.
+func logOutcomes(ctx context.Context, dir string, key *ecdsa.PublicKey, p *Plan, planFile []byte) (*LogState, map[int]*Outcome, error) {
+	st, err := ReadLog(ctx, dir, key, p.File.Origin)
+	if err != nil {
+		return nil, nil, err
+	}
+	outcomes, err := outcomesOf(p, planFile, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, outcomes, nil
+}
+
+// reportIfComplete writes the campaign's report once every assigned
+// identity has its outcome in the log, and says whether it did.
+func reportIfComplete(ctx context.Context, dir string, key *ecdsa.PublicKey, p *Plan, planFile []byte) (bool, error) {
+	st, outcomes, err := logOutcomes(ctx, dir, key, p, planFile)
+	if err != nil {
+		return false, err
+	}
+	if len(outcomes) != len(p.Trials) {
+		return false, nil
+	}
+	return true, writeReport(dir, p, planFile, outcomes, st)
 }

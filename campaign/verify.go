@@ -299,7 +299,7 @@ func checkEligibility(p *Plan, opts VerifyOptions) error {
 // such a twin is listed as unmatched. The first refusal in plan order wins.
 func verifyPairs(ctx context.Context, dir string, p *Plan, outcomes map[int]*Outcome, opts VerifyOptions, v *Verification) error {
 	v.Unmatched = []string{}
-	var todo []twin
+	var pending []twin
 	for _, pr := range matchPairs(p) {
 		on := outcomes[pr.notime.Index]
 		if on == nil || on.Stage != "scored" {
@@ -309,10 +309,10 @@ func verifyPairs(ctx context.Context, dir string, p *Plan, outcomes map[int]*Out
 			v.Unmatched = append(v.Unmatched, pr.notime.ID)
 			continue
 		}
-		todo = append(todo, pr)
+		pending = append(pending, pr)
 	}
-	if len(todo) > 0 && opts.Pair == nil {
-		return refusal.New(ErrOutcomeMismatch, "%s: no matching proof was given for a treatment-arm trial", todo[0].notime.ID)
+	if len(pending) > 0 && opts.Pair == nil {
+		return refusal.New(ErrOutcomeMismatch, "%s: no matching proof was given for a treatment-arm trial", pending[0].notime.ID)
 	}
 	read := func(t Trial, o *Outcome) ([]byte, error) {
 		for _, f := range o.Files {
@@ -327,7 +327,7 @@ func verifyPairs(ctx context.Context, dir string, p *Plan, outcomes map[int]*Out
 		}
 		return nil, refusal.New(ErrOutcomeMismatch, "%s: no artefact", t.ID)
 	}
-	errs := make([]error, len(todo))
+	errs := make([]error, len(pending))
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range max(opts.Parallel, 1) {
@@ -335,7 +335,7 @@ func verifyPairs(ctx context.Context, dir string, p *Plan, outcomes map[int]*Out
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				pr := todo[i]
+				pr := pending[i]
 				full := *pr.full
 				fb, err := read(full, outcomes[full.Index])
 				if err != nil {
@@ -353,7 +353,7 @@ func verifyPairs(ctx context.Context, dir string, p *Plan, outcomes map[int]*Out
 			}
 		}()
 	}
-	for i := range todo {
+	for i := range pending {
 		work <- i
 	}
 	close(work)
@@ -363,6 +363,6 @@ func verifyPairs(ctx context.Context, dir string, p *Plan, outcomes map[int]*Out
 			return err
 		}
 	}
-	v.Matched = len(todo)
+	v.Matched = len(pending)
 	return nil
 }

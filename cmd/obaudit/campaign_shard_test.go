@@ -322,9 +322,6 @@ func TestCampaignShardKilled(t *testing.T) {
 // --continue finishes the campaign with the merge's interrupted identities
 // ERROR in the report.
 func TestCampaignShardSIGKILL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("subprocess kills")
-	}
 	bin := filepath.Join(t.TempDir(), "obaudit")
 	self, err := os.Executable()
 	if err != nil {

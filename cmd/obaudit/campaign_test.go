@@ -304,9 +304,6 @@ func TestCampaignTamper(t *testing.T) {
 // never a refusal), and --continue finishes it with every killed trial
 // recorded ERROR (interrupted).
 func TestCampaignSIGKILL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("50 subprocess kills")
-	}
 	bin := filepath.Join(t.TempDir(), "obaudit")
 	self, err := os.Executable()
 	if err != nil {

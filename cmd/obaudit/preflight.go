@@ -142,19 +142,7 @@ the ledger ends excluded with operator_interrupted, and no artefact is written.`
 			if err != nil {
 				return err
 			}
-			if g.json {
-				// An interrupted run's one JSON document is the interruption's.
-				if interrupted(cmd.Context()) == nil {
-					if err := writeJSON(cmd, r.Summary()); err != nil {
-						return err
-					}
-				}
-			} else {
-				printPreflight(cmd, r)
-			}
-			// An interrupted run's one outcome is the interruption (exit 130):
-			// its ledger, excluded with operator_interrupted, says where it stopped.
-			if err := interrupted(cmd.Context()); err != nil {
+			if err := reportModelRun(cmd, g, r, printPreflight); err != nil {
 				return err
 			}
 			if !r.OK() {

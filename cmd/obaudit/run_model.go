@@ -121,19 +121,7 @@ func runModel(cmd *cobra.Command, g *globals, m *modelFlags, scenario, instanceI
 	if err != nil {
 		return err
 	}
-	if g.json {
-		// An interrupted run's one JSON document is the interruption's.
-		if interrupted(cmd.Context()) == nil {
-			if err := writeJSON(cmd, r.Summary()); err != nil {
-				return err
-			}
-		}
-	} else {
-		printModelRun(cmd, r)
-	}
-	// An interrupted run's one outcome is the interruption (exit 130):
-	// its ledger, excluded with operator_interrupted, says where it stopped.
-	if err := interrupted(cmd.Context()); err != nil {
+	if err := reportModelRun(cmd, g, r, printModelRun); err != nil {
 		return err
 	}
 	if !r.OK() {
@@ -186,4 +174,22 @@ func printModelRun(cmd *cobra.Command, r *preflight.Result) {
 	if r.Replay != nil {
 		fmt.Fprintf(w, "replay:            OK by %s, provider calls %d, request digests %d rebuilt\n", r.Replay.Reproduction, r.ReplayProviderCalls, r.Replay.RequestDigestsRebuilt)
 	}
+}
+
+// reportModelRun writes a preflight or live run's summary (--json) or its
+// text, and returns the interruption when the run was interrupted: its one
+// outcome is then the interruption (exit 130), its ledger, excluded with
+// operator_interrupted, saying where it stopped.
+func reportModelRun(cmd *cobra.Command, g *globals, r *preflight.Result, text func(*cobra.Command, *preflight.Result)) error {
+	if g.json {
+		// An interrupted run's one JSON document is the interruption's.
+		if interrupted(cmd.Context()) == nil {
+			if err := writeJSON(cmd, r.Summary()); err != nil {
+				return err
+			}
+		}
+	} else {
+		text(cmd, r)
+	}
+	return interrupted(cmd.Context())
 }
