@@ -48,4 +48,9 @@ var (
 	// byte for byte the report re-derived from the verified outcomes (a
 	// report edited by hand).
 	ErrReportMismatch = refusal.Sentinel("campaign/report-mismatch")
+	// ErrLogStorage is returned when a campaign's log store cannot be used:
+	// the directory records an object store that was not opened (a binary
+	// built without that driver), a store other than the one recorded, a
+	// storage URL obaudit does not read, or a store that refuses the log.
+	ErrLogStorage = refusal.Sentinel("campaign/log-storage")
 )

@@ -6,7 +6,6 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/obaudit/obaudit/checkpoint"
@@ -21,7 +20,8 @@ import (
 )
 
 // LogDir is the campaign log beneath a campaign directory: a C2SP
-// tlog-tiles tree written by tessera's POSIX driver (checkpoint, tile/…).
+// tlog-tiles tree written by tessera's POSIX driver (checkpoint, tile/…),
+// unless the directory's StorageFile names an object store.
 const LogDir = "log"
 
 // Leaf tags: entry 0 seals the plan; every other entry is one outcome.
@@ -35,7 +35,7 @@ func PlanLeaf(planFile []byte) []byte {
 	return []byte(PlanLeafTag + PlanDigest(planFile) + "\n")
 }
 
-// appender is a tessera appender over the campaign's POSIX log.
+// appender is a tessera appender over the campaign's log.
 type appender struct {
 	add      tessera.AddFn
 	shutdown func(context.Context) error
@@ -99,7 +99,10 @@ type LogState struct {
 // entry bundles; and the root recomputed from those entries (RFC 6962),
 // which must be the checkpoint's root.
 func ReadLog(ctx context.Context, dir string, pub *ecdsa.PublicKey, origin string) (*LogState, error) {
-	ff := client.FileFetcher{Root: filepath.Join(dir, LogDir)}
+	ff, err := logFetcher(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
 	signed, err := ff.ReadCheckpoint(ctx)
 	if err != nil {
 		return nil, refusal.Wrap(ErrLogInvalid, err, "no checkpoint")
@@ -179,7 +182,10 @@ func CheckConsistency(ctx context.Context, dir string, st *LogState, held []byte
 	if h.Size == 0 || h.Size == st.Checkpoint.Size {
 		return h, nil
 	}
-	ff := client.FileFetcher{Root: filepath.Join(dir, LogDir)}
+	ff, err := logFetcher(ctx, dir)
+	if err != nil {
+		return h, err
+	}
 	pb, err := client.NewProofBuilder(ctx, st.Checkpoint.Size, ff.ReadTile)
 	if err != nil {
 		return h, refusal.Wrap(ErrLogInvalid, err, "tiles")

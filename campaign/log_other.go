@@ -6,10 +6,10 @@ import (
 	"context"
 	"errors"
 
-	"golang.org/x/mod/sumdb/note"
+	"github.com/transparency-dev/tessera"
 )
 
-// openAppender fails closed: tessera's POSIX storage needs a unix host.
-func openAppender(ctx context.Context, dir string, signer note.Signer) (*appender, error) {
+// posixDriver fails closed: tessera's POSIX storage needs a unix host.
+func posixDriver(ctx context.Context, dir string) (tessera.Driver, error) {
 	return nil, errors.New("campaign: the campaign log (tessera POSIX storage) needs a unix host")
 }

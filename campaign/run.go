@@ -74,6 +74,9 @@ func Create(ctx context.Context, dir string, p *Plan, signer note.Signer) ([]byt
 	if err := safefs.WriteFile(filepath.Join(dir, PlanFile), planFile, 0o644); err != nil {
 		return nil, err
 	}
+	if err := recordStore(ctx, dir); err != nil {
+		return nil, err
+	}
 	a, err := openAppender(ctx, dir, signer)
 	if err != nil {
 		return nil, err

@@ -99,9 +99,9 @@ func campaignCatalog(pack *domains.Pack) (campaign.Catalog, error) {
 }
 
 func newCampaignPlanCmd(g *globals) *cobra.Command {
-	var output, keyPath string
+	var output, keyPath, logStorage string
 	c := &cobra.Command{
-		Use:   "plan FILE --output DIR --key KEY",
+		Use:   "plan FILE --output DIR --key KEY [--log-storage URL]",
 		Short: "Seal a campaign file into a new campaign directory (nothing is dispatched)",
 		Long: `Reads the campaign file (obaudit-campaign/v1, strict JSON), expands it into every
 assigned trial identity with its derived seed, operation instance id and execution run id,
@@ -111,6 +111,13 @@ campaign log DIR/log, and the log's signed checkpoint over it (C2SP signed note 
 ECDSA P-256 from obaudit keygen), published before any trial starts. That pre-dispatch
 checkpoint is printed and kept as DIR/pre-dispatch.checkpoint; hold your own copy: verify
 against it proves that no result was added, dropped or replaced afterwards.
+
+--log-storage keeps the log in an object store instead of DIR/log, recorded in
+DIR/log-storage.url for every later command: s3://BUCKET[/PREFIX] (tessera's AWS driver; MySQL
+DSN in OBAUDIT_LOG_MYSQL_DSN, an S3-compatible endpoint in OBAUDIT_S3_ENDPOINT) or
+gs://BUCKET[/PREFIX]?spanner=projects/P/instances/I/databases/D (tessera's GCP driver), each
+only in a binary built with its tag (go build -tags obaudit_aws|obaudit_gcp ./cmd/obaudit);
+the default binary carries no cloud SDK and refuses them (campaign/log-storage).
 
 DIR must not exist. Exit 0: sealed. Exit 1: refused, by class.`,
 		Args: cobra.ExactArgs(1),
@@ -151,7 +158,11 @@ DIR must not exist. Exit 0: sealed. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
-			cp, err := campaign.Create(cmd.Context(), output, p, signer)
+			ctx, err := campaignLogContext(cmd, output, logStorage)
+			if err != nil {
+				return err
+			}
+			cp, err := campaign.Create(ctx, output, p, signer)
 			if err != nil {
 				return err
 			}
@@ -184,6 +195,7 @@ DIR must not exist. Exit 0: sealed. Exit 1: refused, by class.`,
 	}
 	c.Flags().StringVar(&output, "output", "", "the new campaign directory")
 	c.Flags().StringVar(&keyPath, "key", "", "ECDSA P-256 private key (PEM) that signs the log's checkpoints and the trials' commitments")
+	c.Flags().StringVar(&logStorage, "log-storage", "posix", "where the campaign log is kept: posix (DIR/log), s3://BUCKET[/PREFIX] or gs://BUCKET[/PREFIX]?spanner=…")
 	return c
 }
 

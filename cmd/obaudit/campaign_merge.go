@@ -70,7 +70,11 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 			if err != nil {
 				return err
 			}
-			res, err := campaign.Merge(cmd.Context(), dir, shardDirs, campaign.MergeOptions{
+			logCtx, err := campaignLogContext(cmd, dir, "")
+			if err != nil {
+				return err
+			}
+			res, err := campaign.Merge(logCtx, dir, shardDirs, campaign.MergeOptions{
 				Signer: signer, Key: &key.PublicKey, Check: campaignCheck(p), Commitments: cv, Parallel: parallel,
 			})
 			if err != nil {

@@ -32,7 +32,11 @@ charts to the new file F.`,
 				return usagef("--json and --html are exclusive")
 			}
 			quietTessera()
-			rep, err := campaign.ReportOf(cmd.Context(), args[0])
+			logCtx, err := campaignLogContext(cmd, args[0], "")
+			if err != nil {
+				return err
+			}
+			rep, err := campaign.ReportOf(logCtx, args[0])
 			if err != nil {
 				return err
 			}

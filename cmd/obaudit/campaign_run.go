@@ -99,7 +99,11 @@ Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.
 			if shard != "" {
 				return runShard(cmd, g, dir, sh, shardDir, ro)
 			}
-			res, err := campaign.Run(cmd.Context(), dir, ro)
+			logCtx, err := campaignLogContext(cmd, dir, "")
+			if err != nil {
+				return err
+			}
+			res, err := campaign.Run(logCtx, dir, ro)
 			if err != nil {
 				return err
 			}

@@ -92,7 +92,11 @@ func resolveShard(spec string, shards int, lookup func(string) (string, bool)) (
 // runShard is campaign run --shard: the shard's identities only, written
 // beneath the shard's own directory.
 func runShard(cmd *cobra.Command, g *globals, dir string, s campaign.ShardID, shardDir string, ro campaign.RunOptions) error {
-	res, err := campaign.RunShard(cmd.Context(), dir, campaign.ShardOptions{RunOptions: ro, Shard: s, Dir: shardDir})
+	logCtx, err := campaignLogContext(cmd, dir, "")
+	if err != nil {
+		return err
+	}
+	res, err := campaign.RunShard(logCtx, dir, campaign.ShardOptions{RunOptions: ro, Shard: s, Dir: shardDir})
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,11 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 			if err != nil {
 				return err
 			}
-			v, err := campaign.Verify(cmd.Context(), dir, campaign.VerifyOptions{
+			logCtx, err := campaignLogContext(cmd, dir, "")
+			if err != nil {
+				return err
+			}
+			v, err := campaign.Verify(logCtx, dir, campaign.VerifyOptions{
 				Held: held, Check: campaignCheck(p), Commitments: cv, Parallel: parallel,
 				Pair: campaignPair, Eligible: campaignEligible(domains.Default()),
 			})

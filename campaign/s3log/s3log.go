@@ -1,0 +1,104 @@
+//go:build obaudit_aws
+
+// Package s3log keeps a campaign log in S3 with tessera's AWS driver (S3
+// for the tiles, MySQL for sequencing). It is linked only into binaries
+// built with the obaudit_aws tag; cmd/obaudit opens it for a campaign whose
+// directory records an s3:// storage URL.
+package s3log
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/transparency-dev/tessera"
+	"github.com/transparency-dev/tessera/api/layout"
+	tesseraaws "github.com/transparency-dev/tessera/storage/aws"
+)
+
+// Config is where the log lives and how to reach it.
+type Config struct {
+	URL    string // s3://BUCKET[/PREFIX], as the campaign records it
+	Bucket string
+	Prefix string
+	DSN    string // the MySQL database tessera sequences through
+	// SDK is the AWS configuration (credentials, region); S3Options adjust
+	// the S3 client (a non-AWS endpoint, path-style addressing).
+	SDK       aws.Config
+	S3Options func(*s3.Options)
+}
+
+// Store is a campaign log store over S3 and MySQL.
+type Store struct {
+	cfg Config
+	s3  *s3.Client
+}
+
+// New returns the store; nothing is dialled until the log is used.
+func New(cfg Config) *Store {
+	opts := cfg.S3Options
+	if opts == nil {
+		opts = func(*s3.Options) {}
+	}
+	cfg.S3Options = opts
+	return &Store{cfg: cfg, s3: s3.NewFromConfig(cfg.SDK, opts)}
+}
+
+// URL is the storage URL the campaign records.
+func (s *Store) URL() string { return s.cfg.URL }
+
+// Driver is tessera's AWS driver over the bucket and the database.
+func (s *Store) Driver(ctx context.Context) (tessera.Driver, error) {
+	sdk := s.cfg.SDK
+	return tesseraaws.New(ctx, tesseraaws.Config{SDKConfig: &sdk, S3Options: s.cfg.S3Options,
+		Bucket: s.cfg.Bucket, BucketPrefix: s.cfg.Prefix, DSN: s.cfg.DSN})
+}
+
+// ReadCheckpoint reads the published checkpoint.
+func (s *Store) ReadCheckpoint(ctx context.Context) ([]byte, error) {
+	return s.get(ctx, layout.CheckpointPath)
+}
+
+// ReadTile reads one hash tile.
+func (s *Store) ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error) {
+	return s.get(ctx, layout.TilePath(level, index, p))
+}
+
+// ReadEntryBundle reads one entry bundle.
+func (s *Store) ReadEntryBundle(ctx context.Context, index uint64, p uint8) ([]byte, error) {
+	return s.get(ctx, layout.EntriesPath(index, p))
+}
+
+// maxObject bounds one object read: a full tile or entry bundle of a
+// campaign's entries is far below it.
+const maxObject = 64 << 20
+
+func (s *Store) get(ctx context.Context, name string) ([]byte, error) {
+	key := name
+	if s.cfg.Prefix != "" {
+		key = path.Join(s.cfg.Prefix, name)
+	}
+	r, err := s.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.cfg.Bucket), Key: aws.String(key)})
+	if err != nil {
+		var nsk *types.NoSuchKey
+		if errors.As(err, &nsk) {
+			return nil, fmt.Errorf("s3://%s/%s: %w", s.cfg.Bucket, key, fs.ErrNotExist)
+		}
+		return nil, fmt.Errorf("s3://%s/%s: %w", s.cfg.Bucket, key, err)
+	}
+	defer r.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxObject+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxObject {
+		return nil, fmt.Errorf("s3://%s/%s is larger than %d bytes", s.cfg.Bucket, key, maxObject)
+	}
+	return b, nil
+}
