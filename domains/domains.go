@@ -20,9 +20,12 @@ package domains
 import (
 	"slices"
 
+	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/negative"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/acceptance"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/gate"
 )
 
 // Agent is one registered agent of a pack.
@@ -48,6 +51,39 @@ type Pack struct {
 	Operation func(spec []byte, source, scenarioID string) (engine.Domain, error)
 	// Agents lists the registered agents in registry order.
 	Agents []Agent
+
+	// Domain knowledge the core packages are handed through the registry
+	// (engine, evaluator, artefact and gate name no pack). The pack fills
+	// these at registration.
+
+	// TerminalClasses are the business terminal classes the pack produces.
+	TerminalClasses []string
+	// ValidateState holds an untrusted final_state to the pack's canonical
+	// state (the artefact reader's [artefact.Domain] ValidateState).
+	ValidateState func(state map[string]any, engineVersion string, contract int, recovery bool) error
+	// RecoveryVersion is the operation_version of the pack's
+	// delivery-recovery operation ("" when it has none), and
+	// RecoveryFixture the one message fixture a recovery may re-send.
+	RecoveryVersion, RecoveryFixture string
+	// Gate builds the acceptance gate's subject from a spec (nil: the
+	// embedded default) and an oracle (nil: the embedded default).
+	Gate func(spec, oracle []byte, specSource, oracleSource string) (*gate.Subject, error)
+	// Vocabulary lists the pack's own words (operation type, record types,
+	// roles) that no non-test Go file outside the pack spells out
+	// (repo_test.go, TestPackLiterals).
+	Vocabulary func() []string
+}
+
+// ArtefactDomain is the pack as the artefact reader needs it: operation
+// type, registered agents and kinds, terminal classes, canonical-state
+// validator and recovery rule.
+func (p *Pack) ArtefactDomain() artefact.Domain {
+	agents := make(map[string]string, len(p.Agents))
+	for _, a := range p.Agents {
+		agents[a.ID] = a.Kind
+	}
+	return artefact.Domain{OperationType: p.OperationType, Agents: agents, TerminalClasses: slices.Clone(p.TerminalClasses),
+		ValidateState: p.ValidateState, RecoveryVersion: p.RecoveryVersion, RecoveryFixture: p.RecoveryFixture}
 }
 
 // Agent returns a registered agent by id.
@@ -94,16 +130,15 @@ func maintenancePack() *Pack {
 			}
 			return maintenance.NewOperation(spec, scenarioID)
 		},
-		Agents: []Agent{{
-			ID: "reference", Kind: "reference", Scenarios: []string{"V1", "V2", "V3"},
-			New: func() engine.Agent { return maintenance.NewReference() },
-		}},
+		TerminalClasses: maintenance.ProducibleTerminals,
+		ValidateState:   maintenance.ValidateFinalState,
+		RecoveryVersion: maintenance.RecoveryOperationVersion,
+		RecoveryFixture: maintenance.RecoveryFixture,
+		Gate:            acceptance.Load,
+		Vocabulary:      maintenance.Vocabulary,
 	}
-	for _, id := range negative.IDs() {
-		p.Agents = append(p.Agents, Agent{
-			ID: id, Kind: "negative", Scenarios: []string{"V1"},
-			New: func() engine.Agent { return negative.New(id) },
-		})
+	for _, e := range agents.Entries() {
+		p.Agents = append(p.Agents, Agent{ID: e.ID, Kind: e.Kind, Scenarios: e.Scenarios, New: e.New})
 	}
 	return p
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 
@@ -223,16 +222,7 @@ func refusedReport(err error) map[string]any {
 func artefactOptions() artefact.Options {
 	var opts artefact.Options
 	for _, p := range domains.Packs() {
-		agents := make(map[string]string, len(p.Agents))
-		for _, a := range p.Agents {
-			agents[a.ID] = a.Kind
-		}
-		d := artefact.Domain{OperationType: p.OperationType, Agents: agents}
-		if p.OperationType == maintenance.OperationType {
-			d.TerminalClasses = slices.Clone(maintenance.ProducibleTerminals)
-			d.ValidateState = maintenance.ValidateFinalState
-		}
-		opts.Domains = append(opts.Domains, d)
+		opts.Domains = append(opts.Domains, p.ArtefactDomain())
 	}
 	return opts
 }

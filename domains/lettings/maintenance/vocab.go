@@ -61,6 +61,34 @@ var RoleAuthority = map[string]string{
 	"system_scheduler":              engine.AuthoritySystemEvent,
 }
 
+// Vocabulary lists the words that belong to this operation and to nothing
+// else: its operation type and the default spec's operation id, every event
+// type, every action type and every actor role, less the two the engine
+// defines itself (the terminal pseudo-action engine.CompleteOutcomeKey and
+// the role "agent" of whoever runs the loop). The repository's dependency
+// test (TestPackLiterals) holds every non-test Go file outside the pack free
+// of them as string literals, so the list is the pack's own and cannot
+// drift. Sorted.
+func Vocabulary() []string {
+	out := []string{OperationType}
+	if spec, err := DefaultSpec(); err == nil {
+		out = append(out, spec.OperationID)
+	}
+	out = append(out, WakeEventTypes...)
+	for _, a := range ActionTypes {
+		if a != engine.CompleteOutcomeKey {
+			out = append(out, a)
+		}
+	}
+	for r := range RoleAuthority {
+		if r != "agent" {
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // Payload field kinds.
 const (
 	kString    = "string"
