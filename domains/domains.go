@@ -70,7 +70,7 @@ type Pack struct {
 	Gate func(spec, oracle []byte, specSource, oracleSource string) (*gate.Subject, error)
 	// Vocabulary lists the pack's own words (operation type, record types,
 	// roles) that no non-test Go file outside the pack spells out
-	// (repo_test.go, TestPackLiterals).
+	// (repo_test.go, TestPackBoundary).
 	Vocabulary func() []string
 }
 

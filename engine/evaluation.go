@@ -11,10 +11,12 @@ package engine
 // root, and its action evidence contract (required reads and citation
 // selectors per outcome key).
 type GradingContract struct {
-	// OperationType names the rubric the evaluator applies
-	// ("lettings.maintenance.synthetic"); an evaluator refuses a type it has
-	// no rubric for.
+	// OperationType is the pack's operation type (the evaluator names it in
+	// what it reports; it holds no list of types).
 	OperationType string
+	// Types names the pack's action and event types each of the rubric's
+	// rules is about; an evaluator refuses a contract that leaves one out.
+	Types RubricTypes
 	// Scenario holds the authored expectations of the scenario graded.
 	Scenario GradingScenario
 	// TerminalOutcomes lists the business terminal classes the pack can
@@ -30,6 +32,35 @@ type GradingContract struct {
 	// Outcomes is the action evidence contract keyed by outcome key (action
 	// types, plus "complete" for the terminal proposal).
 	Outcomes map[string]GradingOutcome
+}
+
+// RubricTypes names which of a pack's action and event types plays each
+// part in the evaluator's rules (upstream's eleven-dimension rubric).
+type RubricTypes struct {
+	// Actions: the visit request counted by human_checkpoints; the
+	// irreversible work authorisation and payment request; the invoice
+	// validation request; the notification sent and the exception
+	// checkpoint requested (the transfer notice rule).
+	VisitRequest, WorkAuthorisation, PaymentRequest, InvoiceValidationRequest, Notification, ExceptionRequest string
+	// Events: the issue report naming the reporter; the invoice received,
+	// work verified and invoice validated facts an invoice validation or a
+	// payment must follow; the approval reminder.
+	IssueReported, InvoiceReceived, WorkVerified, InvoiceValidated, ApprovalReminderDue string
+}
+
+// Missing names the first part left empty ("" when none is).
+func (t *RubricTypes) Missing() string {
+	for _, f := range []struct{ name, v string }{
+		{"VisitRequest", t.VisitRequest}, {"WorkAuthorisation", t.WorkAuthorisation}, {"PaymentRequest", t.PaymentRequest},
+		{"InvoiceValidationRequest", t.InvoiceValidationRequest}, {"Notification", t.Notification}, {"ExceptionRequest", t.ExceptionRequest},
+		{"IssueReported", t.IssueReported}, {"InvoiceReceived", t.InvoiceReceived}, {"WorkVerified", t.WorkVerified},
+		{"InvoiceValidated", t.InvoiceValidated}, {"ApprovalReminderDue", t.ApprovalReminderDue},
+	} {
+		if f.v == "" {
+			return f.name
+		}
+	}
+	return ""
 }
 
 // GradingScenario is a scenario's authored expectations.

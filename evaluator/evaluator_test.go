@@ -105,7 +105,7 @@ func TestContractRefused(t *testing.T) {
 		mutate func(c *engine.GradingContract) *engine.GradingContract
 	}{
 		{"nil", func(*engine.GradingContract) *engine.GradingContract { return nil }},
-		{"other rubric", func(c *engine.GradingContract) *engine.GradingContract { c.OperationType = "lettings.other"; return c }},
+		{"a rule with no type", func(c *engine.GradingContract) *engine.GradingContract { c.Types.Notification = ""; return c }},
 		{"no scenario", func(c *engine.GradingContract) *engine.GradingContract { c.Scenario.ScenarioID = ""; return c }},
 		{"unknown read", func(c *engine.GradingContract) *engine.GradingContract {
 			o := c.Outcomes["complete"]

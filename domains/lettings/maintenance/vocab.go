@@ -66,7 +66,7 @@ var RoleAuthority = map[string]string{
 // type, every action type and every actor role, less the two the engine
 // defines itself (the terminal pseudo-action engine.CompleteOutcomeKey and
 // the role "agent" of whoever runs the loop). The repository's dependency
-// test (TestPackLiterals) holds every non-test Go file outside the pack free
+// test (TestPackBoundary) holds every non-test Go file outside the pack free
 // of them as string literals, so the list is the pack's own and cannot
 // drift. Sorted.
 func Vocabulary() []string {
