@@ -112,17 +112,20 @@ type GradingOutcome struct {
 // SelectorKind names one of the three closed evidence-selector kinds.
 type SelectorKind string
 
-// Selector kinds (upstream's read-contract algebra).
+// Selector kinds (upstream's read-contract algebra). Each starts from the
+// record the payload selects (payload[PayloadField] keys Root); which
+// fields each needs is the pack's to name.
 const (
-	// SelectPayloadRegistryKey cites the payload identity after resolving
-	// it through Tool/Root.
+	// SelectPayloadRegistryKey cites the selected record's key.
 	SelectPayloadRegistryKey SelectorKind = "payload_registry_key"
-	// SelectWorkEvidenceForInvoice cites the authoritative work evidence of
-	// the cycle the payload-selected invoice belongs to.
-	SelectWorkEvidenceForInvoice SelectorKind = "work_evidence_for_invoice"
-	// SelectQuoteForSelectedApproval cites "<quote_id>:v<quote_version>" of
-	// the payload-selected approval, which must exist in TargetRoot.
-	SelectQuoteForSelectedApproval SelectorKind = "quote_for_selected_approval"
+	// SelectLinkedAuthority cites an authoritative record reached through a
+	// link: selected[LinkField] keys LinkRoot, that record's EvidenceField
+	// keys AuthorityRoot, and the authoritative record found must be of
+	// kind AuthorityKind and carry the same LinkField value.
+	SelectLinkedAuthority SelectorKind = "linked_authority"
+	// SelectVersionedTarget cites "<selected[IDField]>:v<selected[VersionField]>",
+	// which must key TargetRoot.
+	SelectVersionedTarget SelectorKind = "versioned_target"
 )
 
 // EvidenceSelector is one citation obligation. Which fields are meaningful
@@ -132,13 +135,16 @@ type EvidenceSelector struct {
 	Tool         string
 	Root         string
 	PayloadField string
-	// CycleTool/CycleRoot and AuthorityTool/AuthorityRoot serve
-	// SelectWorkEvidenceForInvoice.
-	CycleTool     string
-	CycleRoot     string
-	AuthorityTool string
-	AuthorityRoot string
-	// TargetTool/TargetRoot serve SelectQuoteForSelectedApproval.
-	TargetTool string
-	TargetRoot string
+	// SelectLinkedAuthority: the link (LinkField of the selected record,
+	// keying LinkTool/LinkRoot), the field of the linked record naming the
+	// evidence (EvidenceField), where the evidence is served
+	// (AuthorityTool/AuthorityRoot) and the kind it must have.
+	LinkField, LinkTool, LinkRoot string
+	EvidenceField                 string
+	AuthorityTool, AuthorityRoot  string
+	AuthorityKind                 string
+	// SelectVersionedTarget: the identity and version fields of the
+	// selected record and where the target is served (TargetTool/TargetRoot).
+	IDField, VersionField  string
+	TargetTool, TargetRoot string
 }

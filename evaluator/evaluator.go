@@ -287,7 +287,7 @@ func checkContract(c *engine.GradingContract) error {
 		}
 		for _, s := range o.Selectors {
 			switch s.Kind {
-			case engine.SelectPayloadRegistryKey, engine.SelectWorkEvidenceForInvoice, engine.SelectQuoteForSelectedApproval:
+			case engine.SelectPayloadRegistryKey, engine.SelectLinkedAuthority, engine.SelectVersionedTarget:
 			default:
 				return refusal.New(ErrContract, "outcome %q has an unknown evidence selector kind %q", key, s.Kind)
 			}

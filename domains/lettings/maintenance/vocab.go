@@ -165,16 +165,16 @@ func selectorProjection(s engine.EvidenceSelector) (string, map[string]any) {
 	switch s.Kind {
 	case engine.SelectPayloadRegistryKey:
 		return s.PayloadField, map[string]any{"from": s.Tool + "." + s.Root, "select": "key == payload." + s.PayloadField}
-	case engine.SelectWorkEvidenceForInvoice:
-		return "work_evidence_id", map[string]any{
+	case engine.SelectLinkedAuthority:
+		return s.EvidenceField, map[string]any{
 			"from": s.AuthorityTool + "." + s.AuthorityRoot,
-			"select": "key == cycle.work_evidence_id; kind == work_evidence; cycle_id == cycle.cycle_id where " +
-				fmt.Sprintf("invoice=%s.%s[payload.%s], cycle=%s.%s[invoice.cycle_id]", s.Tool, s.Root, s.PayloadField, s.CycleTool, s.CycleRoot),
+			"select": fmt.Sprintf("key == cycle.%s; kind == %s; %s == cycle.%s where ", s.EvidenceField, s.AuthorityKind, s.LinkField, s.LinkField) +
+				fmt.Sprintf("invoice=%s.%s[payload.%s], cycle=%s.%s[invoice.%s]", s.Tool, s.Root, s.PayloadField, s.LinkTool, s.LinkRoot, s.LinkField),
 		}
 	}
 	return "quote_record_key", map[string]any{
 		"from":   s.TargetTool + "." + s.TargetRoot,
-		"select": fmt.Sprintf("key == approval.quote_id + ':v' + approval.quote_version where approval=%s.%s[payload.%s]", s.Tool, s.Root, s.PayloadField),
+		"select": fmt.Sprintf("key == approval.%s + ':v' + approval.%s where approval=%s.%s[payload.%s]", s.IDField, s.VersionField, s.Tool, s.Root, s.PayloadField),
 	}
 }
 
@@ -182,10 +182,11 @@ func selectorProjection(s engine.EvidenceSelector) (string, map[string]any) {
 var (
 	selApprovalRegistry = engine.EvidenceSelector{Kind: engine.SelectPayloadRegistryKey, Tool: "list_checkpoints", Root: "approvals", PayloadField: "approval_checkpoint_id"}
 	selInvoiceRegistry  = engine.EvidenceSelector{Kind: engine.SelectPayloadRegistryKey, Tool: "list_billing", Root: "invoices", PayloadField: "invoice_id"}
-	selWorkEvidence     = engine.EvidenceSelector{Kind: engine.SelectWorkEvidenceForInvoice, Tool: "list_billing", Root: "invoices", PayloadField: "invoice_id",
-		CycleTool: "get_case_record", CycleRoot: "cycles", AuthorityTool: "list_authoritative_records", AuthorityRoot: "authoritative_records"}
-	selQuoteForApproval = engine.EvidenceSelector{Kind: engine.SelectQuoteForSelectedApproval, Tool: "list_checkpoints", Root: "approvals", PayloadField: "approval_checkpoint_id",
-		TargetTool: "list_quotes", TargetRoot: "quotes"}
+	selWorkEvidence     = engine.EvidenceSelector{Kind: engine.SelectLinkedAuthority, Tool: "list_billing", Root: "invoices", PayloadField: "invoice_id",
+		LinkField: "cycle_id", LinkTool: "get_case_record", LinkRoot: "cycles", EvidenceField: "work_evidence_id",
+		AuthorityTool: "list_authoritative_records", AuthorityRoot: "authoritative_records", AuthorityKind: "work_evidence"}
+	selQuoteForApproval = engine.EvidenceSelector{Kind: engine.SelectVersionedTarget, Tool: "list_checkpoints", Root: "approvals", PayloadField: "approval_checkpoint_id",
+		IDField: "quote_id", VersionField: "quote_version", TargetTool: "list_quotes", TargetRoot: "quotes"}
 )
 
 // obligationContract is one outcome's read and citation requirements.
