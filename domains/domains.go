@@ -1,20 +1,24 @@
-// Package domains is the list of operation packs obaudit carries. Packs
-// never register themselves: [Packs] names each one, and this package is
-// imported by cmd/obaudit and by tests only.
+// Package domains is the registry of the operation packs obaudit carries,
+// and the only way the core reaches one. Packs never register themselves:
+// [Packs] names each one, and a [Pack] hands over, as values and functions,
+// everything the core needs of it: the operation (an engine.Domain), its
+// agents, its terminal classes, its canonical-state validator and recovery
+// rule (for the artefact reader, [Pack.ArtefactDomain]), the acceptance
+// gate's subject ([Pack.Gate]) and its vocabulary.
 //
-// The registry is not yet the only way in to a pack. Outside domains/,
-// these name the lettings maintenance pack directly (`go list -deps`):
-//
-//   - cmd/obaudit imports the pack, its agents and its oracle;
-//   - gate imports the pack, its agents, grading and oracle packages, and
-//     judges the pack's own reference and negative agents.
-//
-// No other non-test package outside domains/ and cmd/ depends on a pack,
-// directly or through another package: each is handed an engine.Domain or
-// engine.Agent (and TestDependencyRules keeps engine, evaluator, execledger,
-// artefact, bundle and episode from importing domains/). The tests of
-// several packages (episode, report, preflight, provider/…, arm/…) import a
-// pack or this registry for fixtures.
+// Who names a pack (non-test code, `go list -deps`): this package; the
+// pack's own subpackages; and cmd/obaudit, which imports this registry and,
+// directly, the maintenance package (the re-grade in validate.go reads a
+// maintenance final state's terminal), its oracle and gate binding (the
+// campaign catalogue) and its agent registry (run.go). Nothing else outside
+// domains/ and cmd/ depends on a pack or on this registry: engine,
+// evaluator, gate, artefact, bundle, episode, report, export and the arms
+// are handed what they need. repo_test.go's TestPackBoundary enforces it,
+// and that no non-test Go file outside a pack spells a word of the pack's
+// vocabulary ([Pack.Vocabulary]) as a string literal (the stateful_time_removed
+// arm, arm/notime, is named there as bound to the maintenance operation by
+// design). The tests of several packages import a pack or this registry
+// for fixtures.
 package domains
 
 import (
