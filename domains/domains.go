@@ -8,9 +8,8 @@
 //
 // Who names a pack (non-test code, `go list -deps`): this package; the
 // pack's own subpackages; and cmd/obaudit, which imports this registry and,
-// directly, the maintenance package (the re-grade in validate.go reads a
-// maintenance final state's terminal), its oracle and gate binding (the
-// campaign catalogue) and its agent registry (run.go). Nothing else outside
+// directly, the maintenance oracle and gate binding (the campaign
+// catalogue) and its agent registry (run.go). Nothing else outside
 // domains/ and cmd/ depends on a pack or on this registry: engine,
 // evaluator, gate, artefact, bundle, episode, report, export and the arms
 // are handed what they need. repo_test.go's TestPackBoundary enforces it,
@@ -65,6 +64,9 @@ type Pack struct {
 	// ValidateState holds an untrusted final_state to the pack's canonical
 	// state (the artefact reader's [artefact.Domain] ValidateState).
 	ValidateState func(state map[string]any, engineVersion string, contract int, recovery bool) error
+	// Terminal reads the terminal outcome and replay-final flag out of a
+	// final state ValidateState accepted (a re-grade's input).
+	Terminal func(finalState map[string]any) (outcome *string, replayFinal bool, err error)
 	// RecoveryVersion is the operation_version of the pack's
 	// delivery-recovery operation ("" when it has none), and
 	// RecoveryFixture the one message fixture a recovery may re-send.
@@ -136,6 +138,7 @@ func maintenancePack() *Pack {
 		},
 		TerminalClasses: maintenance.ProducibleTerminals,
 		ValidateState:   maintenance.ValidateFinalState,
+		Terminal:        maintenance.Terminal,
 		RecoveryVersion: maintenance.RecoveryOperationVersion,
 		RecoveryFixture: maintenance.RecoveryFixture,
 		Gate:            acceptance.Load,
