@@ -85,7 +85,7 @@ func (r *runState) requiredEvidence(actionType string, payload map[string]any, r
 			records[sel.TargetRoot] = r.rootTree(sel.TargetRoot)
 		}
 	}
-	required, problem := ResolveRequiredEvidence(actionType, payload, records)
+	required, problem := resolveRequiredEvidence(actionType, payload, records)
 	var missing []string
 	for _, id := range required {
 		if !slices.Contains(refs, id) && !slices.Contains(missing, id) {
@@ -103,10 +103,11 @@ func (r *runState) requiredEvidence(actionType string, payload map[string]any, r
 	return engine.Refuse(code, "required evidence did not resolve completely: "+detail), true
 }
 
-// ResolveRequiredEvidence resolves the ids an outcome must cite from records
+// resolveRequiredEvidence resolves the ids an outcome must cite from records
 // (a {root: value} map), without choosing citations; problem is "" when
-// every selector resolved. The evaluator reconstructs citations with it.
-func ResolveRequiredEvidence(outcomeKey string, payload, records map[string]any) (required []string, problem string) {
+// every selector resolved. (The evaluator reconstructs citations on its own,
+// from the contract's selectors, as upstream's evaluator does.)
+func resolveRequiredEvidence(outcomeKey string, payload, records map[string]any) (required []string, problem string) {
 	for _, sel := range evidenceContract[outcomeKey].evidence {
 		registry, ok1 := records[sel.Root].(map[string]any)
 		selected, ok2 := payload[sel.PayloadField].(string)

@@ -78,9 +78,9 @@
 //     notified cycle).
 //   - vocab.go: the vocabulary as data: event authorities, action and wake
 //     types, role authority classes, payload contracts, and the read and
-//     citation contract of every outcome key ([RequiredReads],
-//     [EvidenceContract]) with its selectors; [Vocabulary], the words no
-//     Go file outside the pack may spell (repo_test.go TestPackBoundary).
+//     citation contract of every outcome key ([RequiredReads]) with its
+//     selectors; [Vocabulary], the words no Go file outside the pack may
+//     spell (repo_test.go TestPackBoundary).
 //   - state.go, encode.go: the record and its canonical form; encode.go
 //     writes the same bytes directly (engine.StateEncoder), held equal to
 //     the tree by TestRootEncodersMatchTrees.

@@ -3,7 +3,6 @@ package maintenance
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/obaudit/obaudit/engine"
@@ -209,17 +208,6 @@ var evidenceContract = map[string]obligationContract{
 // RequiredReads lists, sorted, the reads outcomeKey must have had served.
 func RequiredReads(outcomeKey string) []string { return evidenceContract[outcomeKey].reads }
 
-// EvidenceContract is the read contract as data, for the evaluator:
-// outcome key → {reads: {tool: "required"}, evidence_refs: {required:
-// {name: {from, select}}}}.
-func EvidenceContract() map[string]any {
-	out := map[string]any{}
-	for k := range evidenceContract {
-		out[k] = map[string]any{"reads": readsPart(k), "evidence_refs": evidencePart(k)}
-	}
-	return out
-}
-
 func readsPart(key string) map[string]any {
 	m := map[string]any{}
 	for _, t := range evidenceContract[key].reads {
@@ -389,5 +377,3 @@ func sortedFieldNames(m map[string]string) []string {
 }
 
 func quoteKey(id string, version int64) string { return fmt.Sprintf("%s:v%d", id, version) }
-
-var _ = strings.TrimSpace
