@@ -31,15 +31,10 @@ import (
 	"github.com/obaudit/obaudit/gate"
 )
 
-// Agent is one registered agent of a pack.
-type Agent struct {
-	ID   string
-	Kind string // "reference" or "negative"
-	// Scenarios are the scenarios the agent is registered for (the runner
-	// accepts any scenario; gates restrict).
-	Scenarios []string
-	New       func() engine.Agent
-}
+// Agent is one registered agent of a pack: its id, its kind ("reference"
+// or "negative"), the scenarios it is registered for (the runner accepts
+// any scenario; gates restrict) and its factory.
+type Agent = agents.Entry
 
 // Pack is one operation pack as the CLI sees it.
 type Pack struct {
@@ -143,9 +138,7 @@ func maintenancePack() *Pack {
 		RecoveryFixture: maintenance.RecoveryFixture,
 		Gate:            acceptance.Load,
 		Vocabulary:      maintenance.Vocabulary,
-	}
-	for _, e := range agents.Entries() {
-		p.Agents = append(p.Agents, Agent{ID: e.ID, Kind: e.Kind, Scenarios: e.Scenarios, New: e.New})
+		Agents:          agents.Entries(),
 	}
 	return p
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/acceptance"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
@@ -310,22 +309,5 @@ func TestReportIsDeterministic(t *testing.T) {
 	b := mustRun(t, gate.Options{Subject: subject(t, spec, m), Sequential: true})
 	if a.Text() != b.Text() {
 		t.Fatalf("parallel and sequential reports differ:\n%s\n%s", a.Text(), b.Text())
-	}
-}
-
-// TestRegistryAgreesWithThePackList: the gate's agent registry and the
-// pack list the CLI's run command uses name the same agents, kinds and
-// scenarios, in the same order.
-func TestRegistryAgreesWithThePackList(t *testing.T) {
-	pack := domains.Default()
-	entries := agents.Entries()
-	if len(pack.Agents) != len(entries) {
-		t.Fatalf("pack lists %d agents, registry %d", len(pack.Agents), len(entries))
-	}
-	for i, e := range entries {
-		p := pack.Agents[i]
-		if p.ID != e.ID || p.Kind != e.Kind || !slices.Equal(p.Scenarios, e.Scenarios) {
-			t.Errorf("agent %d: pack %+v, registry %+v", i, p, e)
-		}
 	}
 }
