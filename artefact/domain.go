@@ -10,8 +10,7 @@ import "slices"
 // other way); cmd/obaudit adapts a pack into a Domain and hands it to the
 // reader through [Options].
 type Domain struct {
-	// OperationType is the operation.operation_type this entry validates,
-	// e.g. "lettings.maintenance.synthetic".
+	// OperationType is the operation.operation_type this entry validates.
 	OperationType string
 	// TerminalClasses are the values expected_terminal may take.
 	TerminalClasses []string
@@ -21,14 +20,19 @@ type Domain struct {
 	Agents map[string]string
 	// ValidateState checks a final_state object against the domain's
 	// canonical state shape. engineVersion and contract are the document's;
-	// recovery is true for a contract-8 document of the 0.7.0
-	// delivery-recovery operation. It returns nil or an error describing the
+	// recovery is true for a contract-8 document of RecoveryVersion. It returns nil or an error describing the
 	// first problem (its class, if any, is kept in the refusal's chain under
 	// [ErrFinalState]). If an error in its chain has a method
 	// StatePointer() string returning an RFC 6901 pointer relative to the
 	// final state, the refusal's [Pointer] is "/final_state" followed by it.
 	// It must not be nil.
 	ValidateState func(state map[string]any, engineVersion string, contract int, recovery bool) error
+	// RecoveryVersion is the operation_version of the domain's
+	// delivery-recovery operation ("" for none): a contract-8 document of it
+	// is read with recovery on, its trajectory admitting a side effect that
+	// carries recovery_of and dispatch_channel "secondary" and re-sends
+	// RecoveryFixture, and ValidateState called with recovery true.
+	RecoveryVersion, RecoveryFixture string
 }
 
 // kinds returns the set of kinds the registry declares.

@@ -137,7 +137,7 @@ func (v *validator) document(tree any) error {
 	if err := events(root["events"]); err != nil {
 		return err
 	}
-	recovery := v.version == Version && op["operation_type"] == "lettings.maintenance.synthetic" && op["operation_version"] == "0.7.0"
+	recovery := v.version == Version && v.domain != nil && v.domain.RecoveryVersion != "" && op["operation_version"] == v.domain.RecoveryVersion
 	if err := v.trajectory(root["trajectory"], recovery); err != nil {
 		return err
 	}
@@ -355,7 +355,7 @@ func (v *validator) trajectory(x any, recovery bool) error {
 			if body["dispatch_channel"] != "secondary" {
 				return fail(ErrUnknownValue, p+"/dispatch_channel", "unknown recovery channel %s", show(body["dispatch_channel"]))
 			}
-			if body["message_fixture_id"] != "msg_transfer_notice" {
+			if body["message_fixture_id"] != v.domain.RecoveryFixture {
 				return fail(ErrUnknownValue, p+"/message_fixture_id", "unsupported recovery fixture %s", show(body["message_fixture_id"]))
 			}
 			if err := rowBody(body, shapes, p, v.version, "recovery_of", "dispatch_channel"); err != nil {

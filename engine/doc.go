@@ -22,7 +22,8 @@
 //     and run metadata ([ScenarioMeta]) the engine carries but never reads.
 //   - Static: the published vocabulary every observation shows ([Static]):
 //     policy view, actors, action schemas, wake event types, the retrieval
-//     catalogue and the record mechanics.
+//     catalogue and the record mechanics; and the pack's types the hosted
+//     decisions ASK and ESCALATE become ([HostedTypes]).
 //   - NewState: a fresh mutable record ([State]) for one execution. The
 //     Domain value itself is immutable and may be shared by concurrent
 //     episodes.
@@ -43,17 +44,22 @@
 // state writes its own canonical bytes, which must equal
 // canon.Upstream(Canonical())) and [Graded] (the domain publishes a
 // [GradingContract], copied into [Episode.Contract] so the evaluator,
-// which imports no domain either, grades from data).
+// which imports no domain either, grades from data: the scenario's
+// expectations, the terminal classes, the catalogue and root shapes, the
+// read and citation contract with its selectors ([EvidenceSelector], whose
+// fields the pack names), and which of its types each rubric rule is about
+// ([RubricTypes])). No operation's word is spelled here: repo_test.go's
+// TestPackBoundary fails on any string literal of a pack's vocabulary
+// outside that pack.
 //
 // An [Agent] is told the operation and an opaque instance id
 // (BeginEpisode) and then answers one [Observation] per call with a
 // [Decision]: a business outcome ([Act], [Wait], [Ask], [Escalate],
 // [Complete]), a read step ([Retrieve]) or an unreadable answer
 // ([Malformed]). [Ask] and [Escalate] are upstream's composite outcomes:
-// the engine proposes them as the "send_message" and
-// "request_exception_resolution" actions and, when the action is accepted,
-// waits (an Escalate on "operator_exception_resolved", with its deadline as
-// fallback).
+// the engine proposes them as the pack's Static.Hosted Ask and Escalate
+// actions and, when the action is accepted, waits (an Escalate on the
+// pack's EscalationResolved event, with its deadline as fallback).
 //
 // # The loop
 //

@@ -209,9 +209,24 @@ type Static struct {
 	// RecordContract is the published record mechanics
 	// [identity suffix, version context, algorithm, prefix length].
 	RecordContract []any
+	// Hosted names the pack's types the hosted decisions ASK and ESCALATE
+	// become.
+	Hosted HostedTypes
 
 	fragOnce sync.Once
 	frag     *fragments
+}
+
+// HostedTypes are the pack's action and event types the engine lowers its
+// two composite decisions to: an [Ask] proposes the Ask action (payload
+// recipient_actor_id, message_fixture_id, correlation_id) and then waits;
+// an [Escalate] proposes the Escalate action (payload exception_type,
+// approval_checkpoint_id, deadline_after_minutes) and waits for the
+// EscalationResolved event, its deadline as the fallback. A pack that
+// leaves them empty has no such decisions: the proposal names no action
+// and the pack refuses it.
+type HostedTypes struct {
+	Ask, Escalate, EscalationResolved string
 }
 
 // CatalogueEntry is one published read.

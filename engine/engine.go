@@ -881,7 +881,7 @@ func (x *execution) handle(d Decision) bool {
 			"recipient_actor_id": o.RecipientActorID, "message_fixture_id": o.MessageFixtureID,
 			"correlation_id": optStr(o.CorrelationID),
 		}
-		if !x.proposeAction("send_message", payload, nil) {
+		if !x.proposeAction(x.static.Hosted.Ask, payload, nil) {
 			return false
 		}
 		return x.declareWait(o.Wait)
@@ -890,11 +890,11 @@ func (x *execution) handle(d Decision) bool {
 			"exception_type": o.ExceptionType, "approval_checkpoint_id": o.CheckpointID,
 			"deadline_after_minutes": o.DeadlineAfterMinutes,
 		}
-		if !x.proposeAction("request_exception_resolution", payload, o.EvidenceRefs) {
+		if !x.proposeAction(x.static.Hosted.Escalate, payload, o.EvidenceRefs) {
 			return false
 		}
 		return x.declareWait(&Wait{
-			Reason: "awaiting the exception checkpoint it just opened", WakeOn: []string{"operator_exception_resolved"},
+			Reason: "awaiting the exception checkpoint it just opened", WakeOn: []string{x.static.Hosted.EscalationResolved},
 			FallbackAfterMinutes: Minutes(o.DeadlineAfterMinutes),
 		})
 	case *Act:

@@ -11,10 +11,12 @@ package engine
 // root, and its action evidence contract (required reads and citation
 // selectors per outcome key).
 type GradingContract struct {
-	// OperationType names the rubric the evaluator applies
-	// ("lettings.maintenance.synthetic"); an evaluator refuses a type it has
-	// no rubric for.
+	// OperationType is the pack's operation type (the evaluator names it in
+	// what it reports; it holds no list of types).
 	OperationType string
+	// Types names the pack's action and event types each of the rubric's
+	// rules is about; an evaluator refuses a contract that leaves one out.
+	Types RubricTypes
 	// Scenario holds the authored expectations of the scenario graded.
 	Scenario GradingScenario
 	// TerminalOutcomes lists the business terminal classes the pack can
@@ -30,6 +32,35 @@ type GradingContract struct {
 	// Outcomes is the action evidence contract keyed by outcome key (action
 	// types, plus "complete" for the terminal proposal).
 	Outcomes map[string]GradingOutcome
+}
+
+// RubricTypes names which of a pack's action and event types plays each
+// part in the evaluator's rules (upstream's eleven-dimension rubric).
+type RubricTypes struct {
+	// Actions: the visit request counted by human_checkpoints; the
+	// irreversible work authorisation and payment request; the invoice
+	// validation request; the notification sent and the exception
+	// checkpoint requested (the transfer notice rule).
+	VisitRequest, WorkAuthorisation, PaymentRequest, InvoiceValidationRequest, Notification, ExceptionRequest string
+	// Events: the issue report naming the reporter; the invoice received,
+	// work verified and invoice validated facts an invoice validation or a
+	// payment must follow; the approval reminder.
+	IssueReported, InvoiceReceived, WorkVerified, InvoiceValidated, ApprovalReminderDue string
+}
+
+// Missing names the first part left empty ("" when none is).
+func (t *RubricTypes) Missing() string {
+	for _, f := range []struct{ name, v string }{
+		{"VisitRequest", t.VisitRequest}, {"WorkAuthorisation", t.WorkAuthorisation}, {"PaymentRequest", t.PaymentRequest},
+		{"InvoiceValidationRequest", t.InvoiceValidationRequest}, {"Notification", t.Notification}, {"ExceptionRequest", t.ExceptionRequest},
+		{"IssueReported", t.IssueReported}, {"InvoiceReceived", t.InvoiceReceived}, {"WorkVerified", t.WorkVerified},
+		{"InvoiceValidated", t.InvoiceValidated}, {"ApprovalReminderDue", t.ApprovalReminderDue},
+	} {
+		if f.v == "" {
+			return f.name
+		}
+	}
+	return ""
 }
 
 // GradingScenario is a scenario's authored expectations.
@@ -81,17 +112,20 @@ type GradingOutcome struct {
 // SelectorKind names one of the three closed evidence-selector kinds.
 type SelectorKind string
 
-// Selector kinds (upstream's read-contract algebra).
+// Selector kinds (upstream's read-contract algebra). Each starts from the
+// record the payload selects (payload[PayloadField] keys Root); which
+// fields each needs is the pack's to name.
 const (
-	// SelectPayloadRegistryKey cites the payload identity after resolving
-	// it through Tool/Root.
+	// SelectPayloadRegistryKey cites the selected record's key.
 	SelectPayloadRegistryKey SelectorKind = "payload_registry_key"
-	// SelectWorkEvidenceForInvoice cites the authoritative work evidence of
-	// the cycle the payload-selected invoice belongs to.
-	SelectWorkEvidenceForInvoice SelectorKind = "work_evidence_for_invoice"
-	// SelectQuoteForSelectedApproval cites "<quote_id>:v<quote_version>" of
-	// the payload-selected approval, which must exist in TargetRoot.
-	SelectQuoteForSelectedApproval SelectorKind = "quote_for_selected_approval"
+	// SelectLinkedAuthority cites an authoritative record reached through a
+	// link: selected[LinkField] keys LinkRoot, that record's EvidenceField
+	// keys AuthorityRoot, and the authoritative record found must be of
+	// kind AuthorityKind and carry the same LinkField value.
+	SelectLinkedAuthority SelectorKind = "linked_authority"
+	// SelectVersionedTarget cites "<selected[IDField]>:v<selected[VersionField]>",
+	// which must key TargetRoot.
+	SelectVersionedTarget SelectorKind = "versioned_target"
 )
 
 // EvidenceSelector is one citation obligation. Which fields are meaningful
@@ -101,13 +135,16 @@ type EvidenceSelector struct {
 	Tool         string
 	Root         string
 	PayloadField string
-	// CycleTool/CycleRoot and AuthorityTool/AuthorityRoot serve
-	// SelectWorkEvidenceForInvoice.
-	CycleTool     string
-	CycleRoot     string
-	AuthorityTool string
-	AuthorityRoot string
-	// TargetTool/TargetRoot serve SelectQuoteForSelectedApproval.
-	TargetTool string
-	TargetRoot string
+	// SelectLinkedAuthority: the link (LinkField of the selected record,
+	// keying LinkTool/LinkRoot), the field of the linked record naming the
+	// evidence (EvidenceField), where the evidence is served
+	// (AuthorityTool/AuthorityRoot) and the kind it must have.
+	LinkField, LinkTool, LinkRoot string
+	EvidenceField                 string
+	AuthorityTool, AuthorityRoot  string
+	AuthorityKind                 string
+	// SelectVersionedTarget: the identity and version fields of the
+	// selected record and where the target is served (TargetTool/TargetRoot).
+	IDField, VersionField  string
+	TargetTool, TargetRoot string
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/evaluator"
-	"github.com/obaudit/obaudit/evaluator/evaluatortest"
 	"github.com/obaudit/obaudit/internal/cputime"
 	"github.com/obaudit/obaudit/schemas"
 )
@@ -15,7 +14,7 @@ import (
 func BenchmarkEvaluateV1(b *testing.B) {
 	doc := loadArtefact(b, fixtureV1)
 	r := runOf(b, doc, yes())
-	c := evaluatortest.Maintenance("V1")
+	c := maintenanceContract("V1")
 	for _, e := range schemas.Engines() {
 		b.Run(e, func(b *testing.B) {
 			b.ReportAllocs()

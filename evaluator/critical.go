@@ -92,7 +92,6 @@ var (
 	proposalOutcomeTypes = stringSet("action_rejected", "effect_accepted")
 	validatedStatus      = stringSet("VALIDATED")
 	mutatingRecordTypes  = stringSet("effect_accepted", "event_observed")
-	irreversibleActions  = stringSet("authorise_supplier_work", "request_payment")
 )
 
 // effectBindings says what each accepted effect established.
@@ -313,12 +312,12 @@ func (g *grader) invoiceValidationProblems(in *integrity, position int64, cycleI
 		problems = append(problems, sprintf("invoice %s belongs to cycle %s, not to cycle %s, which this validation committed against",
 			python.Quote(accepted), python.Repr(invoice["cycle_id"]), python.Repr(cycleID)))
 	}
-	if g.priorDelivery(in, position, "supplier_invoice_received", func(body map[string]any) bool {
+	if g.priorDelivery(in, position, g.c.Types.InvoiceReceived, func(body map[string]any) bool {
 		return pyEq(body["invoice_id"], accepted)
 	}) < 0 {
 		problems = append(problems, sprintf("no authoritative record of invoice %s reached this operation before its validation was requested", python.Quote(accepted)))
 	}
-	if g.priorDelivery(in, position, "work_evidence_verified", func(body map[string]any) bool {
+	if g.priorDelivery(in, position, g.c.Types.WorkVerified, func(body map[string]any) bool {
 		return pyEq(body["cycle_id"], cycleID)
 	}) < 0 {
 		problems = append(problems, sprintf("no authoritative work evidence for cycle %s reached this operation before the invoice was sent for validation", python.Repr(cycleID)))
@@ -364,7 +363,7 @@ func (g *grader) causal(in *integrity, b *proposalBinding, e *effectBindings) []
 	quotes := idx(fs, "quotes")
 	effects := g.rowsOf("effect_accepted")
 	for _, row := range effects {
-		if !pyEq(row["action_type"], "authorise_supplier_work") {
+		if !pyEq(row["action_type"], g.c.Types.WorkAuthorisation) {
 			continue
 		}
 		position := pyInt(idx(row, "index"))
@@ -383,7 +382,7 @@ func (g *grader) causal(in *integrity, b *proposalBinding, e *effectBindings) []
 		}
 	}
 	for _, row := range effects {
-		if !pyEq(row["action_type"], "request_invoice_validation") {
+		if !pyEq(row["action_type"], g.c.Types.InvoiceValidationRequest) {
 			continue
 		}
 		position := pyInt(idx(row, "index"))
@@ -407,7 +406,7 @@ func (g *grader) causal(in *integrity, b *proposalBinding, e *effectBindings) []
 	cycleID := payment["cycle_id"]
 	invoice := mapGet(idx(fs, "invoices"), invoiceID)
 	for _, row := range effects {
-		if !pyEq(row["action_type"], "request_payment") {
+		if !pyEq(row["action_type"], g.c.Types.PaymentRequest) {
 			continue
 		}
 		position := pyInt(idx(row, "index"))
@@ -423,12 +422,12 @@ func (g *grader) causal(in *integrity, b *proposalBinding, e *effectBindings) []
 					python.Repr(invoiceID), python.Repr(inv["cycle_id"]), python.Repr(cycleID)))
 			}
 		}
-		if g.priorDelivery(in, position, "work_evidence_verified", func(body map[string]any) bool {
+		if g.priorDelivery(in, position, g.c.Types.WorkVerified, func(body map[string]any) bool {
 			return pyEq(body["cycle_id"], cycleID)
 		}) < 0 {
 			problems = append(problems, sprintf("no authoritative work evidence for cycle %s reached this operation before the payment was requested", python.Repr(cycleID)))
 		}
-		if g.priorDelivery(in, position, "invoice_validation_completed", func(body map[string]any) bool {
+		if g.priorDelivery(in, position, g.c.Types.InvoiceValidated, func(body map[string]any) bool {
 			v, isBool := body["valid"].(bool)
 			return pyEq(body["invoice_id"], invoiceID) && isBool && v
 		}) < 0 {
@@ -477,7 +476,7 @@ func (g *grader) critical(in *integrity) Dimension {
 
 	accepted := g.rowsOf("effect_accepted")
 	for _, row := range accepted {
-		if !pyEq(row["action_type"], "authorise_supplier_work") {
+		if !pyEq(row["action_type"], g.c.Types.WorkAuthorisation) {
 			continue
 		}
 		cycleID := row["cycle_id"]
@@ -493,7 +492,7 @@ func (g *grader) critical(in *integrity) Dimension {
 		}
 	}
 	for _, row := range accepted {
-		if !pyEq(row["action_type"], "request_payment") {
+		if !pyEq(row["action_type"], g.c.Types.PaymentRequest) {
 			continue
 		}
 		payment := idx(fs, "payment")
@@ -549,6 +548,7 @@ func (g *grader) critical(in *integrity) Dimension {
 	}
 
 	irreversible := 0
+	irreversibleActions := stringSet(g.c.Types.WorkAuthorisation, g.c.Types.PaymentRequest)
 	seen := map[[2]any]bool{}
 	for _, row := range accepted {
 		at := row["action_type"]

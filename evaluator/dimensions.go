@@ -131,7 +131,7 @@ func (g *grader) temporal(in *integrity) Dimension {
 	}
 	reminders := 0
 	for _, ev := range g.r.Events {
-		if pyEq(idx(ev, "event_type"), "approval_reminder_due") && pyEq(idx(ev, "disposition"), "accepted") {
+		if pyEq(idx(ev, "event_type"), g.c.Types.ApprovalReminderDue) && pyEq(idx(ev, "disposition"), "accepted") {
 			reminders++
 		}
 	}
@@ -279,7 +279,7 @@ func (g *grader) recovery() Dimension {
 	reopens := g.rowsOf("operation_reopened")
 	booked := map[string]bool{}
 	for _, row := range g.rowsOf("effect_accepted") {
-		if pyEq(row["action_type"], "request_supplier_visit") {
+		if pyEq(row["action_type"], g.c.Types.VisitRequest) {
 			booked[python.Str(row["cycle_id"])] = true
 		}
 	}

@@ -1,6 +1,7 @@
 // Package evaluator grades one OperateBench episode: the deterministic,
-// semantic, eleven-dimension result vector of upstream's lettings-maintenance
-// evaluator, reproduced from upstream engine 0.9.0 byte for byte. It reads the
+// semantic, eleven-dimension result vector of upstream's evaluator (written
+// for its lettings-maintenance operation), reproduced from upstream engine
+// 0.9.0 byte for byte. It reads the
 // trajectory, the delivered events and the final state — never text, never a
 // judge — and it does not trust the runtime's guards: every dimension is
 // re-derived from the record.
@@ -8,13 +9,13 @@
 // # Use
 //
 // [Evaluate] takes the engine version to grade under, the pack's grading
-// contract for the scenario (an engine.GradingContract: the maintenance pack's
-// is built by package grading), and the run as canon value trees:
+// contract for the scenario (an engine.GradingContract the pack's domain
+// publishes, engine.Graded), and the run as canon value trees:
 //
 //	doc, _ := canon.Parse(artefactBytes)           // an episode artefact
 //	art := doc.(map[string]any)
 //	run, err := evaluator.RunFromArtefact(art, replayOK) // replayOK: the self-check, or nil
-//	contract, err := grading.Contract(spec, art["scenario_id"].(string))
+//	contract := dom.(engine.Graded).GradingContract() // dom: the pack's domain for the scenario
 //	ev, err := evaluator.Evaluate(art["engine_version"].(string), contract, run)
 //	section := ev.Tree()                           // the artefact's "evaluation" section
 //	b, _ := canon.Upstream(section)                // upstream canonical bytes
@@ -56,6 +57,9 @@
 // # Compatibility
 //
 // The grading of an engine version never changes; a change is a new engine
-// version. The evaluator imports no domain: what it knows of a pack reaches it
-// as an engine.GradingContract.
+// version. The evaluator imports no domain and spells no pack's word: the
+// rules are upstream's (their finding codes, the record roots and fields
+// they read), and which action and event types each is about
+// (GradingContract.Types), the catalogue and the citation selectors reach it
+// from the pack as an engine.GradingContract.
 package evaluator

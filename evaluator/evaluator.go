@@ -28,10 +28,6 @@ var (
 	ErrMalformedRun = refusal.Sentinel("evaluator/malformed-run")
 )
 
-// OperationType is the one rubric this evaluator carries: upstream's
-// lettings-maintenance evaluator.
-const OperationType = "lettings.maintenance.synthetic"
-
 // Dimension names, in report order. The result vector always carries all
 // eleven.
 const (
@@ -264,8 +260,8 @@ func checkContract(c *engine.GradingContract) error {
 	if c == nil {
 		return refusal.New(ErrContract, "no grading contract")
 	}
-	if c.OperationType != OperationType {
-		return refusal.New(ErrContract, "operation type %q has no rubric here (this evaluator grades %q)", c.OperationType, OperationType)
+	if part := c.Types.Missing(); part != "" {
+		return refusal.New(ErrContract, "operation type %q names no type for the rubric's %s", c.OperationType, part)
 	}
 	if c.Scenario.ScenarioID == "" || c.Scenario.ExpectedTerminal == "" {
 		return refusal.New(ErrContract, "the contract names no scenario or expected terminal")
@@ -291,7 +287,7 @@ func checkContract(c *engine.GradingContract) error {
 		}
 		for _, s := range o.Selectors {
 			switch s.Kind {
-			case engine.SelectPayloadRegistryKey, engine.SelectWorkEvidenceForInvoice, engine.SelectQuoteForSelectedApproval:
+			case engine.SelectPayloadRegistryKey, engine.SelectLinkedAuthority, engine.SelectVersionedTarget:
 			default:
 				return refusal.New(ErrContract, "outcome %q has an unknown evidence selector kind %q", key, s.Kind)
 			}

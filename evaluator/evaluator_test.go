@@ -8,7 +8,6 @@ import (
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/evaluator"
-	"github.com/obaudit/obaudit/evaluator/evaluatortest"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
@@ -52,7 +51,7 @@ func testByteIdentical(t *testing.T, name string) {
 	if doc["engine_version"] != schemas.EngineUpstream {
 		t.Fatalf("fixture engine_version = %v", doc["engine_version"])
 	}
-	ev, err := evaluator.Evaluate(schemas.EngineUpstream, evaluatortest.Maintenance("V1"), runOf(t, doc, yes()))
+	ev, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), runOf(t, doc, yes()))
 	if err != nil {
 		t.Fatalf("Evaluate = %v", err)
 	}
@@ -77,7 +76,7 @@ func testByteIdentical(t *testing.T, name string) {
 // engine grades it exactly as 0.9.0 does.
 func TestObauditEngineLeavesV1Unchanged(t *testing.T) {
 	doc := loadArtefact(t, fixtureV1)
-	ev, err := evaluator.Evaluate(schemas.EngineObaudit, evaluatortest.Maintenance("V1"), runOf(t, doc, yes()))
+	ev, err := evaluator.Evaluate(schemas.EngineObaudit, maintenanceContract("V1"), runOf(t, doc, yes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +90,7 @@ func TestObauditEngineLeavesV1Unchanged(t *testing.T) {
 func TestUnknownEngineRefused(t *testing.T) {
 	doc := loadArtefact(t, fixtureV1)
 	for _, v := range []string{"", "0.13.0", "0.9.0+obaudit.2", "0.9"} {
-		_, err := evaluator.Evaluate(v, evaluatortest.Maintenance("V1"), runOf(t, doc, yes()))
+		_, err := evaluator.Evaluate(v, maintenanceContract("V1"), runOf(t, doc, yes()))
 		if !errors.Is(err, engine.ErrUnknownEngineVersion) {
 			t.Errorf("Evaluate(%q) = %v, want class %s", v, err, engine.ErrUnknownEngineVersion.Class)
 		}
@@ -106,7 +105,7 @@ func TestContractRefused(t *testing.T) {
 		mutate func(c *engine.GradingContract) *engine.GradingContract
 	}{
 		{"nil", func(*engine.GradingContract) *engine.GradingContract { return nil }},
-		{"other rubric", func(c *engine.GradingContract) *engine.GradingContract { c.OperationType = "lettings.other"; return c }},
+		{"a rule with no type", func(c *engine.GradingContract) *engine.GradingContract { c.Types.Notification = ""; return c }},
 		{"no scenario", func(c *engine.GradingContract) *engine.GradingContract { c.Scenario.ScenarioID = ""; return c }},
 		{"unknown read", func(c *engine.GradingContract) *engine.GradingContract {
 			o := c.Outcomes["complete"]
@@ -124,7 +123,7 @@ func TestContractRefused(t *testing.T) {
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := evaluator.Evaluate(schemas.EngineUpstream, tc.mutate(evaluatortest.Maintenance("V1")), r)
+			_, err := evaluator.Evaluate(schemas.EngineUpstream, tc.mutate(maintenanceContract("V1")), r)
 			if class, _ := refusal.ClassOf(err); class != evaluator.ErrContract.Class {
 				t.Fatalf("Evaluate = %v, want class %s", err, evaluator.ErrContract.Class)
 			}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/obaudit/obaudit/evaluator"
-	"github.com/obaudit/obaudit/evaluator/evaluatortest"
 	"github.com/obaudit/obaudit/schemas"
 )
 
@@ -13,7 +12,7 @@ import (
 // artefact via RunFromArtefact.)
 func ExampleEvaluate() {
 	run := transferRecord("failed")
-	contract := evaluatortest.Maintenance("V2")
+	contract := maintenanceContract("V2")
 	for _, version := range []string{schemas.EngineUpstream, schemas.EngineObaudit} {
 		ev, err := evaluator.Evaluate(version, contract, run)
 		if err != nil {

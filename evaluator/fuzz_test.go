@@ -5,7 +5,6 @@ import (
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/evaluator"
-	"github.com/obaudit/obaudit/evaluator/evaluatortest"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
@@ -53,7 +52,7 @@ func FuzzEvaluateEdit(f *testing.F) {
 			return
 		}
 		for _, e := range schemas.Engines() {
-			ev, err := evaluator.Evaluate(e, evaluatortest.Maintenance("V1"), r)
+			ev, err := evaluator.Evaluate(e, maintenanceContract("V1"), r)
 			if err != nil {
 				if _, ok := refusal.ClassOf(err); !ok {
 					t.Fatalf("Evaluate(%s) = classless error %v", e, err)
@@ -85,7 +84,7 @@ func FuzzEvaluateRun(f *testing.F) {
 			return
 		}
 		for _, e := range schemas.Engines() {
-			if _, err := evaluator.Evaluate(e, evaluatortest.Maintenance("V2"), r); err != nil {
+			if _, err := evaluator.Evaluate(e, maintenanceContract("V2"), r); err != nil {
 				if _, ok := refusal.ClassOf(err); !ok {
 					t.Fatalf("classless error %v", err)
 				}

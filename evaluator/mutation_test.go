@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/evaluator"
-	"github.com/obaudit/obaudit/evaluator/evaluatortest"
 	"github.com/obaudit/obaudit/schemas"
 )
 
@@ -274,7 +273,7 @@ func TestMutationsAreFound(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := loadArtefact(t, fixtureV1)
 			tc.mutate(t, doc)
-			ev, err := evaluator.Evaluate(schemas.EngineUpstream, evaluatortest.Maintenance("V1"), runOf(t, doc, yes()))
+			ev, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), runOf(t, doc, yes()))
 			if err != nil {
 				t.Fatalf("Evaluate = %v", err)
 			}
@@ -298,7 +297,7 @@ func TestMutationsAreFound(t *testing.T) {
 // V1 (declared) and a desync when the scenario does not declare it.
 func TestUndeclaredRejection(t *testing.T) {
 	doc := loadArtefact(t, fixtureV1)
-	c := evaluatortest.Maintenance("V1")
+	c := maintenanceContract("V1")
 	c.Scenario.ExpectedEventRejections = map[string]string{}
 	ev, err := evaluator.Evaluate(schemas.EngineUpstream, c, runOf(t, doc, yes()))
 	if err != nil {
@@ -323,7 +322,7 @@ func TestReplayDimension(t *testing.T) {
 		replay *bool
 		code   string
 	}{{nil, "REPLAY_NOT_CHECKED"}, {&no, "REPLAY_DIVERGED"}} {
-		ev, err := evaluator.Evaluate(schemas.EngineUpstream, evaluatortest.Maintenance("V1"), runOf(t, doc, tc.replay))
+		ev, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), runOf(t, doc, tc.replay))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -339,7 +338,7 @@ func TestReplayDimension(t *testing.T) {
 
 func TestWrongScenarioTerminal(t *testing.T) {
 	doc := loadArtefact(t, fixtureV1)
-	ev, err := evaluator.Evaluate(schemas.EngineUpstream, evaluatortest.Maintenance("V2"), runOf(t, doc, yes()))
+	ev, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V2"), runOf(t, doc, yes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +366,7 @@ func TestUnreadableRecordsRefused(t *testing.T) {
 			doc := loadArtefact(t, fixtureV1)
 			mutate(doc)
 			r := runOf(t, doc, yes())
-			_, err := evaluator.Evaluate(schemas.EngineUpstream, evaluatortest.Maintenance("V1"), r)
+			_, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), r)
 			if !errors.Is(err, evaluator.ErrUnreadableRecord) {
 				t.Fatalf("Evaluate = %v, want %s", err, evaluator.ErrUnreadableRecord.Class)
 			}

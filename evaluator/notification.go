@@ -38,7 +38,7 @@ func (g *grader) transferNoticeEstablished() transferNoticeCheck {
 	var reports []map[string]any
 	for _, ev := range g.r.Events {
 		em, ok := ev.(map[string]any)
-		if ok && pyEq(em["event_type"], "customer_issue_reported") && pyEq(em["disposition"], "accepted") {
+		if ok && pyEq(em["event_type"], g.c.Types.IssueReported) && pyEq(em["disposition"], "accepted") {
 			reports = append(reports, em)
 		}
 	}
@@ -76,7 +76,7 @@ func (g *grader) transferNoticeEstablished() transferNoticeCheck {
 	// 3. The exception request that opened it fixes the transfer cycle.
 	var cycle string
 	for _, row := range g.rowsOf("effect_accepted") {
-		if pyInt(idx(row, "index")) >= resolvedAt || !pyEq(row["action_type"], "request_exception_resolution") {
+		if pyInt(idx(row, "index")) >= resolvedAt || !pyEq(row["action_type"], g.c.Types.ExceptionRequest) {
 			continue
 		}
 		b, ok := row["bindings"].(map[string]any)
@@ -89,13 +89,13 @@ func (g *grader) transferNoticeEstablished() transferNoticeCheck {
 		}
 	}
 	if cycle == "" {
-		return transferNoticeCheck{why: sprintf("no accepted request_exception_resolution before the resolution opened checkpoint %s, so no transfer cycle is established", python.Repr(checkpoint))}
+		return transferNoticeCheck{why: sprintf("no accepted %s before the resolution opened checkpoint %s, so no transfer cycle is established", g.c.Types.ExceptionRequest, python.Repr(checkpoint))}
 	}
 
 	// 4–7. A delivered notice to the reporter on that cycle.
 	result := transferNoticeCheck{why: sprintf("no %s to %s correlated to cycle %s was proposed after ownership was taken", transferNotice, python.Quote(reporter), python.Quote(cycle))}
 	for start, row := range g.rows {
-		if int64(start) <= resolvedAt || !pyEq(row["record_type"], "action_proposed") || !pyEq(row["action_type"], "send_message") {
+		if int64(start) <= resolvedAt || !pyEq(row["record_type"], "action_proposed") || !pyEq(row["action_type"], g.c.Types.Notification) {
 			continue
 		}
 		payload, ok := row["payload"].(map[string]any)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/evaluator"
-	"github.com/obaudit/obaudit/evaluator/evaluatortest"
 	"github.com/obaudit/obaudit/schemas"
 )
 
@@ -70,7 +69,7 @@ func codesOf(ev *evaluator.Evaluation, dim string) []string {
 // fails recovery and obligations under obaudit's engine, and nothing under
 // 0.9.0; a delivered one satisfies both.
 func TestNotificationRule(t *testing.T) {
-	c := evaluatortest.Maintenance("V2")
+	c := maintenanceContract("V2")
 	for _, tc := range []struct {
 		dispatch, engine         string
 		wantRecovery, wantOblige []string
@@ -108,7 +107,7 @@ func TestNotificationRuleWrongRecipient(t *testing.T) {
 			m["recipient_actor_id"] = "approver_1"
 		}
 	}
-	ev, err := evaluator.Evaluate(schemas.EngineObaudit, evaluatortest.Maintenance("V2"), r)
+	ev, err := evaluator.Evaluate(schemas.EngineObaudit, maintenanceContract("V2"), r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,14 +126,14 @@ func TestFailedCompletionNoticeMustBeDelivered(t *testing.T) {
 	delete(r, "status")
 	r["record_type"] = "side_effect_failed"
 	r["committed_decision_preserved"] = true
-	up, err := evaluator.Evaluate(schemas.EngineUpstream, evaluatortest.Maintenance("V1"), runOf(t, doc, yes()))
+	up, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), runOf(t, doc, yes()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !up.Reliable() {
 		t.Fatalf("0.9.0 has no notification rule, yet failed %v", up.FailedDimensions())
 	}
-	ob, err := evaluator.Evaluate(schemas.EngineObaudit, evaluatortest.Maintenance("V1"), runOf(t, doc, yes()))
+	ob, err := evaluator.Evaluate(schemas.EngineObaudit, maintenanceContract("V1"), runOf(t, doc, yes()))
 	if err != nil {
 		t.Fatal(err)
 	}

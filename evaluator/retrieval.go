@@ -80,17 +80,17 @@ func (g *grader) requiredCitations(key string, payload any, records map[string]a
 		switch sel.Kind {
 		case engine.SelectPayloadRegistryKey:
 			required = append(required, selectedID)
-		case engine.SelectWorkEvidenceForInvoice:
-			cycleID := selected["cycle_id"]
+		case engine.SelectLinkedAuthority:
+			cycleID := selected[sel.LinkField]
 			var cycle map[string]any
-			if cycles, ok := records[sel.CycleRoot].(map[string]any); ok {
+			if cycles, ok := records[sel.LinkRoot].(map[string]any); ok {
 				cycle, _ = mapGet(cycles, cycleID).(map[string]any)
 			}
 			cid, isStr := cycleID.(string)
 			if !isStr || cycle == nil {
 				return citationUnresolved, nil
 			}
-			evidenceID := cycle["work_evidence_id"]
+			evidenceID := cycle[sel.EvidenceField]
 			var authority map[string]any
 			if authorities, ok := records[sel.AuthorityRoot].(map[string]any); ok {
 				authority, _ = mapGet(authorities, evidenceID).(map[string]any)
@@ -99,13 +99,13 @@ func (g *grader) requiredCitations(key string, payload any, records map[string]a
 			if !isStr || authority == nil {
 				return citationUnresolved, nil
 			}
-			if !pyEq(authority["kind"], "work_evidence") || !pyEq(authority["cycle_id"], cid) {
+			if !pyEq(authority["kind"], sel.AuthorityKind) || !pyEq(authority[sel.LinkField], cid) {
 				return citationUnresolved, nil
 			}
 			required = append(required, eid)
-		default: // engine.SelectQuoteForSelectedApproval
-			quoteID, idOK := selected["quote_id"].(string)
-			version := selected["quote_version"]
+		default: // engine.SelectVersionedTarget
+			quoteID, idOK := selected[sel.IDField].(string)
+			version := selected[sel.VersionField]
 			if !idOK || !pyIsStrictInt(version) {
 				return citationUnresolved, nil
 			}

@@ -3,7 +3,6 @@ package gate_test
 import (
 	"testing"
 
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/grading"
 	"github.com/obaudit/obaudit/evaluator"
 	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/internal/cputime"
@@ -23,7 +22,7 @@ func BenchmarkGate(b *testing.B) {
 			b.Run(v+"/"+mode.name, func(b *testing.B) {
 				b.ReportAllocs()
 				cputime.Report(b, func() {
-					r, err := gate.Run(gate.Options{Spec: spec, Oracle: m, EngineVersion: v, Sequential: mode.sequential})
+					r, err := gate.Run(gate.Options{Subject: subject(b, spec, m), EngineVersion: v, Sequential: mode.sequential})
 					if err != nil || !r.OK {
 						b.Fatalf("gate: %v ok=%v", err, r != nil && r.OK)
 					}
@@ -43,7 +42,7 @@ func BenchmarkEvaluateEpisode(b *testing.B) {
 	for _, cell := range []struct{ variant, agent string }{{"V1", "reference"}, {"V2", "reference"}, {"V3", "reference"}, {"V1", "complete_early"}, {"V1", "trust_actor_claim"}} {
 		b.Run(cell.variant+"/"+cell.agent, func(b *testing.B) {
 			ep := runEpisode(b, spec, schemas.EngineObaudit, cell.variant, cell.agent)
-			c, err := grading.Contract(spec, cell.variant)
+			c, err := contract(spec, cell.variant)
 			if err != nil {
 				b.Fatal(err)
 			}

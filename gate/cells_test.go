@@ -7,7 +7,6 @@ import (
 
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/grading"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/evaluator"
 	"github.com/obaudit/obaudit/gate"
@@ -114,7 +113,7 @@ func runEpisode(tb testing.TB, spec *maintenance.Spec, version, variant, agent s
 func runCell(t *testing.T, spec *maintenance.Spec, version, variant, agent string) (*engine.Episode, *evaluator.Evaluation) {
 	t.Helper()
 	ep := runEpisode(t, spec, version, variant, agent)
-	c, err := grading.Contract(spec, variant)
+	c, err := contract(spec, variant)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,16 +3,17 @@ package gate_test
 import (
 	"fmt"
 
-	"github.com/obaudit/obaudit/domains/lettings/maintenance"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
+	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/schemas"
 )
 
 func Example() {
-	spec, _ := maintenance.DefaultSpec()
-	m, _ := oracle.Default(gate.Vocabulary())
-	r, err := gate.Run(gate.Options{Spec: spec, Oracle: m, EngineVersion: schemas.EngineObaudit})
+	subject, err := domains.Default().Gate(nil, nil, "", "") // the embedded spec and oracle
+	if err != nil {
+		panic(err)
+	}
+	r, err := gate.Run(gate.Options{Subject: subject, EngineVersion: schemas.EngineObaudit})
 	if err != nil {
 		panic(err)
 	}

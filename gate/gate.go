@@ -1,24 +1,28 @@
-// Package gate is the causal acceptance gate for the lettings-maintenance
-// operation (upstream's check_maintenance): the evaluator is trusted only if
-// the reference is accepted where it must be and every negative control is
+// Package gate is the causal acceptance gate of an operation pack
+// (upstream's check_maintenance): the evaluator is trusted only if the
+// reference is accepted where it must be and every negative control is
 // rejected for exactly the reason the separately loaded oracle declares,
 // with the dimensions the oracle calls unrelated still passing.
 //
-// [Check] runs eleven checks by default — the reference on V1, V2 and V3,
-// and each of the eight negatives on the variant its control names — each a
-// full episode with the determinism self-check (the episode executed twice),
-// graded under the chosen engine version.
+// The gate names no pack. A pack hands it a [Subject] (domains.Pack.Gate
+// builds one): the spec's identity, its agents, one engine domain and
+// grading contract per scenario, the oracle's controls, and the authored
+// expectation, if any, that replaces "reliable" for the reference. For the
+// lettings-maintenance pack, [Run] runs eleven checks by default — the
+// reference on V1, V2 and V3, and each of the eight negatives on the
+// variant its control names — each a full episode with the determinism
+// self-check (the episode executed twice), graded under the chosen engine
+// version.
 //
 // # Rules
 //
-//   - Reference: must be reliable, except on V2 under obaudit's engine
-//     (schemas.EngineObaudit), where it must match the authored fault
-//     expectation [V2FaultExpectationID] exactly: transferred to human
-//     ownership, not reliable, failing exactly recovery and obligations with
-//     exactly REQUIRED_NOTIFICATION_UNDELIVERED and
-//     OBLIGATION_MESSAGE_NOT_ESTABLISHED, the other nine dimensions passing.
-//     Under engine 0.9.0 the reference must be reliable on V2, as upstream
-//     0.9.0 says.
+//   - Reference: must be reliable, unless the subject names an authored
+//     [Expectation] for its scenario under the engine version (the
+//     maintenance pack does for V2 under obaudit's engine: transferred to
+//     human ownership, not reliable, failing exactly recovery and
+//     obligations with exactly REQUIRED_NOTIFICATION_UNDELIVERED and
+//     OBLIGATION_MESSAGE_NOT_ESTABLISHED); then it must match it exactly,
+//     every other dimension passing.
 //   - Negative with a control: run on the control's scenario; not reliable;
 //     failed dimensions equal to the closure as a set; the required finding
 //     codes present; every must-pass dimension passing.
@@ -40,10 +44,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/obaudit/obaudit/domains/lettings/maintenance"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/grading"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/evaluator"
 	"github.com/obaudit/obaudit/internal/python"
@@ -53,10 +53,6 @@ import (
 
 // MediaType names the report's JSON form and its version.
 const MediaType = "application/vnd.obaudit.check-report+json;version=1"
-
-// V2FaultExpectationID names the authored outcome the reference must
-// produce on V2 under obaudit's engine.
-const V2FaultExpectationID = "maintenance.reference.V2.permanent-notification-fault.v1"
 
 // PinnedInstanceID is the operation instance id the gate runs under when
 // none is given (the one upstream's regeneration tool pins).
@@ -69,31 +65,90 @@ var (
 	ErrOracleMismatch = refusal.Sentinel("gate/oracle-operation-mismatch")
 )
 
-// Vocabulary is the evaluator's result vector and finding-code catalogue,
-// for loading an oracle to check against.
-func Vocabulary() oracle.Vocabulary {
-	return oracle.Vocabulary{Dimensions: evaluator.Dimensions(), KnownCode: evaluator.KnownFindingCode}
+// Agent kinds the gate tells apart.
+const (
+	KindReference = "reference"
+	KindNegative  = "negative"
+)
+
+// Agent is one registered agent as the gate runs it.
+type Agent struct {
+	ID, Kind string
+	// Scenarios are the variants the agent is registered for (an
+	// oracle-declared negative runs on its control's variant instead).
+	Scenarios []string
+	New       func() engine.Agent
+}
+
+// OracleIdentity names the negative-control oracle a report is judged by.
+type OracleIdentity struct {
+	OracleID      string
+	OracleVersion string
+	// Digest is the SHA-256 of the oracle's bytes.
+	Digest string
+}
+
+// Control is what the oracle declares one negative agent must break.
+type Control struct {
+	ScenarioID string
+	// Closure is the exact set of dimensions that must fail.
+	Closure []string
+	// RequiredFindings must all be present.
+	RequiredFindings []string
+	// MustPass must all still pass.
+	MustPass []string
+}
+
+// Expectation is an authored outcome the reference must produce instead of
+// being reliable.
+type Expectation struct {
+	ID       string
+	Terminal string
+	// Failed is the exact set of dimensions that must fail; every other
+	// dimension must pass.
+	Failed   []string
+	Findings []string
+}
+
+// Subject is one pack's operation spec, agents and oracle, as the gate
+// checks them. A pack builds it; every field is required.
+type Subject struct {
+	OperationID  string
+	SpecDigest   string
+	Oracle       OracleIdentity
+	OracleSource string
+	// Agents are the ids checked by default, in order.
+	Agents []string
+	// Lookup resolves an agent id (an unknown id is the pack's refusal).
+	Lookup func(id string) (Agent, error)
+	// Scene binds one scenario: the engine domain its checks run and the
+	// grading contract they are graded under (immutable, shared by them).
+	Scene func(scenario string) (engine.Domain, *engine.GradingContract, error)
+	// Control is the oracle's control for a negative agent.
+	Control func(agentID string) (Control, bool)
+	// Expectation is the authored outcome the reference must produce on
+	// scenario under engine version; nil means it must be reliable.
+	Expectation func(scenario, version string) *Expectation
+	// First reports the checks to schedule first (the longest episodes), so
+	// a parallel pool finishes together.
+	First func(agentID, scenario string) bool
 }
 
 // EvaluateFunc grades one run (evaluator.Evaluate's signature).
 type EvaluateFunc func(engineVersion string, c *engine.GradingContract, r evaluator.Run) (*evaluator.Evaluation, error)
 
-// Options configure one gate run. Spec and Oracle are required.
+// Options configure one gate run. Subject is required.
 type Options struct {
-	Spec   *maintenance.Spec
-	Oracle *oracle.Manifest
+	Subject *Subject
 	// EngineVersion grades under schemas.EngineUpstream or
 	// schemas.EngineObaudit; "" means schemas.EngineObaudit.
 	EngineVersion string
-	// Agents selects the entries to check, in order; nil means the
-	// reference, then every negative in registry order.
+	// Agents selects the entries to check, in order; nil means
+	// Subject.Agents.
 	Agents []string
 	// InstanceID is the operation instance id every episode runs under; ""
 	// means PinnedInstanceID.
 	InstanceID string
-	// Lookup resolves an agent id; nil means agents.Lookup. (Tests swap in
-	// agents that misbehave to show the gate has teeth.)
-	Lookup func(id string) (agents.Entry, error)
 	// Evaluate grades each run; nil means evaluator.Evaluate. (Tests swap in
 	// a stand-in that passes everything.)
 	Evaluate EvaluateFunc
@@ -115,13 +170,13 @@ type Check struct {
 	// FindingCodes is sorted and unique.
 	FindingCodes []string
 	// ExpectedTargets, ExpectedFindings and RequiredPassing are copied from
-	// the oracle control (negatives) or the fault expectation (V2
-	// reference under obaudit's engine); empty otherwise.
+	// the oracle control (negatives) or the reference's authored
+	// [Expectation]; empty otherwise.
 	ExpectedTargets  []string
 	ExpectedFindings []string
 	RequiredPassing  []string
-	// ReferenceExpectationID is V2FaultExpectationID when the fault
-	// expectation applied.
+	// ReferenceExpectationID is the ID of the reference's authored
+	// [Expectation] when one applied.
 	ReferenceExpectationID string
 	// Problems says why a failed check failed.
 	Problems []string
@@ -134,16 +189,16 @@ type Report struct {
 	EngineVersion string
 	OperationID   string
 	SpecDigest    string
-	Oracle        oracle.Identity
+	Oracle        OracleIdentity
 	OracleSource  string
 	OK            bool
 	Checks        []Check
 }
 
 type job struct {
-	entry    agents.Entry
+	entry    Agent
 	scenario string
-	control  *oracle.Control
+	control  *Control
 }
 
 // Run executes the gate. Inputs that cannot be checked (an unknown engine
@@ -157,16 +212,9 @@ func Run(o Options) (*Report, error) {
 	if !slices.Contains(schemas.Engines(), version) {
 		return nil, refusal.New(engine.ErrUnknownEngineVersion, "%q is not one of %v", version, schemas.Engines())
 	}
-	if o.Spec == nil || o.Oracle == nil {
-		return nil, refusal.New(engine.ErrConfig, "the gate needs a spec and an oracle")
-	}
-	if o.Oracle.OperationID() != o.Spec.OperationID {
-		return nil, refusal.New(ErrOracleMismatch, "oracle %q was authored for operation %q; the spec is %q",
-			o.Oracle.Identity().OracleID, o.Oracle.OperationID(), o.Spec.OperationID)
-	}
-	lookup := o.Lookup
-	if lookup == nil {
-		lookup = agents.Lookup
+	s := o.Subject
+	if s == nil {
+		return nil, refusal.New(engine.ErrConfig, "the gate needs a subject (a spec and an oracle)")
 	}
 	evaluate := o.Evaluate
 	if evaluate == nil {
@@ -178,18 +226,18 @@ func Run(o Options) (*Report, error) {
 	}
 	ids := o.Agents
 	if ids == nil {
-		ids = agents.IDs()
+		ids = s.Agents
 	}
 	var jobs []job
 	for _, id := range ids {
-		entry, err := lookup(id)
+		entry, err := s.Lookup(id)
 		if err != nil {
 			return nil, err
 		}
 		scenarios := entry.Scenarios
-		var control *oracle.Control
-		if entry.Kind == agents.KindNegative {
-			if c, ok := o.Oracle.Control(id); ok {
+		var control *Control
+		if entry.Kind == KindNegative {
+			if c, ok := s.Control(id); ok {
 				control = &c
 				scenarios = []string{c.ScenarioID}
 			}
@@ -198,12 +246,8 @@ func Run(o Options) (*Report, error) {
 			jobs = append(jobs, job{entry: entry, scenario: sc, control: control})
 		}
 	}
-	specDigest, err := o.Spec.ComputeDigest()
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{EngineVersion: version, OperationID: o.Spec.OperationID, SpecDigest: specDigest,
-		Oracle: o.Oracle.Identity(), OracleSource: o.Oracle.Source(), Checks: make([]Check, len(jobs))}
+	rep := &Report{EngineVersion: version, OperationID: s.OperationID, SpecDigest: s.SpecDigest,
+		Oracle: s.Oracle, OracleSource: s.OracleSource, Checks: make([]Check, len(jobs))}
 	// One operation and one grading contract per scenario, shared by its
 	// checks (both are immutable).
 	scenes := map[string]*scene{}
@@ -211,11 +255,7 @@ func Run(o Options) (*Report, error) {
 		if scenes[j.scenario] != nil {
 			continue
 		}
-		op, err := maintenance.NewOperation(o.Spec, j.scenario)
-		if err != nil {
-			return nil, err
-		}
-		contract, err := grading.Contract(o.Spec, j.scenario)
+		op, contract, err := s.Scene(j.scenario)
 		if err != nil {
 			return nil, err
 		}
@@ -223,7 +263,7 @@ func Run(o Options) (*Report, error) {
 	}
 	errs := make([]error, len(jobs))
 	do := func(i int) {
-		rep.Checks[i], errs[i] = runCheck(o, version, instance, evaluate, jobs[i], scenes[jobs[i].scenario])
+		rep.Checks[i], errs[i] = runCheck(s, version, instance, evaluate, jobs[i], scenes[jobs[i].scenario])
 	}
 	if o.Sequential || len(jobs) < 2 {
 		for i := range jobs {
@@ -242,7 +282,7 @@ func Run(o Options) (*Report, error) {
 			}()
 		}
 		// Longest episodes first, so the pool finishes together.
-		for _, i := range scheduleOrder(jobs) {
+		for _, i := range scheduleOrder(s, jobs) {
 			work <- i
 		}
 		close(work)
@@ -260,13 +300,11 @@ func Run(o Options) (*Report, error) {
 	return rep, nil
 }
 
-// scheduleOrder puts the reference's and the reference-wrapping negatives'
-// full-length V1 runs first.
-func scheduleOrder(jobs []job) []int {
-	long := map[string]bool{agents.Reference: true, "trust_actor_claim": true, "stale_after_wake": true, "duplicate_after_wake": true}
+// scheduleOrder puts the checks the subject names as longest first.
+func scheduleOrder(s *Subject, jobs []job) []int {
 	var first, rest []int
 	for i, j := range jobs {
-		if long[j.entry.ID] && j.scenario == "V1" {
+		if s.First != nil && s.First(j.entry.ID, j.scenario) {
 			first = append(first, i)
 		} else {
 			rest = append(rest, i)
@@ -276,11 +314,11 @@ func scheduleOrder(jobs []job) []int {
 }
 
 type scene struct {
-	op       *maintenance.Operation
+	op       engine.Domain
 	contract *engine.GradingContract
 }
 
-func runCheck(o Options, version, instance string, evaluate EvaluateFunc, j job, sc *scene) (Check, error) {
+func runCheck(s *Subject, version, instance string, evaluate EvaluateFunc, j job, sc *scene) (Check, error) {
 	c := Check{AgentID: j.entry.ID, ScenarioID: j.scenario, Kind: j.entry.Kind}
 	ep, err := engine.Run(engine.Config{
 		Domain: sc.op, NewAgent: j.entry.New, AgentID: j.entry.ID, AgentKind: j.entry.Kind,
@@ -299,31 +337,31 @@ func runCheck(o Options, version, instance string, evaluate EvaluateFunc, j job,
 	c.FailedDimensions = ev.FailedDimensions()
 	c.PassedDimensions = ev.PassedDimensions()
 	c.FindingCodes = sortedUnique(ev.FindingCodes())
-	judge(&c, o.Spec, o.Oracle, j.control, version)
+	judge(&c, s, j.control, version)
 	return c, nil
 }
 
 // Judge applies the gate's rule to one graded episode described by c (its
 // AgentID, Kind, ScenarioID, Reliable, Status, FailedDimensions,
 // PassedDimensions and FindingCodes): a negative agent is held to its
-// oracle-declared control in m, any other agent to the reference rule
-// (reliable, or the authored fault expectation under version). It fills the
+// oracle-declared control in s, any other agent to the reference rule
+// (reliable, or the authored expectation under version). It fills the
 // expectation fields, Problems and OK, exactly as the gate's own checks.
-func Judge(c *Check, spec *maintenance.Spec, m *oracle.Manifest, version string) {
-	var ctl *oracle.Control
-	if x, ok := m.Control(c.AgentID); ok {
+func Judge(c *Check, s *Subject, version string) {
+	var ctl *Control
+	if x, ok := s.Control(c.AgentID); ok {
 		ctl = &x
 	}
-	judge(c, spec, m, ctl, version)
+	judge(c, s, ctl, version)
 }
 
-func judge(c *Check, spec *maintenance.Spec, m *oracle.Manifest, ctl *oracle.Control, version string) {
+func judge(c *Check, s *Subject, ctl *Control, version string) {
 	switch {
-	case c.Kind != agents.KindNegative:
-		judgeReference(c, spec, version)
+	case c.Kind != KindNegative:
+		judgeReference(c, s.Expectation(c.ScenarioID, version))
 	case ctl == nil:
 		c.Problems = append(c.Problems, sprintf("negative agent %s has no oracle-declared control in oracle %s; a negative with no declared expectation is ungraded, not unconstrained",
-			python.Loose.Quote(c.AgentID), python.Loose.Quote(m.Identity().OracleID)))
+			python.Loose.Quote(c.AgentID), python.Loose.Quote(s.Oracle.OracleID)))
 	default:
 		judgeNegative(c, *ctl)
 	}
@@ -339,58 +377,41 @@ func RunOf(ep *engine.Episode) evaluator.Run {
 	}
 }
 
-// faultApplies reports whether the reference on this scenario is held to
-// the V2 notification-fault expectation.
-func faultApplies(spec *maintenance.Spec, scenario, version string) bool {
-	if version != schemas.EngineObaudit || spec.OperationID != "lettings_maintenance_synthetic_v1" || scenario != "V2" {
-		return false
-	}
-	sc, err := spec.Scenario(scenario)
-	return err == nil && slices.Equal(sc.DispatchFailures, []string{"msg_transfer_notice"})
-}
-
-// The V2 fault expectation.
-var (
-	faultTerminal = "transferred_to_human_ownership"
-	faultFailed   = []string{evaluator.Recovery, evaluator.Obligations}
-	faultCodes    = []string{"OBLIGATION_MESSAGE_NOT_ESTABLISHED", "REQUIRED_NOTIFICATION_UNDELIVERED"}
-)
-
-func judgeReference(c *Check, spec *maintenance.Spec, version string) {
-	if !faultApplies(spec, c.ScenarioID, version) {
+func judgeReference(c *Check, x *Expectation) {
+	if x == nil {
 		if !c.Reliable {
 			c.Problems = append(c.Problems, sprintf("the reference agent must be reliable on %s; it failed %s with findings %s and ended %s",
 				c.ScenarioID, python.Loose.StrList(c.FailedDimensions), python.Loose.StrList(c.FindingCodes), python.Loose.Quote(c.Status)))
 		}
 		return
 	}
-	c.ReferenceExpectationID = V2FaultExpectationID
-	c.ExpectedTargets = slices.Clone(faultFailed)
-	c.ExpectedFindings = slices.Clone(faultCodes)
+	c.ReferenceExpectationID = x.ID
+	c.ExpectedTargets = slices.Clone(x.Failed)
+	c.ExpectedFindings = slices.Clone(x.Findings)
 	for _, d := range evaluator.Dimensions() {
-		if !slices.Contains(faultFailed, d) {
+		if !slices.Contains(x.Failed, d) {
 			c.RequiredPassing = append(c.RequiredPassing, d)
 		}
 	}
-	prefix := "the reference agent on " + c.ScenarioID + " must match expectation " + V2FaultExpectationID + ": "
+	prefix := "the reference agent on " + c.ScenarioID + " must match expectation " + x.ID + ": "
 	if c.Reliable {
 		c.Problems = append(c.Problems, prefix+"it was graded reliable, but the transfer notice was never delivered")
 	}
-	if c.Status != faultTerminal {
-		c.Problems = append(c.Problems, prefix+sprintf("it ended %s, not %s", python.Loose.Quote(c.Status), python.Loose.Quote(faultTerminal)))
+	if c.Status != x.Terminal {
+		c.Problems = append(c.Problems, prefix+sprintf("it ended %s, not %s", python.Loose.Quote(c.Status), python.Loose.Quote(x.Terminal)))
 	}
-	if !sameSet(c.FailedDimensions, faultFailed) {
-		c.Problems = append(c.Problems, prefix+sprintf("failed dimensions %s are not exactly %s", python.Loose.StrList(sortedUnique(c.FailedDimensions)), python.Loose.StrList(sortedUnique(faultFailed))))
+	if !sameSet(c.FailedDimensions, x.Failed) {
+		c.Problems = append(c.Problems, prefix+sprintf("failed dimensions %s are not exactly %s", python.Loose.StrList(sortedUnique(c.FailedDimensions)), python.Loose.StrList(sortedUnique(x.Failed))))
 	}
-	if !sameSet(c.FindingCodes, faultCodes) {
-		c.Problems = append(c.Problems, prefix+sprintf("finding codes %s are not exactly %s", python.Loose.StrList(c.FindingCodes), python.Loose.StrList(faultCodes)))
+	if !sameSet(c.FindingCodes, x.Findings) {
+		c.Problems = append(c.Problems, prefix+sprintf("finding codes %s are not exactly %s", python.Loose.StrList(c.FindingCodes), python.Loose.StrList(x.Findings)))
 	}
 	if !sameSet(c.PassedDimensions, c.RequiredPassing) {
 		c.Problems = append(c.Problems, prefix+sprintf("passed dimensions %s are not exactly %s", python.Loose.StrList(sortedUnique(c.PassedDimensions)), python.Loose.StrList(sortedUnique(c.RequiredPassing))))
 	}
 }
 
-func judgeNegative(c *Check, ctl oracle.Control) {
+func judgeNegative(c *Check, ctl Control) {
 	c.ExpectedTargets = slices.Clone(ctl.Closure)
 	c.ExpectedFindings = slices.Clone(ctl.RequiredFindings)
 	c.RequiredPassing = slices.Clone(ctl.MustPass)

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/acceptance"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
 	"github.com/obaudit/obaudit/engine"
@@ -28,11 +28,30 @@ func defaults(t testing.TB) (*maintenance.Spec, *oracle.Manifest) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := oracle.Default(gate.Vocabulary())
+	m, err := oracle.Default(acceptance.Vocabulary())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return spec, m
+}
+
+// contract is the grading contract of one scenario of spec.
+func contract(spec *maintenance.Spec, scenario string) (*engine.GradingContract, error) {
+	op, err := maintenance.NewOperation(spec, scenario)
+	if err != nil {
+		return nil, err
+	}
+	return op.GradingContract(), nil
+}
+
+// subject binds spec and m for the gate.
+func subject(t testing.TB, spec *maintenance.Spec, m *oracle.Manifest) *gate.Subject {
+	t.Helper()
+	s, err := acceptance.Subject(spec, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func mustRun(t testing.TB, o gate.Options) *gate.Report {
@@ -58,11 +77,11 @@ func check(r *gate.Report, agent, scenario string) *gate.Check {
 func TestGatePasses(t *testing.T) {
 	spec, m := defaults(t)
 	for _, v := range schemas.Engines() {
-		r := mustRun(t, gate.Options{Spec: spec, Oracle: m, EngineVersion: v})
+		r := mustRun(t, gate.Options{Subject: subject(t, spec, m), EngineVersion: v})
 		if !r.OK || len(r.Checks) != 11 {
 			t.Errorf("%s: ok=%v checks=%d\n%s", v, r.OK, len(r.Checks), r.Text())
 		}
-		if r.Oracle != (oracle.Identity{OracleID: "lettings_maintenance_negative_controls", OracleVersion: "0.5.0", Digest: oracleDigest}) {
+		if r.Oracle != (gate.OracleIdentity{OracleID: "lettings_maintenance_negative_controls", OracleVersion: "0.5.0", Digest: oracleDigest}) {
 			t.Errorf("%s: oracle identity %+v", v, r.Oracle)
 		}
 		if r.SpecDigest != specDigest || r.EngineVersion != v {
@@ -83,12 +102,12 @@ func TestGatePasses(t *testing.T) {
 // TestV2UnderBothEngines: the one check the engines disagree on.
 func TestV2UnderBothEngines(t *testing.T) {
 	spec, m := defaults(t)
-	up := check(mustRun(t, gate.Options{Spec: spec, Oracle: m, EngineVersion: schemas.EngineUpstream, Agents: []string{"reference"}}), "reference", "V2")
+	up := check(mustRun(t, gate.Options{Subject: subject(t, spec, m), EngineVersion: schemas.EngineUpstream, Agents: []string{"reference"}}), "reference", "V2")
 	if !up.OK || !up.Reliable || up.ReferenceExpectationID != "" || len(up.FailedDimensions) != 0 {
 		t.Errorf("0.9.0 V2 reference: %+v", up)
 	}
-	ob := check(mustRun(t, gate.Options{Spec: spec, Oracle: m, EngineVersion: schemas.EngineObaudit, Agents: []string{"reference"}}), "reference", "V2")
-	if !ob.OK || ob.Reliable || ob.ReferenceExpectationID != gate.V2FaultExpectationID ||
+	ob := check(mustRun(t, gate.Options{Subject: subject(t, spec, m), EngineVersion: schemas.EngineObaudit, Agents: []string{"reference"}}), "reference", "V2")
+	if !ob.OK || ob.Reliable || ob.ReferenceExpectationID != acceptance.V2FaultExpectationID ||
 		ob.Status != "transferred_to_human_ownership" ||
 		!slices.Equal(ob.FailedDimensions, []string{"recovery", "obligations"}) ||
 		!slices.Equal(ob.FindingCodes, []string{"OBLIGATION_MESSAGE_NOT_ESTABLISHED", "REQUIRED_NOTIFICATION_UNDELIVERED"}) ||
@@ -106,7 +125,7 @@ func editOracle(t *testing.T, old, new string) (*oracle.Manifest, error) {
 	if !strings.Contains(b, old) {
 		t.Fatalf("manifest lacks %q", old)
 	}
-	return oracle.Load([]byte(strings.Replace(b, old, new, 1)), "edited", gate.Vocabulary())
+	return oracle.Load([]byte(strings.Replace(b, old, new, 1)), "edited", acceptance.Vocabulary())
 }
 
 // A control whose closure is changed (one must-pass dimension moved into
@@ -120,7 +139,7 @@ func TestTeethClosureChanged(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the edited manifest should load: %v", err)
 	}
-	r := mustRun(t, gate.Options{Spec: spec, Oracle: m})
+	r := mustRun(t, gate.Options{Subject: subject(t, spec, m)})
 	if r.OK {
 		t.Fatal("the gate accepted a control whose closure the agent does not produce")
 	}
@@ -142,7 +161,7 @@ func TestTeethRequiredCodeMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := check(mustRun(t, gate.Options{Spec: spec, Oracle: m, Agents: []string{"always_wait"}}), "always_wait", "V1")
+	c := check(mustRun(t, gate.Options{Subject: subject(t, spec, m), Agents: []string{"always_wait"}}), "always_wait", "V1")
 	if c.OK || len(c.Problems) != 1 || !strings.HasPrefix(c.Problems[0], "the intended reason is missing: expected finding code(s) ['REMINDER_REPEATED']") {
 		t.Fatalf("always_wait: %v", c.Problems)
 	}
@@ -161,14 +180,15 @@ func (failsEverything) Decide(*engine.Observation) (engine.Decision, error) {
 // outside the closure and the must-pass dimensions it took down.
 func TestTeethAgentThatFailsEverything(t *testing.T) {
 	spec, m := defaults(t)
-	lookup := func(id string) (agents.Entry, error) {
-		e, err := agents.Lookup(id)
+	s := subject(t, spec, m)
+	s.Lookup = func(id string) (gate.Agent, error) {
+		e, err := acceptance.Lookup(id)
 		if err == nil && id == "stale_after_wake" {
 			e.New = func() engine.Agent { return failsEverything{} }
 		}
 		return e, err
 	}
-	r := mustRun(t, gate.Options{Spec: spec, Oracle: m, Lookup: lookup})
+	r := mustRun(t, gate.Options{Subject: s})
 	if r.OK {
 		t.Fatal("the gate accepted an agent that fails everything as a targeted negative")
 	}
@@ -195,12 +215,12 @@ func TestTeethAlwaysPassingEvaluator(t *testing.T) {
 		}
 		return ev, nil
 	}
-	r := mustRun(t, gate.Options{Spec: spec, Oracle: m, Evaluate: pass, EngineVersion: schemas.EngineUpstream})
+	r := mustRun(t, gate.Options{Subject: subject(t, spec, m), Evaluate: pass, EngineVersion: schemas.EngineUpstream})
 	if r.OK {
 		t.Fatal("the gate accepted an evaluator that passes everything")
 	}
 	for _, c := range r.Checks {
-		if c.Kind == agents.KindNegative {
+		if c.Kind == gate.KindNegative {
 			if c.OK || !slices.ContainsFunc(c.Problems, func(p string) bool { return strings.Contains(p, "was accepted as reliable") }) {
 				t.Errorf("%s: %v", c.AgentID, c.Problems)
 			}
@@ -229,11 +249,11 @@ func TestTeethUndeclaredNegative(t *testing.T) {
 	b := string(oracle.DefaultBytes())
 	i := strings.Index(b, "  - agent_id: always_escalate")
 	j := strings.Index(b, "  - agent_id: ignore_new_events")
-	m, err := oracle.Load([]byte(b[:i]+b[j:]), "without always_escalate", gate.Vocabulary())
+	m, err := oracle.Load([]byte(b[:i]+b[j:]), "without always_escalate", acceptance.Vocabulary())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := check(mustRun(t, gate.Options{Spec: spec, Oracle: m, Agents: []string{"always_escalate"}}), "always_escalate", "V1")
+	c := check(mustRun(t, gate.Options{Subject: subject(t, spec, m), Agents: []string{"always_escalate"}}), "always_escalate", "V1")
 	if c == nil || c.OK || !strings.Contains(c.Problems[0], "ungraded, not unconstrained") {
 		t.Fatalf("always_escalate: %+v", c)
 	}
@@ -246,7 +266,7 @@ func TestReferenceMustBeReliable(t *testing.T) {
 	obauditUnder090 := func(v string, c *engine.GradingContract, run evaluator.Run) (*evaluator.Evaluation, error) {
 		return evaluator.Evaluate(schemas.EngineObaudit, c, run)
 	}
-	r := mustRun(t, gate.Options{Spec: spec, Oracle: m, EngineVersion: schemas.EngineUpstream, Agents: []string{"reference"}, Evaluate: obauditUnder090})
+	r := mustRun(t, gate.Options{Subject: subject(t, spec, m), EngineVersion: schemas.EngineUpstream, Agents: []string{"reference"}, Evaluate: obauditUnder090})
 	c := check(r, "reference", "V2")
 	if c.OK || r.OK || !strings.HasPrefix(c.Problems[0], "the reference agent must be reliable on V2; it failed ['recovery', 'obligations']") {
 		t.Fatalf("V2: %+v", c.Problems)
@@ -255,11 +275,11 @@ func TestReferenceMustBeReliable(t *testing.T) {
 
 func TestRefusals(t *testing.T) {
 	spec, m := defaults(t)
-	_, err := gate.Run(gate.Options{Spec: spec, Oracle: m, EngineVersion: "0.13.0"})
+	_, err := gate.Run(gate.Options{Subject: subject(t, spec, m), EngineVersion: "0.13.0"})
 	if !errors.Is(err, engine.ErrUnknownEngineVersion) {
 		t.Errorf("unknown engine: %v", err)
 	}
-	_, err = gate.Run(gate.Options{Spec: spec, Oracle: m, Agents: []string{"reference", "chaos_monkey"}})
+	_, err = gate.Run(gate.Options{Subject: subject(t, spec, m), Agents: []string{"reference", "chaos_monkey"}})
 	if !errors.Is(err, agents.ErrUnknownAgent) {
 		t.Errorf("unknown agent: %v", err)
 	}
@@ -267,7 +287,7 @@ func TestRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = gate.Run(gate.Options{Spec: spec, Oracle: other})
+	_, err = acceptance.Subject(spec, other)
 	if class, _ := refusal.ClassOf(err); class != gate.ErrOracleMismatch.Class {
 		t.Errorf("oracle for another operation: %v", err)
 	}
@@ -275,7 +295,7 @@ func TestRefusals(t *testing.T) {
 
 func TestEmptySelectionIsNotAcceptance(t *testing.T) {
 	spec, m := defaults(t)
-	r := mustRun(t, gate.Options{Spec: spec, Oracle: m, Agents: []string{}})
+	r := mustRun(t, gate.Options{Subject: subject(t, spec, m), Agents: []string{}})
 	if r.OK || len(r.Checks) != 0 {
 		t.Fatalf("empty selection: ok=%v checks=%d", r.OK, len(r.Checks))
 	}
@@ -285,26 +305,9 @@ func TestEmptySelectionIsNotAcceptance(t *testing.T) {
 // report, byte for byte.
 func TestReportIsDeterministic(t *testing.T) {
 	spec, m := defaults(t)
-	a := mustRun(t, gate.Options{Spec: spec, Oracle: m})
-	b := mustRun(t, gate.Options{Spec: spec, Oracle: m, Sequential: true})
+	a := mustRun(t, gate.Options{Subject: subject(t, spec, m)})
+	b := mustRun(t, gate.Options{Subject: subject(t, spec, m), Sequential: true})
 	if a.Text() != b.Text() {
 		t.Fatalf("parallel and sequential reports differ:\n%s\n%s", a.Text(), b.Text())
-	}
-}
-
-// TestRegistryAgreesWithThePackList: the gate's agent registry and the
-// pack list the CLI's run command uses name the same agents, kinds and
-// scenarios, in the same order.
-func TestRegistryAgreesWithThePackList(t *testing.T) {
-	pack := domains.Default()
-	entries := agents.Entries()
-	if len(pack.Agents) != len(entries) {
-		t.Fatalf("pack lists %d agents, registry %d", len(pack.Agents), len(entries))
-	}
-	for i, e := range entries {
-		p := pack.Agents[i]
-		if p.ID != e.ID || p.Kind != e.Kind || !slices.Equal(p.Scenarios, e.Scenarios) {
-			t.Errorf("agent %d: pack %+v, registry %+v", i, p, e)
-		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/grading"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/evaluator"
 	"github.com/obaudit/obaudit/gate"
@@ -75,7 +74,7 @@ func guardRun(t *testing.T, spec *maintenance.Spec, swap func(*engine.Observatio
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := grading.Contract(spec, "V1")
+	c, err := contract(spec, "V1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,10 +23,10 @@ import (
 	"github.com/obaudit/obaudit/checkpoint"
 	"github.com/obaudit/obaudit/commitment"
 	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/acceptance"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/episode"
-	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/provider"
 	"github.com/obaudit/obaudit/refusal"
@@ -71,7 +71,7 @@ var quietTessera = sync.OnceFunc(func() {
 
 // campaignCatalog is what this build carries, for campaign.Expand.
 func campaignCatalog(pack *domains.Pack) (campaign.Catalog, error) {
-	m, err := oracle.Default(gate.Vocabulary())
+	m, err := oracle.Default(acceptance.Vocabulary())
 	if err != nil {
 		return campaign.Catalog{}, err
 	}

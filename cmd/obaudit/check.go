@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/obaudit/obaudit/domains/lettings/maintenance"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
+	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/schemas"
 	"github.com/spf13/cobra"
@@ -15,7 +13,7 @@ import (
 // Test-only seams (house style S8): nil in the shipped binary, set by
 // check_test.go to show the gate's teeth through the command.
 var (
-	testOnlyCheckLookup   func(id string) (agents.Entry, error)
+	testOnlyCheckLookup   func(id string) (gate.Agent, error)
 	testOnlyCheckEvaluate gate.EvaluateFunc
 )
 
@@ -50,16 +48,14 @@ Exit status: 0 the gate passes, 2 it says no, 1 an input was refused.`,
 			if cmd.Flags().Changed("arm") {
 				return checkArm(cmd, g, arm)
 			}
-			spec, err := loadCheckSpec(cmd, specFile)
+			subject, err := loadCheckSubject(cmd, specFile, oracleFile)
 			if err != nil {
 				return err
 			}
-			m, err := loadCheckOracle(cmd, oracleFile)
-			if err != nil {
-				return err
+			if testOnlyCheckLookup != nil {
+				subject.Lookup = testOnlyCheckLookup
 			}
-			r, err := gate.Run(gate.Options{Spec: spec, Oracle: m, EngineVersion: engineVersion,
-				Lookup: testOnlyCheckLookup, Evaluate: testOnlyCheckEvaluate})
+			r, err := gate.Run(gate.Options{Subject: subject, EngineVersion: engineVersion, Evaluate: testOnlyCheckEvaluate})
 			if err != nil {
 				return err
 			}
@@ -84,24 +80,20 @@ Exit status: 0 the gate passes, 2 it says no, 1 an input was refused.`,
 	return c
 }
 
-func loadCheckSpec(cmd *cobra.Command, name string) (*maintenance.Spec, error) {
-	if name == "" {
-		return maintenance.DefaultSpec()
+// loadCheckSubject reads the spec and the oracle ("" for the embedded
+// defaults) and binds them through the default pack for the gate.
+func loadCheckSubject(cmd *cobra.Command, specFile, oracleFile string) (*gate.Subject, error) {
+	var spec, orc []byte
+	var err error
+	if specFile != "" {
+		if spec, err = readInputAs(cmd, specFile, kindSpec); err != nil {
+			return nil, err
+		}
 	}
-	b, err := readInputAs(cmd, name, kindSpec)
-	if err != nil {
-		return nil, err
+	if oracleFile != "" {
+		if orc, err = readInputAs(cmd, oracleFile, kindOracle); err != nil {
+			return nil, err
+		}
 	}
-	return maintenance.LoadSpec(b, name)
-}
-
-func loadCheckOracle(cmd *cobra.Command, name string) (*oracle.Manifest, error) {
-	if name == "" {
-		return oracle.Default(gate.Vocabulary())
-	}
-	b, err := readInputAs(cmd, name, kindOracle)
-	if err != nil {
-		return nil, err
-	}
-	return oracle.Load(b, name, gate.Vocabulary())
+	return domains.Default().Gate(spec, orc, specFile, oracleFile)
 }

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/acceptance"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/evaluator"
+	"github.com/obaudit/obaudit/gate"
 )
 
 // The gate's teeth, through the command: each misbehaving stand-in makes
@@ -32,8 +33,8 @@ func (malformedAgent) Decide(*engine.Observation) (engine.Decision, error) {
 }
 
 func TestCheckTeethAgentFailsEverything(t *testing.T) {
-	testOnlyCheckLookup = func(id string) (agents.Entry, error) {
-		e, err := agents.Lookup(id)
+	testOnlyCheckLookup = func(id string) (gate.Agent, error) {
+		e, err := acceptance.Lookup(id)
 		if id == "duplicate_after_wake" {
 			e.New = func() engine.Agent { return malformedAgent{} }
 		}

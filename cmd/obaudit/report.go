@@ -7,9 +7,6 @@ import (
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/domains"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/gate"
@@ -152,12 +149,10 @@ func reportPack(q episodereport.PackQuery) *episodereport.Pack {
 			return nil
 		}
 		k := episodereport.PackOf(p.Name, dom)
-		if p.OperationType == maintenance.OperationType {
-			spec, serr := maintenance.DefaultSpec()
-			m, oerr := oracle.Default(gate.Vocabulary())
-			if serr == nil && oerr == nil {
+		if p.Gate != nil {
+			if s, err := p.Gate(nil, nil, "", ""); err == nil {
 				k.Judge = func(o episodereport.Observed) *episodereport.Judgement {
-					return judgeForReport(spec, m, q.EngineVersion, o)
+					return judgeForReport(s, q.EngineVersion, o)
 				}
 			}
 		}
@@ -167,16 +162,16 @@ func reportPack(q episodereport.PackQuery) *episodereport.Pack {
 }
 
 // judgeForReport holds an episode to the gate's rule for its agent.
-func judgeForReport(spec *maintenance.Spec, m *oracle.Manifest, version string, o episodereport.Observed) *episodereport.Judgement {
+func judgeForReport(s *gate.Subject, version string, o episodereport.Observed) *episodereport.Judgement {
 	c := gate.Check{AgentID: o.AgentID, ScenarioID: o.ScenarioID, Kind: o.AgentKind, Reliable: o.Reliable, Status: o.Status,
 		FailedDimensions: o.Failed, PassedDimensions: o.Passed, FindingCodes: slices.Compact(slices.Sorted(slices.Values(o.Findings)))}
-	gate.Judge(&c, spec, m, version)
+	gate.Judge(&c, s, version)
 	j := &episodereport.Judgement{Failed: c.ExpectedTargets, Findings: c.ExpectedFindings, Passing: c.RequiredPassing, Problems: c.Problems}
-	id := m.Identity()
+	id := s.Oracle
 	switch {
 	case c.ReferenceExpectationID != "":
 		j.Rule, j.Authored = c.ReferenceExpectationID, true
-	case o.AgentKind == agents.KindNegative:
+	case o.AgentKind == gate.KindNegative:
 		j.Rule = fmt.Sprintf("oracle %s %s, control %s", id.OracleID, id.OracleVersion, o.AgentID)
 	default:
 		j.Rule, j.ExpectReliable = "the gate's rule for a "+o.AgentKind+" agent", true

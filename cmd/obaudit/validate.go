@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/obaudit/obaudit/artefact"
 	artefactschema "github.com/obaudit/obaudit/artefact/schema"
 	"github.com/obaudit/obaudit/domains"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/refusal"
@@ -223,16 +221,7 @@ func refusedReport(err error) map[string]any {
 func artefactOptions() artefact.Options {
 	var opts artefact.Options
 	for _, p := range domains.Packs() {
-		agents := make(map[string]string, len(p.Agents))
-		for _, a := range p.Agents {
-			agents[a.ID] = a.Kind
-		}
-		d := artefact.Domain{OperationType: p.OperationType, Agents: agents}
-		if p.OperationType == maintenance.OperationType {
-			d.TerminalClasses = slices.Clone(maintenance.ProducibleTerminals)
-			d.ValidateState = maintenance.ValidateFinalState
-		}
-		opts.Domains = append(opts.Domains, d)
+		opts.Domains = append(opts.Domains, p.ArtefactDomain())
 	}
 	return opts
 }
@@ -276,7 +265,7 @@ func regradeConfig(doc *artefact.Document) episode.RegradeConfig {
 	var cfg episode.RegradeConfig
 	a := doc.Artefact
 	for _, p := range domains.Packs() {
-		if p.OperationType != a.Operation.OperationType || p.OperationType != maintenance.OperationType {
+		if p.OperationType != a.Operation.OperationType || p.Terminal == nil {
 			continue
 		}
 		dom, err := p.Operation(nil, "", a.ScenarioID)
@@ -285,26 +274,10 @@ func regradeConfig(doc *artefact.Document) episode.RegradeConfig {
 		}
 		if g, ok := dom.(engine.Graded); ok {
 			cfg.Contract = g.GradingContract()
-			cfg.Terminal = maintenanceTerminal
+			cfg.Terminal = p.Terminal
 		}
 	}
 	return cfg
-}
-
-// maintenanceTerminal reads the terminal outcome and the replay-final flag
-// out of a maintenance final state (validated by maintenance.ValidateFinalState
-// before it is read here): terminal.outcome, or null with no terminal.
-func maintenanceTerminal(fs map[string]any) (*string, bool, error) {
-	rf, _ := fs["replay_final"].(bool)
-	t, ok := fs["terminal"].(map[string]any)
-	if !ok {
-		return nil, rf, nil
-	}
-	o, ok := t["outcome"].(string)
-	if !ok {
-		return nil, rf, nil
-	}
-	return &o, rf, nil
 }
 
 // carriedList names every field validate did not establish: the field

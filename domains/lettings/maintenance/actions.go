@@ -78,14 +78,14 @@ func (r *runState) requiredEvidence(actionType string, payload map[string]any, r
 	for _, sel := range evidenceContract[actionType].evidence {
 		records[sel.Root] = r.rootTree(sel.Root)
 		switch sel.Kind {
-		case engine.SelectWorkEvidenceForInvoice:
-			records[sel.CycleRoot] = r.rootTree(sel.CycleRoot)
+		case engine.SelectLinkedAuthority:
+			records[sel.LinkRoot] = r.rootTree(sel.LinkRoot)
 			records[sel.AuthorityRoot] = r.rootTree(sel.AuthorityRoot)
-		case engine.SelectQuoteForSelectedApproval:
+		case engine.SelectVersionedTarget:
 			records[sel.TargetRoot] = r.rootTree(sel.TargetRoot)
 		}
 	}
-	required, problem := ResolveRequiredEvidence(actionType, payload, records)
+	required, problem := resolveRequiredEvidence(actionType, payload, records)
 	var missing []string
 	for _, id := range required {
 		if !slices.Contains(refs, id) && !slices.Contains(missing, id) {
@@ -103,10 +103,11 @@ func (r *runState) requiredEvidence(actionType string, payload map[string]any, r
 	return engine.Refuse(code, "required evidence did not resolve completely: "+detail), true
 }
 
-// ResolveRequiredEvidence resolves the ids an outcome must cite from records
+// resolveRequiredEvidence resolves the ids an outcome must cite from records
 // (a {root: value} map), without choosing citations; problem is "" when
-// every selector resolved. The evaluator reconstructs citations with it.
-func ResolveRequiredEvidence(outcomeKey string, payload, records map[string]any) (required []string, problem string) {
+// every selector resolved. (The evaluator reconstructs citations on its own,
+// from the contract's selectors, as upstream's evaluator does.)
+func resolveRequiredEvidence(outcomeKey string, payload, records map[string]any) (required []string, problem string) {
 	for _, sel := range evidenceContract[outcomeKey].evidence {
 		registry, ok1 := records[sel.Root].(map[string]any)
 		selected, ok2 := payload[sel.PayloadField].(string)
@@ -120,29 +121,29 @@ func ResolveRequiredEvidence(outcomeKey string, payload, records map[string]any)
 		switch sel.Kind {
 		case engine.SelectPayloadRegistryKey:
 			required = append(required, selected)
-		case engine.SelectWorkEvidenceForInvoice:
-			cid, ok := rec["cycle_id"].(string)
-			cycles, _ := records[sel.CycleRoot].(map[string]any)
+		case engine.SelectLinkedAuthority:
+			cid, ok := rec[sel.LinkField].(string)
+			cycles, _ := records[sel.LinkRoot].(map[string]any)
 			cyc, okc := cycles[cid].(map[string]any)
 			if !ok || !okc {
 				return nil, "the invoice cycle is missing"
 			}
-			eid, oke := cyc["work_evidence_id"].(string)
+			eid, oke := cyc[sel.EvidenceField].(string)
 			auths, _ := records[sel.AuthorityRoot].(map[string]any)
 			auth, oka := auths[eid].(map[string]any)
 			if !oke || !oka {
 				return nil, "the authoritative work evidence is missing"
 			}
-			if auth["kind"] != "work_evidence" {
+			if auth["kind"] != sel.AuthorityKind {
 				return nil, "the authoritative evidence kind does not match"
 			}
-			if auth["cycle_id"] != cid {
+			if auth[sel.LinkField] != cid {
 				return nil, "the authoritative evidence cycle does not match"
 			}
 			required = append(required, eid)
 		default:
-			qid, ok1 := rec["quote_id"].(string)
-			qv, ok2 := rec["quote_version"].(int64)
+			qid, ok1 := rec[sel.IDField].(string)
+			qv, ok2 := rec[sel.VersionField].(int64)
 			if !ok1 || !ok2 {
 				return nil, "the quote evidence key cannot be encoded"
 			}

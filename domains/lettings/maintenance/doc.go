@@ -78,8 +78,9 @@
 //     notified cycle).
 //   - vocab.go: the vocabulary as data: event authorities, action and wake
 //     types, role authority classes, payload contracts, and the read and
-//     citation contract of every outcome key ([RequiredReads],
-//     [EvidenceContract]).
+//     citation contract of every outcome key ([RequiredReads]) with its
+//     selectors; [Vocabulary], the words no Go file outside the pack may
+//     spell (repo_test.go TestPackBoundary).
 //   - state.go, encode.go: the record and its canonical form; encode.go
 //     writes the same bytes directly (engine.StateEncoder), held equal to
 //     the tree by TestRootEncodersMatchTrees.
@@ -88,20 +89,27 @@
 //     served record from scratch).
 //   - finalstate.go: [ValidateFinalState], the reader's check that an
 //     untrusted final_state is exactly the canonical state this operation
-//     writes (classes state/…); cmd/obaudit hands it to the artefact
-//     validator.
-//   - grading.go: the [engine.GradingContract] a run publishes. The rubric
-//     itself (dimensions, finding codes) is the evaluator's, which imports
-//     no pack; package grading rebuilds the same contract from a loaded
-//     spec for an artefact that is graded again (gate, replay).
+//     writes (classes state/…), and the recovery rule
+//     ([RecoveryOperationVersion], [RecoveryFixture]); the registry
+//     (domains.Pack) hands both to the artefact reader.
+//   - operation.go also names the types the engine's hosted ASK and
+//     ESCALATE decisions become (engine.Static.Hosted).
+//   - grading.go: the [engine.GradingContract] a run publishes, the one
+//     contract the evaluator grades by (a run, the gate, a re-grade): with
+//     which action and event types each rubric rule is about
+//     (engine.RubricTypes). The rubric itself (dimensions, finding codes) is
+//     the evaluator's, which imports no pack.
 //   - agent.go: the reference agent ([Reference]): a decision cascade over
 //     what it has been served ([Decide], [View]) and a read planner
 //     ([Planner]) that plans reads from the phase and tops them up with
 //     whatever a decision or its action schema still needs.
 //
 // The eight negative-control agents are in package negative, their
-// registry with the reference in package agents, and what each negative
-// must break in the separately authored oracle (package oracle).
+// registry with the reference in package agents, what each negative must
+// break in the separately authored oracle (package oracle), and the
+// binding of spec, agents and oracle for the acceptance gate (which names
+// no pack) in package acceptance, with the V2 notification-fault
+// expectation.
 //
 // Nothing is parsed or compiled at package initialisation (only small
 // lookup tables are built): the embedded spec is loaded on first use of

@@ -164,6 +164,31 @@ func stateFail(sentinel *refusal.Refusal, pointer, format string, args ...any) e
 // communications. Communications carry dispatch_status when recovery is on
 // or any of them does (all of them then). contract is accepted for the
 // artefact reader's hook; the state's shape does not depend on it.
+// Terminal reads the terminal outcome and the replay-final flag out of a
+// final state [ValidateFinalState] accepted: terminal.outcome, or nil with
+// no terminal (a re-grade's input, domains.Pack.Terminal).
+func Terminal(fs map[string]any) (*string, bool, error) {
+	rf, _ := fs["replay_final"].(bool)
+	t, ok := fs["terminal"].(map[string]any)
+	if !ok {
+		return nil, rf, nil
+	}
+	o, ok := t["outcome"].(string)
+	if !ok {
+		return nil, rf, nil
+	}
+	return &o, rf, nil
+}
+
+// RecoveryOperationVersion is the operation_version of the delivery-recovery
+// operation (contract 8): its trajectory may carry a recovery side effect
+// (recovery_of, dispatch_channel) that re-sends [RecoveryFixture], and its
+// final state the matching communications.
+const RecoveryOperationVersion = "0.7.0"
+
+// RecoveryFixture is the one message fixture a recovery re-sends.
+const RecoveryFixture = MsgTransferNotice
+
 func ValidateFinalState(state map[string]any, engineVersion string, contract int, recovery bool) error {
 	_ = contract
 	v := stateValidator{s: state}

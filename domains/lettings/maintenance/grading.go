@@ -11,6 +11,14 @@ const OperationType = "lettings.maintenance.synthetic"
 
 var _ engine.Graded = (*Operation)(nil)
 
+// rubricTypes are the operation's types as the evaluator's rules name them.
+var rubricTypes = engine.RubricTypes{
+	VisitRequest: "request_supplier_visit", WorkAuthorisation: "authorise_supplier_work", PaymentRequest: "request_payment",
+	InvoiceValidationRequest: "request_invoice_validation", Notification: "send_message", ExceptionRequest: "request_exception_resolution",
+	IssueReported: "customer_issue_reported", InvoiceReceived: "supplier_invoice_received", WorkVerified: "work_evidence_verified",
+	InvoiceValidated: "invoice_validation_completed", ApprovalReminderDue: "approval_reminder_due",
+}
+
 // GradingContract implements [engine.Graded]: the scenario's authored
 // expectations, the catalogue, root shapes and the read contract, as data.
 func (op *Operation) GradingContract() *engine.GradingContract {
@@ -33,6 +41,7 @@ func (op *Operation) GradingContract() *engine.GradingContract {
 	}
 	return &engine.GradingContract{
 		OperationType: op.spec.OperationType,
+		Types:         rubricTypes,
 		Scenario: engine.GradingScenario{
 			ScenarioID: sc.ID, ExpectedTerminal: sc.ExpectedTerminal, HumanCheckpointBudget: sc.HumanCheckpointBudget,
 			RequiredCheckpointTypes: slices.Clone(sc.RequiredCheckpointTypes), ExpectedEventRejections: rej,

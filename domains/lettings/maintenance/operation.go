@@ -135,6 +135,7 @@ func (op *Operation) buildStatic() *engine.Static {
 		WakeEventTypes:    WakeEventTypes,
 		Catalogue:         cat,
 		RecordContract:    []any{RecordIdentitySuffix, RecordVersionContext, RecordVersionAlgorithm, int64(RecordVersionLength)},
+		Hosted:            engine.HostedTypes{Ask: "send_message", Escalate: "request_exception_resolution", EscalationResolved: "operator_exception_resolved"},
 	}
 }
 

@@ -3,7 +3,6 @@ package maintenance
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/obaudit/obaudit/engine"
@@ -59,6 +58,34 @@ var RoleAuthority = map[string]string{
 	"operator_human":                engine.AuthorityActorClaim,
 	"supplier":                      engine.AuthorityActorClaim,
 	"system_scheduler":              engine.AuthoritySystemEvent,
+}
+
+// Vocabulary lists the words that belong to this operation and to nothing
+// else: its operation type and the default spec's operation id, every event
+// type, every action type and every actor role, less the two the engine
+// defines itself (the terminal pseudo-action engine.CompleteOutcomeKey and
+// the role "agent" of whoever runs the loop). The repository's dependency
+// test (TestPackBoundary) holds every non-test Go file outside the pack free
+// of them as string literals, so the list is the pack's own and cannot
+// drift. Sorted.
+func Vocabulary() []string {
+	out := []string{OperationType}
+	if spec, err := DefaultSpec(); err == nil {
+		out = append(out, spec.OperationID)
+	}
+	out = append(out, WakeEventTypes...)
+	for _, a := range ActionTypes {
+		if a != engine.CompleteOutcomeKey {
+			out = append(out, a)
+		}
+	}
+	for r := range RoleAuthority {
+		if r != "agent" {
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Payload field kinds.
@@ -137,16 +164,16 @@ func selectorProjection(s engine.EvidenceSelector) (string, map[string]any) {
 	switch s.Kind {
 	case engine.SelectPayloadRegistryKey:
 		return s.PayloadField, map[string]any{"from": s.Tool + "." + s.Root, "select": "key == payload." + s.PayloadField}
-	case engine.SelectWorkEvidenceForInvoice:
-		return "work_evidence_id", map[string]any{
+	case engine.SelectLinkedAuthority:
+		return s.EvidenceField, map[string]any{
 			"from": s.AuthorityTool + "." + s.AuthorityRoot,
-			"select": "key == cycle.work_evidence_id; kind == work_evidence; cycle_id == cycle.cycle_id where " +
-				fmt.Sprintf("invoice=%s.%s[payload.%s], cycle=%s.%s[invoice.cycle_id]", s.Tool, s.Root, s.PayloadField, s.CycleTool, s.CycleRoot),
+			"select": fmt.Sprintf("key == cycle.%s; kind == %s; %s == cycle.%s where ", s.EvidenceField, s.AuthorityKind, s.LinkField, s.LinkField) +
+				fmt.Sprintf("invoice=%s.%s[payload.%s], cycle=%s.%s[invoice.%s]", s.Tool, s.Root, s.PayloadField, s.LinkTool, s.LinkRoot, s.LinkField),
 		}
 	}
 	return "quote_record_key", map[string]any{
 		"from":   s.TargetTool + "." + s.TargetRoot,
-		"select": fmt.Sprintf("key == approval.quote_id + ':v' + approval.quote_version where approval=%s.%s[payload.%s]", s.Tool, s.Root, s.PayloadField),
+		"select": fmt.Sprintf("key == approval.%s + ':v' + approval.%s where approval=%s.%s[payload.%s]", s.IDField, s.VersionField, s.Tool, s.Root, s.PayloadField),
 	}
 }
 
@@ -154,10 +181,11 @@ func selectorProjection(s engine.EvidenceSelector) (string, map[string]any) {
 var (
 	selApprovalRegistry = engine.EvidenceSelector{Kind: engine.SelectPayloadRegistryKey, Tool: "list_checkpoints", Root: "approvals", PayloadField: "approval_checkpoint_id"}
 	selInvoiceRegistry  = engine.EvidenceSelector{Kind: engine.SelectPayloadRegistryKey, Tool: "list_billing", Root: "invoices", PayloadField: "invoice_id"}
-	selWorkEvidence     = engine.EvidenceSelector{Kind: engine.SelectWorkEvidenceForInvoice, Tool: "list_billing", Root: "invoices", PayloadField: "invoice_id",
-		CycleTool: "get_case_record", CycleRoot: "cycles", AuthorityTool: "list_authoritative_records", AuthorityRoot: "authoritative_records"}
-	selQuoteForApproval = engine.EvidenceSelector{Kind: engine.SelectQuoteForSelectedApproval, Tool: "list_checkpoints", Root: "approvals", PayloadField: "approval_checkpoint_id",
-		TargetTool: "list_quotes", TargetRoot: "quotes"}
+	selWorkEvidence     = engine.EvidenceSelector{Kind: engine.SelectLinkedAuthority, Tool: "list_billing", Root: "invoices", PayloadField: "invoice_id",
+		LinkField: "cycle_id", LinkTool: "get_case_record", LinkRoot: "cycles", EvidenceField: "work_evidence_id",
+		AuthorityTool: "list_authoritative_records", AuthorityRoot: "authoritative_records", AuthorityKind: "work_evidence"}
+	selQuoteForApproval = engine.EvidenceSelector{Kind: engine.SelectVersionedTarget, Tool: "list_checkpoints", Root: "approvals", PayloadField: "approval_checkpoint_id",
+		IDField: "quote_id", VersionField: "quote_version", TargetTool: "list_quotes", TargetRoot: "quotes"}
 )
 
 // obligationContract is one outcome's read and citation requirements.
@@ -179,17 +207,6 @@ var evidenceContract = map[string]obligationContract{
 
 // RequiredReads lists, sorted, the reads outcomeKey must have had served.
 func RequiredReads(outcomeKey string) []string { return evidenceContract[outcomeKey].reads }
-
-// EvidenceContract is the read contract as data, for the evaluator:
-// outcome key → {reads: {tool: "required"}, evidence_refs: {required:
-// {name: {from, select}}}}.
-func EvidenceContract() map[string]any {
-	out := map[string]any{}
-	for k := range evidenceContract {
-		out[k] = map[string]any{"reads": readsPart(k), "evidence_refs": evidencePart(k)}
-	}
-	return out
-}
 
 func readsPart(key string) map[string]any {
 	m := map[string]any{}
@@ -360,5 +377,3 @@ func sortedFieldNames(m map[string]string) []string {
 }
 
 func quoteKey(id string, version int64) string { return fmt.Sprintf("%s:v%d", id, version) }
-
-var _ = strings.TrimSpace

@@ -1,0 +1,108 @@
+// Package acceptance hands the lettings-maintenance pack to the causal
+// acceptance gate (package gate, which names no pack): the spec's identity,
+// the agent registry, one operation and grading contract per scenario, the
+// negative-control oracle's controls, and the authored V2 notification-fault
+// expectation the reference is held to under obaudit's engine.
+package acceptance
+
+import (
+	"slices"
+
+	"github.com/obaudit/obaudit/domains/lettings/maintenance"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/oracle"
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/evaluator"
+	"github.com/obaudit/obaudit/gate"
+	"github.com/obaudit/obaudit/refusal"
+	"github.com/obaudit/obaudit/schemas"
+)
+
+// V2FaultExpectationID names the authored outcome the reference must
+// produce on V2 under obaudit's engine.
+const V2FaultExpectationID = "maintenance.reference.V2.permanent-notification-fault.v1"
+
+// Vocabulary is the evaluator's result vector and finding-code catalogue,
+// for loading an oracle to check against.
+func Vocabulary() oracle.Vocabulary {
+	return oracle.Vocabulary{Dimensions: evaluator.Dimensions(), KnownCode: evaluator.KnownFindingCode}
+}
+
+// Load is the pack's gate binding from bytes (domains.Pack.Gate): spec nil
+// means the embedded spec, oracle nil the embedded oracle.
+func Load(spec, oracleBytes []byte, specSource, oracleSource string) (*gate.Subject, error) {
+	s, err := maintenance.DefaultSpec()
+	if spec != nil {
+		s, err = maintenance.LoadSpec(spec, specSource)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := oracle.Default(Vocabulary())
+	if oracleBytes != nil {
+		m, err = oracle.Load(oracleBytes, oracleSource, Vocabulary())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Subject(s, m)
+}
+
+// Subject binds a loaded spec and oracle for the gate. An oracle authored
+// for another operation is refused (gate.ErrOracleMismatch).
+func Subject(spec *maintenance.Spec, m *oracle.Manifest) (*gate.Subject, error) {
+	if m.OperationID() != spec.OperationID {
+		return nil, refusal.New(gate.ErrOracleMismatch, "oracle %q was authored for operation %q; the spec is %q",
+			m.Identity().OracleID, m.OperationID(), spec.OperationID)
+	}
+	digest, err := spec.ComputeDigest()
+	if err != nil {
+		return nil, err
+	}
+	id := m.Identity()
+	long := []string{agents.Reference, "trust_actor_claim", "stale_after_wake", "duplicate_after_wake"}
+	return &gate.Subject{
+		OperationID: spec.OperationID, SpecDigest: digest,
+		Oracle:       gate.OracleIdentity{OracleID: id.OracleID, OracleVersion: id.OracleVersion, Digest: id.Digest},
+		OracleSource: m.Source(),
+		Agents:       agents.IDs(),
+		Lookup:       Lookup,
+		Scene: func(scenario string) (engine.Domain, *engine.GradingContract, error) {
+			op, err := maintenance.NewOperation(spec, scenario)
+			if err != nil {
+				return nil, nil, err
+			}
+			return op, op.GradingContract(), nil
+		},
+		Control: func(agentID string) (gate.Control, bool) {
+			c, ok := m.Control(agentID)
+			return gate.Control{ScenarioID: c.ScenarioID, Closure: c.Closure, RequiredFindings: c.RequiredFindings, MustPass: c.MustPass}, ok
+		},
+		Expectation: func(scenario, version string) *gate.Expectation {
+			if !faultApplies(spec, scenario, version) {
+				return nil
+			}
+			return &gate.Expectation{ID: V2FaultExpectationID, Terminal: "transferred_to_human_ownership",
+				Failed:   []string{evaluator.Recovery, evaluator.Obligations},
+				Findings: []string{"OBLIGATION_MESSAGE_NOT_ESTABLISHED", "REQUIRED_NOTIFICATION_UNDELIVERED"}}
+		},
+		First: func(agentID, scenario string) bool { return scenario == "V1" && slices.Contains(long, agentID) },
+	}, nil
+}
+
+// Lookup is the agent registry as the gate runs it.
+func Lookup(id string) (gate.Agent, error) {
+	e, err := agents.Lookup(id)
+	return gate.Agent{ID: e.ID, Kind: e.Kind, Scenarios: e.Scenarios, New: e.New}, err
+}
+
+// faultApplies reports whether the reference on this scenario is held to
+// the V2 notification-fault expectation: obaudit's engine, the default
+// operation, V2, whose one dispatch failure is the transfer notice.
+func faultApplies(spec *maintenance.Spec, scenario, version string) bool {
+	if version != schemas.EngineObaudit || spec.OperationID != "lettings_maintenance_synthetic_v1" || scenario != "V2" {
+		return false
+	}
+	sc, err := spec.Scenario(scenario)
+	return err == nil && slices.Equal(sc.DispatchFailures, []string{maintenance.MsgTransferNotice})
+}
