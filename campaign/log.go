@@ -105,7 +105,7 @@ func ReadLog(ctx context.Context, dir string, pub *ecdsa.PublicKey, origin strin
 	}
 	signed, err := ff.ReadCheckpoint(ctx)
 	if err != nil {
-		return nil, refusal.Wrap(ErrLogInvalid, err, "no checkpoint")
+		return nil, refusal.Because(ErrLogInvalid, err, "log/checkpoint is missing or unreadable: this is not a complete campaign directory")
 	}
 	cp, err := checkpoint.OpenCheckpoint(signed, pub, origin)
 	if err != nil {
@@ -119,11 +119,11 @@ func ReadLog(ctx context.Context, dir string, pub *ecdsa.PublicKey, origin strin
 		p := layout.PartialTileSize(0, i, cp.Size)
 		raw, err := ff.ReadEntryBundle(ctx, i, p)
 		if err != nil {
-			return nil, refusal.Wrap(ErrLogInvalid, err, "entry bundle %d", i)
+			return nil, refusal.Because(ErrLogInvalid, err, "entry bundle %d is missing or shorter than the checkpoint says: the log's files were changed, cut short or copied incompletely; restore the campaign directory from a complete copy", i)
 		}
 		var eb api.EntryBundle
 		if err := eb.UnmarshalText(raw); err != nil {
-			return nil, refusal.Wrap(ErrLogInvalid, err, "entry bundle %d", i)
+			return nil, refusal.Because(ErrLogInvalid, err, "entry bundle %d is not a C2SP tlog-tiles entry bundle: the log's files were changed, cut short or copied incompletely; restore the campaign directory from a complete copy", i)
 		}
 		want := uint64(layout.EntryBundleWidth)
 		if p != 0 {
@@ -188,11 +188,11 @@ func CheckConsistency(ctx context.Context, dir string, st *LogState, held []byte
 	}
 	pb, err := client.NewProofBuilder(ctx, st.Checkpoint.Size, ff.ReadTile)
 	if err != nil {
-		return h, refusal.Wrap(ErrLogInvalid, err, "tiles")
+		return h, refusal.Because(ErrLogInvalid, err, "the log's hash tiles do not read: the log's files were changed, cut short or copied incompletely; restore the campaign directory from a complete copy")
 	}
 	cons, err := pb.ConsistencyProof(ctx, h.Size, st.Checkpoint.Size)
 	if err != nil {
-		return h, refusal.Wrap(ErrLogInvalid, err, "consistency proof %d → %d", h.Size, st.Checkpoint.Size)
+		return h, refusal.Because(ErrLogInvalid, err, "no consistency proof %d → %d from the log's hash tiles (a tile missing or damaged): the log's files were changed, cut short or copied incompletely; restore the campaign directory from a complete copy", h.Size, st.Checkpoint.Size)
 	}
 	if err := proof.VerifyConsistency(rfc6962.DefaultHasher, h.Size, st.Checkpoint.Size, cons, h.Root, st.Checkpoint.Root); err != nil {
 		return h, refusal.Wrap(ErrCheckpointMismatch, err, "consistency proof %d → %d", h.Size, st.Checkpoint.Size)

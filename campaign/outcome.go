@@ -151,7 +151,7 @@ func ParseOutcome(entry []byte) (*Outcome, error) {
 	dec.DisallowUnknownFields()
 	var o Outcome
 	if err := dec.Decode(&o); err != nil {
-		return nil, refusal.Wrap(ErrLogInvalid, err, "outcome record")
+		return nil, refusal.Because(ErrLogInvalid, err, "an outcome record is not the JSON obaudit writes (unknown, missing or mistyped fields): the log entry was edited")
 	}
 	again, err := o.Entry()
 	if err != nil || !bytes.Equal(again, entry) {

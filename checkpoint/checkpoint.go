@@ -144,9 +144,9 @@ func OpenCheckpoint(signed []byte, pub *ecdsa.PublicKey, origin string) (Checkpo
 		var unverified *note.UnverifiedNoteError
 		var invalid *note.InvalidSignatureError
 		if errors.As(err, &unverified) || errors.As(err, &invalid) {
-			return Checkpoint{}, refusal.Wrap(ErrSignatureInvalid, err, "checkpoint")
+			return Checkpoint{}, refusal.Because(ErrSignatureInvalid, err, "checkpoint: no signature by this key and origin verifies it (check --key and --origin name the campaign's)")
 		}
-		return Checkpoint{}, refusal.Wrap(ErrMalformed, err, "checkpoint")
+		return Checkpoint{}, refusal.Because(ErrMalformed, err, "checkpoint: not a C2SP signed note (text, a blank line, signature lines): cut short or edited; get it again")
 	}
 	c, err := parseText(n.Text)
 	if err != nil {
@@ -200,7 +200,7 @@ func VerifyInclusion(proofFile, bundle []byte, pub *ecdsa.PublicKey, opts Verify
 	}
 	got, err := proof.RootFromInclusionProof(rfc6962.DefaultHasher, p.Index, c.Size, LeafHash(bundle), p.Hashes)
 	if err != nil {
-		return Checkpoint{}, 0, refusal.Wrap(ErrInclusionInvalid, err, "leaf %d of %d", p.Index, c.Size)
+		return Checkpoint{}, 0, refusal.Because(ErrInclusionInvalid, err, "leaf %d of %d: the proof's hashes do not form an inclusion proof for a tree of this size (cut short or edited?)", p.Index, c.Size)
 	}
 	if !bytes.Equal(got, c.Root) {
 		return Checkpoint{}, 0, refusal.New(ErrInclusionInvalid, "leaf %d of %d: the proof leads from this bundle to root %x, the checkpoint's root is %x", p.Index, c.Size, got, c.Root)

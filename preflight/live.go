@@ -111,7 +111,8 @@ func CheckLive(cfg LiveConfig) (execledger.Rates, execledger.Decimal, map[string
 	if _, err := lane.ParseBaseURL(base); err != nil {
 		return rates, cap, nil, "", err
 	}
-	if err := CheckOutputs(cfg.OutputDir, LedgerFile, ArtefactFile); err != nil {
+	ledgerName, artefactName := OutputNames(cfg.OperationInstanceID, FaultNone)
+	if err := CheckOutputs(cfg.OutputDir, ledgerName, artefactName); err != nil {
 		return rates, cap, nil, "", err
 	}
 	return rates, cap, policy, base, nil
@@ -156,6 +157,7 @@ func Live(cfg LiveConfig) (*Result, error) {
 		return nil, errors.New("preflight: a live run needs a domain and a clock")
 	}
 	p := cfg.Profile
+	ledgerName, artefactName := OutputNames(cfg.OperationInstanceID, FaultNone)
 	u, _ := lane.ParseBaseURL(base)
 	own, err := lane.SettingsDigest(p.Lane, p.Run, lane.LedgerURL(u), lane.SDKVersion())
 	if err != nil {
@@ -172,7 +174,8 @@ func Live(cfg LiveConfig) (*Result, error) {
 		Domain: cfg.Domain, EngineVersion: cfg.EngineVersion, MaxCalls: cfg.MaxCalls,
 		Rates: rates, Cap: cap, Pricing: policy, TokenCap: provider.TokenHardCap,
 		Now: cfg.Now, ExecutionRunID: cfg.ExecutionRunID, OperationInstanceID: cfg.OperationInstanceID,
-		LedgerPath: filepath.Join(cfg.OutputDir, LedgerFile), ArtefactPath: filepath.Join(cfg.OutputDir, ArtefactFile),
+		LedgerPath:      filepath.Join(cfg.OutputDir, ledgerName),
+		ArtefactPath:    filepath.Join(cfg.OutputDir, artefactName),
 		ArtefactOptions: cfg.ArtefactOptions, Agents: cfg.Agents,
 		Context: cfg.Context,
 		RequestDigests: Rebuilder(func(b *artefact.Binding) bool {

@@ -13,16 +13,17 @@
 // credential cmd hands it.
 //
 // One [Run] is one cell. The reference cell ([FaultNone]) is to end scored
-// with an audited pair ([Result.OK]): its ledger (execution_ledger.ndjson)
+// with an audited pair ([Result.OK]): its ledger (ID.execution_ledger.ndjson, ID its
+// operation instance id: [FileName])
 // reads back complete and scored, the wire digest of every call row is the
 // digest of the body the scripted provider received, the artefact
-// (episode_artifact.json) is contract 8 with a binding to that ledger, the
+// (ID.episode_artifact.json) is contract 8 with a binding to that ledger, the
 // bundle audit passes, and the artefact replays at zero provider calls. A
 // fault cell (429, 500, 400, overloaded, Anthropic's spend limit, an
 // invalid body, a wrong model, a truncated answer, a stream cut mid-body, a
 // closed connection, on request [DefaultFaultAt]) is to end excluded with
 // its fault ([ExpectedFault]), and writes its ledger
-// (execution_ledger_<cell>.ndjson) and no artefact. A cell that ends otherwise (a lowered call bound, say) is
+// (ID.CELL.execution_ledger.ndjson) and no artefact. A cell that ends otherwise (a lowered call bound, say) is
 // reported ([Result.AsExpected] is false), not refused.
 //
 // The bounds are the build's (package provider): at most
@@ -105,21 +106,42 @@ const (
 	DefaultPricingPolicyID  = "offline_operator_pinned_v1"
 )
 
-// File names written beneath the output directory.
+// Suffixes of the files obaudit names itself ([FileName]).
 const (
-	LedgerFile   = "execution_ledger.ndjson"
-	ArtefactFile = "episode_artifact.json"
+	ArtefactSuffix = ".episode_artifact.json"
+	LedgerSuffix   = ".execution_ledger.ndjson"
+	BundleSuffix   = ".sigstore.json"
+	ProofSuffix    = ".tlog-proof"
 )
 
-// LedgerFileFor is the ledger file name of a cell.
-func LedgerFileFor(f Fault) string {
-	switch f {
-	case FaultNone, "":
-		return LedgerFile
-	case Fault429, Fault500, Fault400:
-		return "execution_ledger_http_" + string(f) + ".ndjson"
+// FileName is the one rule naming the files obaudit names by default: the
+// stem of from (its base name without the first of [ArtefactSuffix],
+// [LedgerSuffix], [BundleSuffix] or ".json" it ends with), then suffix. A
+// preflight's or model run's stem is its operation instance id (and, for a
+// fault cell's ledger, "id.cell"), sign's is its artefact's and commit's
+// each bundle's, so every name carries the episode's id and the outputs of
+// many episodes share one directory: preflight → sign → commit without
+// renaming.
+func FileName(from, suffix string) string {
+	b := filepath.Base(from)
+	for _, s := range []string{ArtefactSuffix, LedgerSuffix, BundleSuffix, ".json"} {
+		if stem, ok := strings.CutSuffix(b, s); ok && stem != "" {
+			return stem + suffix
+		}
 	}
-	return "execution_ledger_" + strings.ReplaceAll(string(f), "-", "_") + ".ndjson"
+	return b + suffix
+}
+
+// OutputNames are the names ([FileName]) of what a cell, or a [Live] run
+// (FaultNone), writes beneath its output directory: its ledger ("ID" or
+// "ID.CELL" then [LedgerSuffix]) and its artefact, written only when the
+// run ends scored.
+func OutputNames(instanceID string, f Fault) (ledger, artefact string) {
+	stem := instanceID
+	if f != FaultNone && f != "" {
+		stem += "." + string(f)
+	}
+	return FileName(stem, LedgerSuffix), FileName(instanceID, ArtefactSuffix)
 }
 
 // ExpectedFault is the ledger fault a fault cell of lane laneID must end
@@ -386,13 +408,15 @@ func (c *cell) run() (*Result, error) {
 	}
 	lb := Serve(script)
 	defer lb.Close()
+	ledgerName, artefactName := OutputNames(cfg.OperationInstanceID, fault)
 
 	spec := &modelRun{
 		Lane: prof.Lane, Profile: prof.Run, Client: lb.Client, BaseURL: lb.BaseURL, Credential: Credential,
 		Domain: cfg.Domain, EngineVersion: cfg.EngineVersion, MaxCalls: cfg.MaxCalls,
 		Rates: c.rates, Cap: c.cap, Pricing: c.policy, TokenCap: c.tokenCap,
 		Now: cfg.Now, ExecutionRunID: cfg.ExecutionRunID, OperationInstanceID: cfg.OperationInstanceID,
-		LedgerPath: filepath.Join(cfg.OutputDir, LedgerFileFor(fault)), ArtefactPath: filepath.Join(cfg.OutputDir, ArtefactFile),
+		LedgerPath:      filepath.Join(cfg.OutputDir, ledgerName),
+		ArtefactPath:    filepath.Join(cfg.OutputDir, artefactName),
 		ArtefactOptions: cfg.ArtefactOptions, Agents: cfg.Agents, RequestDigests: RequestDigests,
 		Context: cfg.Context,
 	}

@@ -50,7 +50,8 @@ func TestReferenceCell(t *testing.T) {
 	if !r.OK() || !r.AsExpected() || r.Status != "scored" {
 		t.Fatalf("reference cell: %s %s", r.Status, r.ExclusionCode)
 	}
-	if got := entries(t, dir); !slices.Equal(got, []string{ArtefactFile, LedgerFile}) {
+	ledgerName, artefactName := OutputNames(testInstance, FaultNone)
+	if got := entries(t, dir); !slices.Equal(got, []string{testInstance + ".episode_artifact.json", testInstance + ".execution_ledger.ndjson"}) || got[0] != artefactName || got[1] != ledgerName {
 		t.Errorf("directory holds %v", got)
 	}
 
@@ -105,7 +106,7 @@ func TestReferenceCell(t *testing.T) {
 			t.Fatalf("call %d: artefact attempt %+v against row %+v", i, at, c)
 		}
 	}
-	for _, bad := range []string{LedgerFile, "Bearer", "preflight-loopback", "uthoriz", "sk-", "127.0.0.1"} {
+	for _, bad := range []string{ledgerName, "Bearer", "preflight-loopback", "uthoriz", "sk-", "127.0.0.1"} {
 		if bytes.Contains(b, []byte(bad)) {
 			t.Errorf("the artefact carries %q", bad)
 		}
@@ -196,7 +197,7 @@ func faultCell(t *testing.T, id string, f Fault) {
 			if r.OK() || !r.AsExpected() || r.Status != "excluded" || r.ExclusionCode != want || r.ArtefactPath != "" || want == "" {
 				t.Fatalf("cell %s: %s %s artefact %q", f, r.Status, r.ExclusionCode, r.ArtefactPath)
 			}
-			if got := entries(t, dir); !slices.Equal(got, []string{LedgerFileFor(f)}) {
+			if got := entries(t, dir); !slices.Equal(got, []string{testInstance + "." + string(f) + ".execution_ledger.ndjson"}) {
 				t.Errorf("directory holds %v", got)
 			}
 			calls := DefaultFaultAt
@@ -545,5 +546,23 @@ func TestEveryLaneReferenceCell(t *testing.T) {
 			}
 			seen[p.SettingsDigest] = id
 		})
+	}
+}
+
+// TestFileName: the one naming rule keeps the episode's id through
+// preflight -> sign -> commit.
+func TestFileName(t *testing.T) {
+	for _, c := range []struct{ from, suffix, want string }{
+		{"opinst_1", ArtefactSuffix, "opinst_1.episode_artifact.json"},
+		{"opinst_1.429", LedgerSuffix, "opinst_1.429.execution_ledger.ndjson"},
+		{"d/opinst_1.episode_artifact.json", BundleSuffix, "opinst_1.sigstore.json"},
+		{"d/opinst_1.sigstore.json", ProofSuffix, "opinst_1.tlog-proof"},
+		{"det.json", BundleSuffix, "det.sigstore.json"},
+		{"b", ProofSuffix, "b.tlog-proof"},
+		{".json", ProofSuffix, ".json.tlog-proof"},
+	} {
+		if got := FileName(c.from, c.suffix); got != c.want {
+			t.Errorf("FileName(%q, %q) = %q, want %q", c.from, c.suffix, got, c.want)
+		}
 	}
 }

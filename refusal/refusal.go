@@ -141,6 +141,14 @@ func Wrap(sentinel *Refusal, err error, format string, args ...any) *Refusal {
 	return &Refusal{Class: sentinel.Class, Detail: d, Err: err}
 }
 
+// Because is Wrap for a cause in a library's own terms (protobuf, x509,
+// sigstore-go, tessera, YAML): err stays the cause for [errors.Is] and
+// [errors.As], but the detail is only the sentence given, one a person can
+// act on, never the library's text.
+func Because(sentinel *Refusal, err error, format string, args ...any) *Refusal {
+	return &Refusal{Class: sentinel.Class, Detail: fmt.Sprintf(format, args...), Err: err}
+}
+
 // ClassOf returns the class of the first refusal in err's chain.
 func ClassOf(err error) (Class, bool) {
 	var c Classed

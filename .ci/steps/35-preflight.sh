@@ -12,18 +12,20 @@ go build -o "$bin" ./cmd/obaudit
 root=$(mktemp -d)
 trap 'rm -rf "$root" "$(dirname "$bin")"' EXIT
 
+# Names carry the operation instance id (issue 17, point 6).
+id=opinst_0123456789abcdef0123456789abcdef
 common="429 500 400 overloaded invalid-body wrong-model truncated stream-cut transport"
 for lane in openai-responses anthropic-messages chat-completions; do
   out="$root/$lane"
   mkdir -m 0700 "$out"
   echo "-- $lane: reference cell"
-  "$bin" preflight --lane "$lane" --output-dir "$out"
-  "$bin" validate "$out/episode_artifact.json" >/dev/null
-  replay=$("$bin" replay "$out/episode_artifact.json")
+  "$bin" preflight --lane "$lane" --output-dir "$out" --operation-instance-id "$id"
+  "$bin" validate "$out/$id.episode_artifact.json" >/dev/null
+  replay=$("$bin" replay "$out/$id.episode_artifact.json")
   grep -q '^provider calls *0$' <<<"$replay" || { echo "replay: $replay"; exit 1; }
   grep -q '^request digests *46 rebuilt' <<<"$replay" || { echo "replay: $replay"; exit 1; }
-  "$bin" bundle "$out/episode_artifact.json" "$out/execution_ledger.ndjson" >/dev/null
-  verify=$("$bin" ledger verify "$out/execution_ledger.ndjson")
+  "$bin" bundle "$out/$id.episode_artifact.json" "$out/$id.execution_ledger.ndjson" >/dev/null
+  verify=$("$bin" ledger verify "$out/$id.execution_ledger.ndjson")
   grep -q ': scored$' <<<"$verify" || { echo "ledger verify: $verify"; exit 1; }
 
   echo "-- $lane: fault cells"
@@ -32,11 +34,12 @@ for lane in openai-responses anthropic-messages chat-completions; do
   n=2
   for cell in $cells; do
     set +e
-    report=$("$bin" --json preflight --lane "$lane" --output-dir "$out" --fault "$cell" 2>/dev/null); code=$?
+    report=$("$bin" --json preflight --lane "$lane" --output-dir "$out" --operation-instance-id "$id" --fault "$cell" 2>/dev/null); code=$?
     set -e
     [ "$code" -eq 2 ] || { echo "$lane fault cell $cell exited $code, want 2"; exit 1; }
     grep -q '"cell_as_expected":true' <<<"$report" || { echo "$lane fault cell $cell did not end as it must: $report"; exit 1; }
     grep -q '"episode_artefact_written":false' <<<"$report" || { echo "$lane fault cell $cell wrote an artefact"; exit 1; }
+    [ -f "$out/$id.$cell.execution_ledger.ndjson" ] || { echo "$lane fault cell $cell wrote no $id.$cell.execution_ledger.ndjson"; exit 1; }
     n=$((n + 1))
   done
   [ "$(ls "$out" | wc -l)" -eq "$n" ] || { echo "unexpected files in $out"; ls "$out"; exit 1; }

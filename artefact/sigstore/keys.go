@@ -92,7 +92,7 @@ func ParsePrivateKey(b []byte) (*ecdsa.PrivateKey, error) {
 		return nil, refusal.New(ErrKeyInvalid, "private key: PEM type %q is not an unencrypted private key", blk.Type)
 	}
 	if err != nil {
-		return nil, refusal.Wrap(ErrKeyInvalid, err, "private key")
+		return nil, refusal.Because(ErrKeyInvalid, err, "private key: the PEM block's bytes are not a DER private key (damaged or cut short?); use the PREFIX.key obaudit keygen wrote")
 	}
 	k, ok := key.(*ecdsa.PrivateKey)
 	if !ok || k.Curve != elliptic.P256() {
@@ -113,7 +113,7 @@ func ParsePublicKey(b []byte) (*ecdsa.PublicKey, error) {
 	}
 	key, err := x509.ParsePKIXPublicKey(blk.Bytes)
 	if err != nil {
-		return nil, refusal.Wrap(ErrKeyInvalid, err, "public key")
+		return nil, refusal.Because(ErrKeyInvalid, err, "public key: the PEM block's bytes are not a DER PKIX public key (damaged or cut short?); use the PREFIX.pub obaudit keygen wrote")
 	}
 	k, ok := key.(*ecdsa.PublicKey)
 	if !ok || k.Curve != elliptic.P256() {

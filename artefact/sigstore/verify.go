@@ -8,6 +8,7 @@ import (
 	"encoding/asn1"
 	"encoding/base64"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/obaudit/obaudit/refusal"
@@ -52,7 +53,7 @@ func NewKeyVerifier(pub *ecdsa.PublicKey) (*Verifier, error) {
 	}
 	sv, err := signature.LoadVerifier(pub, crypto.SHA256)
 	if err != nil {
-		return nil, refusal.Wrap(ErrKeyUnsupported, err, "public key")
+		return nil, refusal.Because(ErrKeyUnsupported, err, "public key: not a key Sigstore verification accepts (want ECDSA P-256, as obaudit keygen writes)")
 	}
 	tm := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
 		return root.NewExpiringKey(sv, time.Time{}, time.Time{}), nil
@@ -77,7 +78,7 @@ func NewKeylessVerifier(trustedRootJSON []byte, id Identity) (*Verifier, error) 
 	}
 	tr, err := root.NewTrustedRootFromJSON(trustedRootJSON)
 	if err != nil {
-		return nil, refusal.Wrap(ErrTrustedRootInvalid, err, "trusted root")
+		return nil, refusal.Because(ErrTrustedRootInvalid, err, "trusted root: not a complete Sigstore trusted root (trusted_root.json, media type application/vnd.dev.sigstore.trustedroot+json;version=0.1, as the Sigstore instance that signed publishes it); fetch it again")
 	}
 	return newKeylessVerifier(tr, id)
 }
@@ -107,7 +108,7 @@ func (v *Verifier) VerifyStatement(ctx context.Context, bundleJSON []byte) ([]by
 	}
 	var b bundle.Bundle
 	if err := b.UnmarshalJSON(bundleJSON); err != nil {
-		return nil, refusal.Wrap(ErrMalformedBundle, err, "")
+		return nil, refusal.Because(ErrMalformedBundle, err, "not a complete Sigstore bundle v0.3 (cut short or edited?); get it again from whoever signed (obaudit sign or cosign attest-blob --bundle write it)")
 	}
 	return v.verifyEntity(&b)
 }
@@ -121,7 +122,7 @@ func (v *Verifier) verifyEntity(entity verify.SignedEntity) ([]byte, error) {
 	}
 	vc, err := entity.VerificationContent()
 	if err != nil {
-		return nil, refusal.Wrap(ErrMalformedBundle, err, "verification material")
+		return nil, refusal.Because(ErrMalformedBundle, err, "the bundle's verification material (its certificate or key hint) does not decode: the bundle is damaged; get it again from whoever signed")
 	}
 	var policy verify.PolicyBuilder
 	if v.keyless {
@@ -148,7 +149,7 @@ func (v *Verifier) verifyEntity(entity verify.SignedEntity) ([]byte, error) {
 func envelopePayload(entity verify.SignedEntity) ([]byte, error) {
 	sc, err := entity.SignatureContent()
 	if err != nil {
-		return nil, refusal.Wrap(ErrMalformedBundle, err, "signature content")
+		return nil, refusal.Because(ErrMalformedBundle, err, "the bundle's signature content does not decode: the bundle is damaged; get it again from whoever signed")
 	}
 	ec := sc.EnvelopeContent()
 	if ec == nil || ec.RawEnvelope() == nil {
@@ -163,7 +164,7 @@ func envelopePayload(entity verify.SignedEntity) ([]byte, error) {
 	}
 	payload, err := base64.StdEncoding.DecodeString(env.Payload)
 	if err != nil {
-		return nil, refusal.Wrap(ErrMalformedBundle, err, "DSSE payload")
+		return nil, refusal.Because(ErrMalformedBundle, err, "the DSSE payload is not base64: the bundle is damaged; get it again from whoever signed")
 	}
 	return payload, nil
 }
@@ -172,7 +173,7 @@ func envelopePayload(entity verify.SignedEntity) ([]byte, error) {
 // re-running its steps in order. It never turns a refusal into acceptance.
 func (v *Verifier) diagnose(entity verify.SignedEntity, vc verify.VerificationContent, cause error) error {
 	if !v.keyless {
-		return refusal.Wrap(ErrSignatureInvalid, cause, "")
+		return refusal.Because(ErrSignatureInvalid, cause, "the signature does not verify with this key: the bundle was signed by another key or changed after signing (check that --key is the signer's public key)")
 	}
 	logTS, err := v.sv.VerifyTransparencyLogInclusion(entity)
 	if err != nil {
@@ -182,26 +183,26 @@ func (v *Verifier) diagnose(entity verify.SignedEntity, vc verify.VerificationCo
 		if entries, e := entity.TlogEntries(); e == nil {
 			for _, entry := range entries {
 				if at := entry.IntegratedTime(); !at.IsZero() && !vc.ValidAtTime(at, v.trusted) {
-					return refusal.Wrap(ErrCertificateInvalid, err, "at log integrated time %s", at.UTC().Format(time.RFC3339))
+					return refusal.Because(ErrCertificateInvalid, err, "the certificate was not valid at the log's integrated time %s (expired, not yet valid, or not issued by this trusted root's Fulcio authority)", at.UTC().Format(time.RFC3339))
 				}
 			}
 		}
-		return refusal.Wrap(ErrTlogInvalid, err, "")
+		return refusal.Because(ErrTlogInvalid, err, "the bundle's transparency-log entry does not verify against this trusted root: a root of another Sigstore instance, or an edited entry (give --trusted-root the root of the instance that signed)")
 	}
 	ts, err := v.sv.VerifyObserverTimestamps(entity, logTS)
 	if err != nil {
-		return refusal.Wrap(ErrTimestampInvalid, err, "")
+		return refusal.Because(ErrTimestampInvalid, err, "the bundle's observer timestamp does not verify against this trusted root (give --trusted-root the root of the instance that signed)")
 	}
 	leaf := withoutHandledSAN(vc.Certificate())
 	for _, t := range ts {
 		if _, err := verify.VerifyLeafCertificate(t.Timestamp, leaf, v.trusted); err != nil {
-			return refusal.Wrap(ErrCertificateInvalid, err, "at %s timestamp %s", t.Type, t.Timestamp.UTC().Format(time.RFC3339))
+			return refusal.Because(ErrCertificateInvalid, err, "the certificate does not chain to this trusted root's Fulcio authority at the %s timestamp %s, or was not valid then (damaged, expired, or of another Sigstore instance)", t.Type, t.Timestamp.UTC().Format(time.RFC3339))
 		}
 	}
 	if _, err := v.sv.Verify(entity, verify.NewPolicy(verify.WithoutArtifactUnsafe(), verify.WithoutIdentitiesUnsafe())); err != nil {
-		return refusal.Wrap(ErrSignatureInvalid, err, "")
+		return refusal.Because(ErrSignatureInvalid, err, "the signature does not verify with the certificate's key: the bundle was changed after signing")
 	}
-	return refusal.Wrap(ErrIdentityMismatch, cause, "")
+	return refusal.Because(ErrIdentityMismatch, cause, "the certificate names %s, not the identity and issuer given (--certificate-identity, --certificate-oidc-issuer)", certNames(vc.Certificate()))
 }
 
 // withoutHandledSAN returns a copy of c without the critical OtherName SAN
@@ -217,4 +218,17 @@ func withoutHandledSAN(c *x509.Certificate) *x509.Certificate {
 	}
 	cp.UnhandledCriticalExtensions = keep
 	return &cp
+}
+
+// certNames lists a certificate's e-mail and URI names, for a refusal.
+func certNames(c *x509.Certificate) string {
+	var names []string
+	for _, u := range c.URIs {
+		names = append(names, u.String())
+	}
+	names = append(names, c.EmailAddresses...)
+	if len(names) == 0 {
+		return "no e-mail or URI identity"
+	}
+	return strings.Join(names, ", ")
 }

@@ -39,7 +39,7 @@ Exit status: 0 yes, 2 the answer is no (not reproduced, not matched), 1 an input
 
 // readNoTime decodes a record and binds it to the embedded spec's scenario.
 func readNoTime(cmd *cobra.Command, name string) (*notimewire.RunV1, engine.Domain, error) {
-	b, err := readInput(cmd, name)
+	b, err := readInputAs(cmd, name, kindNoTime)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,7 +120,7 @@ func newArmsVerifyCmd(g *globals) *cobra.Command {
 		Short: "Prove a Full artefact and a stateful_time_removed record of the same episode match",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := readInput(cmd, args[0])
+			b, err := readInputAs(cmd, args[0], kindArtefact)
 			if err != nil {
 				return err
 			}

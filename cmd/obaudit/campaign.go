@@ -263,8 +263,6 @@ func newCampaignExecutor(p *campaign.Plan) (*campaignExecutor, error) {
 	return e, nil
 }
 
-const campaignArtefactFile = "episode_artifact.json"
-
 func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir string) (*campaign.Execution, error) {
 	dom := e.doms[t.Variant]
 	if t.Arm == campaign.ArmNoTime && t.SubjectKind == campaign.KindProfile {
@@ -297,7 +295,7 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 			}
 			return nil, err
 		}
-		ex.Stage, ex.Artefact, ex.ArtefactBytes, ex.Document, ex.Evaluation = "artifact_valid", campaignArtefactFile, b, doc, &res.Artefact.Evaluation
+		ex.Stage, ex.Artefact, ex.ArtefactBytes, ex.Document, ex.Evaluation = "artifact_valid", preflight.FileName(t.OperationInstanceID, preflight.ArtefactSuffix), b, doc, &res.Artefact.Evaluation
 		if e.plan.RecordsCommon(t.Arm) {
 			if ex.Common, err = commonOfArtefact(dom, res.Artefact); err != nil {
 				return ex, nil
@@ -322,7 +320,7 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 	})
 	if err != nil {
 		if _, ok := refusal.ClassOf(err); ok {
-			return &campaign.Execution{Stage: "dispatched", Ledger: existing(dir, preflight.LedgerFile)}, nil
+			return &campaign.Execution{Stage: "dispatched", Ledger: existing(dir, preflight.FileName(t.OperationInstanceID, preflight.LedgerSuffix))}, nil
 		}
 		return nil, err
 	}

@@ -256,7 +256,8 @@ func (e *campaignExecutor) executeNoTimeModel(dom engine.Domain, t campaign.Tria
 	meta := dom.Plan().Meta
 	agentID := profile.AgentID(prof.Run)
 	start := time.Now()
-	w, err := execledger.Create(filepath.Join(dir, preflight.LedgerFile), execledger.Header{
+	ledgerName := preflight.FileName(t.OperationInstanceID, preflight.LedgerSuffix)
+	w, err := execledger.Create(filepath.Join(dir, ledgerName), execledger.Header{
 		ExecutionRunID: t.ExecutionRunID, OperationInstanceID: t.OperationInstanceID,
 		OperationID: meta.OperationID, ScenarioID: meta.ScenarioID, AgentID: agentID, AgentKind: artefact.KindModel,
 		SpecDigest: meta.SpecDigest, EngineVersion: f.EngineVersion,
@@ -274,7 +275,7 @@ func (e *campaignExecutor) executeNoTimeModel(dom engine.Domain, t campaign.Tria
 		return nil, err
 	}
 	defer w.Close()
-	ex := &campaign.Execution{Stage: "dispatched", Ledger: preflight.LedgerFile}
+	ex := &campaign.Execution{Stage: "dispatched", Ledger: ledgerName}
 	agent, err := lane.New(lane.Config{Lane: prof.Lane, Client: lb.Client, BaseURL: lb.BaseURL, Profile: prof.Run,
 		Credential: preflight.Credential, MaxCalls: pt.Calls, Guard: guard, Ledger: w, Now: time.Now, RunStart: start,
 		TurnDeadline:        time.Duration(prof.Run.TurnDeadlineSeconds * float64(time.Second)),
@@ -323,7 +324,7 @@ func (e *campaignExecutor) executeNoTimeModel(dom engine.Domain, t campaign.Tria
 	if ok, err := pair.Replay(dom, rec); err != nil || !ok {
 		return ex, nil
 	}
-	if err := auditNoTimeLedger(t, rec, mustRead(filepath.Join(dir, preflight.LedgerFile))); err != nil {
+	if err := auditNoTimeLedger(t, rec, mustRead(filepath.Join(dir, ledgerName))); err != nil {
 		return ex, nil
 	}
 	ex.Stage = "replay_valid"

@@ -162,7 +162,7 @@ func TestNoTimeLedgerBinding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, _ := os.ReadFile(filepath.Join(dir, campaign.TrialsDir, tr.ID, preflight.LedgerFile))
+		l, _ := os.ReadFile(filepath.Join(dir, campaign.TrialsDir, tr.ID, preflight.FileName(tr.OperationInstanceID, preflight.LedgerSuffix)))
 		return rec, l
 	}
 	t0, t1 := p.Trials[0], p.Trials[1]

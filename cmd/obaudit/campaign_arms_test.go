@@ -12,6 +12,7 @@ import (
 
 	"github.com/obaudit/obaudit/arm/pair"
 	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -88,7 +89,7 @@ func TestCampaignArms(t *testing.T) {
 			continue
 		}
 		proofs++
-		art, _ := os.ReadFile(filepath.Join(dir, campaign.TrialsDir, ft.ID, campaignArtefactFile))
+		art, _ := os.ReadFile(filepath.Join(dir, campaign.TrialsDir, ft.ID, preflight.FileName(ft.OperationInstanceID, preflight.ArtefactSuffix)))
 		err := campaignPair(t.Context(), ft, ntTrial, art, rec)
 		if ft.Repeat == ntTrial.Repeat && err != nil {
 			t.Errorf("twin %s: %v", ft.ID, err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -180,7 +181,7 @@ func TestCampaignShardMergeRefusals(t *testing.T) {
 		{"shard given twice", func(dir string) []string { return []string{sh(dir, 0), sh(dir, 1), sh(dir, 1), sh(dir, 2)} }, campaign.ErrShardDuplicate.Class},
 		{"shard of another plan", func(dir string) []string { return []string{sh(dir, 0), sh(other, 1), sh(dir, 2)} }, campaign.ErrShardForeign.Class},
 		{"artefact disagrees with its outcome", func(dir string) []string {
-			p := filepath.Join(sh(dir, 2), campaign.TrialsDir, firstTrial(t, sh(dir, 2)), campaignArtefactFile)
+			p := trialFile(t, filepath.Join(sh(dir, 2), campaign.TrialsDir, firstTrial(t, sh(dir, 2))), preflight.ArtefactSuffix)
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, bytes.Replace(b, []byte(`"reliable": true`), []byte(`"reliable": false`), 1), 0o644)
 			b2, _ := os.ReadFile(p)
@@ -212,8 +213,9 @@ func TestCampaignShardMergeRefusals(t *testing.T) {
 		}, campaign.ErrShardDuplicate.Class},
 		{"a symlink in a shard's trial", func(dir string) []string {
 			td := filepath.Join(sh(dir, 0), campaign.TrialsDir, firstTrial(t, sh(dir, 0)))
-			os.Rename(filepath.Join(td, campaignArtefactFile), filepath.Join(dir, "elsewhere.json"))
-			os.Symlink(filepath.Join(dir, "elsewhere.json"), filepath.Join(td, campaignArtefactFile))
+			p := trialFile(t, td, preflight.ArtefactSuffix)
+			os.Rename(p, filepath.Join(dir, "elsewhere.json"))
+			os.Symlink(filepath.Join(dir, "elsewhere.json"), p)
 			return nil
 		}, campaign.ErrShardInvalid.Class},
 		{"manifest lists other trials", func(dir string) []string {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/obaudit/obaudit/campaign"
 	"github.com/obaudit/obaudit/checkpoint"
+	"github.com/obaudit/obaudit/preflight"
 	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/storage/posix"
 )
@@ -248,7 +249,7 @@ func TestCampaignTamper(t *testing.T) {
 		}), "campaign/outcome-mismatch"},
 		{"artefact rewritten", held, func(d string) {
 			o, _ := campaign.ParseOutcome(entries[scoredEntry])
-			p := filepath.Join(d, campaign.TrialsDir, o.TrialID, campaignArtefactFile)
+			p := trialFile(t, filepath.Join(d, campaign.TrialsDir, o.TrialID), preflight.ArtefactSuffix)
 			b, _ := os.ReadFile(p)
 			b = bytes.Replace(b, []byte(`"reliable":false`), []byte(`"reliable":true`), 1)
 			os.WriteFile(p, b, 0o644)
@@ -402,13 +403,13 @@ func TestCampaignModelBacked(t *testing.T) {
 		t.Errorf("status %v, paired %+v: want 4 SUCCESS, both subjects reliable on both pairs", rep.Arms[0].Status, rep.Paired[0])
 	}
 	// The model trials' ledgers: flip one byte of one.
-	ledgers, _ := filepath.Glob(filepath.Join(dir, campaign.TrialsDir, "*", "execution_ledger.ndjson"))
+	ledgers, _ := filepath.Glob(filepath.Join(dir, campaign.TrialsDir, "*", "*"+preflight.LedgerSuffix))
 	if len(ledgers) != 2 {
 		t.Fatalf("%d ledgers, want 2", len(ledgers))
 	}
 	d := filepath.Join(t.TempDir(), "c")
 	copyDir(t, dir, d)
-	p := filepath.Join(d, campaign.TrialsDir, filepath.Base(filepath.Dir(ledgers[0])), "execution_ledger.ndjson")
+	p := filepath.Join(d, campaign.TrialsDir, filepath.Base(filepath.Dir(ledgers[0])), filepath.Base(ledgers[0]))
 	lb, _ := os.ReadFile(p)
 	lb[len(lb)/2] ^= 1
 	os.Chmod(p, 0o644)
@@ -416,4 +417,15 @@ func TestCampaignModelBacked(t *testing.T) {
 	if code, class := verifyClass(t, d, ""); code != 1 || class != "campaign/outcome-mismatch" {
 		t.Errorf("verify(ledger changed) = %d %q, want 1 campaign/outcome-mismatch", code, class)
 	}
+}
+
+// trialFile is the one file of the trial directory td whose name ends with
+// suffix (its stem is the trial's operation instance id).
+func trialFile(t *testing.T, td, suffix string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(td, "*"+suffix))
+	if len(m) != 1 {
+		t.Fatalf("%s holds %d files named *%s, want 1", td, len(m), suffix)
+	}
+	return m[0]
 }

@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/campaign"
 	"github.com/obaudit/obaudit/checkpoint"
 	"github.com/obaudit/obaudit/commitment"
 	"github.com/obaudit/obaudit/internal/safefs"
+	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/spf13/cobra"
 )
@@ -35,19 +35,6 @@ func commitInputs(args []string) ([]string, error) {
 		}
 	}
 	return args, nil
-}
-
-// proofName is the proof file for a bundle: its base name without the
-// .sigstore.json (or .json) suffix, plus .tlog-proof.
-func proofName(bundlePath string) string {
-	b := filepath.Base(bundlePath)
-	for _, suf := range []string{".sigstore.json", ".json"} {
-		if s, ok := strings.CutSuffix(b, suf); ok {
-			b = s
-			break
-		}
-	}
-	return b + ".tlog-proof"
 }
 
 func newCommitCmd(g *globals) *cobra.Command {
@@ -96,7 +83,7 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 			// written (all or nothing: see writeCampaign).
 			targets := []string{filepath.Join(output, "checkpoint")}
 			for _, p := range paths {
-				targets = append(targets, filepath.Join(output, proofName(p)))
+				targets = append(targets, filepath.Join(output, preflight.FileName(p, preflight.ProofSuffix)))
 			}
 			names := map[string]string{}
 			seen := map[string]string{}
@@ -115,7 +102,7 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 					return refusal.New(checkpoint.ErrDuplicateLeaf, "%s and %s are the same bundle; each episode is committed once", prev, p)
 				}
 				seen[string(b)] = p
-				n := proofName(p)
+				n := preflight.FileName(p, preflight.ProofSuffix)
 				if prev, dup := names[n]; dup {
 					return usagef("%s and %s would both write %s: give bundles distinct file names", prev, p, n)
 				}

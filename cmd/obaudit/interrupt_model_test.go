@@ -108,7 +108,8 @@ func TestPreflightSignalMidRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			report := filepath.Join(dir, "report")
-			ledger := filepath.Join(out, preflight.LedgerFileFor(preflight.FaultNone))
+			ledgerName, artefactName := preflight.OutputNames(modelInstance, preflight.FaultNone)
+			ledger := filepath.Join(out, ledgerName)
 			code, stdout := signalMidModelRun(t, dir, ledger,
 				[]string{preflightLatencyEnv + "=100ms", preflightReportEnv + "=" + report}, sig,
 				"--json", "preflight", "--output-dir", "out", "--operation-instance-id", modelInstance)
@@ -122,7 +123,7 @@ func TestPreflightSignalMidRun(t *testing.T) {
 				t.Fatalf("the preflight reported %q", b)
 			}
 			checkInterruptedLedger(t, ledger, n)
-			if _, err := os.Lstat(filepath.Join(out, preflight.ArtefactFile)); !os.IsNotExist(err) {
+			if _, err := os.Lstat(filepath.Join(out, artefactName)); !os.IsNotExist(err) {
 				t.Fatalf("an interrupted preflight wrote its artefact: %v", err)
 			}
 		})
@@ -152,14 +153,15 @@ func TestLiveRunSignalMidRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "ca.pem"), cert, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ledger := filepath.Join(out, preflight.LedgerFile)
+	ledgerName, artefactName := preflight.OutputNames(modelInstance, preflight.FaultNone)
+	ledger := filepath.Join(out, ledgerName)
 	code, stdout := signalMidModelRun(t, dir, ledger, []string{p.CredentialEnv + "=" + credential}, os.Interrupt,
 		"--json", "run", "--model", name, "--live", "--scenario", "V1",
 		"--operation-instance-id", modelInstance, "--base-url", base, "--ca-file", "ca.pem", "--output-dir", "out",
 		"--input-usd-per-mtok", "2", "--output-usd-per-mtok", "10", "--cost-cap-usd", "6")
 	checkInterruptedOutcome(t, code, stdout)
 	checkInterruptedLedger(t, ledger, script.Requests())
-	if _, err := os.Lstat(filepath.Join(out, preflight.ArtefactFile)); !os.IsNotExist(err) {
+	if _, err := os.Lstat(filepath.Join(out, artefactName)); !os.IsNotExist(err) {
 		t.Fatalf("an interrupted run wrote its artefact: %v", err)
 	}
 }

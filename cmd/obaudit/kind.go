@@ -27,7 +27,8 @@ type fileKind struct {
 }
 
 var (
-	kindArtefact    = &fileKind{"an episode artefact", "obaudit validate, report, replay, sign and export agent-run"}
+	kindArtefact    = &fileKind{"an episode artefact", "obaudit validate, report, replay, sign, export agent-run and arms verify as its first argument"}
+	kindNoTime      = &fileKind{"a stateful_time_removed (No-Time) run record", "obaudit arms validate and arms replay, and arms verify as its second argument"}
 	kindLedger      = &fileKind{"an execution ledger", "obaudit ledger verify, and by bundle and sign as their second argument"}
 	kindBundle      = &fileKind{"a Sigstore bundle (a signed run commitment)", "obaudit verify --bundle, commit and verify-inclusion"}
 	kindTrustedRoot = &fileKind{"a Sigstore trusted root", "obaudit verify --trusted-root"}
@@ -96,6 +97,8 @@ func sniffJSON(b []byte) *fileKind {
 		return kindLedger
 	case keys["artifact_version"] && (keys["trajectory"] || keys["evaluation"]):
 		return kindArtefact
+	case keys["contract"] && keys["arm"] && keys["protocol"]:
+		return kindNoTime
 	}
 	return nil
 }

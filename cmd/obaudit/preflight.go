@@ -34,9 +34,11 @@ func newPreflightCmd(g *globals) *cobra.Command {
 chat-completions; Go's net/http over TLS, under the lane's embedded example profile) against an
 in-process scripted provider on a loopback listener that answers each turn with the reference
 agent's decision in that vendor's documented wire format, and writes what the run produced
-beneath DIR, an existing directory of mode 0700 (never created; nothing in it is overwritten):
+beneath DIR, an existing directory of mode 0700 (never created; nothing in it is overwritten),
+under names that begin with the operation instance id ID, so many episodes share one DIR and
+sign and commit name their outputs after it (ID.sigstore.json, ID.tlog-proof):
 
-  --fault none (default)   execution_ledger.ndjson and episode_artifact.json. The ledger must
+  --fault none (default)   ID.execution_ledger.ndjson and ID.episode_artifact.json. The ledger must
                            read back scored, every call's wire digest must be the digest of the
                            body the provider received, the artefact (contract 8) must pass the
                            bundle audit against the ledger and replay at zero provider calls.
@@ -48,7 +50,7 @@ beneath DIR, an existing directory of mode 0700 (never created; nothing in it is
                            JSON, a 200 answer naming another model, an answer cut off at the
                            output ceiling (classified MODEL_OUTPUT_TRUNCATED; the diverged
                            episode's next request meets a 400), half a 200 body and a closed
-                           connection, or a closed connection: execution_ledger_<cell>.ndjson
+                           connection, or a closed connection: ID.CELL.execution_ledger.ndjson
                            ends excluded with that cell's fault, and no artefact is written.
 
 Bounds are fixed by the build: at most 60 provider calls (--max-calls lowers it; more is
@@ -115,9 +117,10 @@ the ledger ends excluded with operator_interrupted, and no artefact is written.`
 				return err
 			}
 			// Every output is checked before the first provider call.
-			outputs := []string{filepath.Join(outputDir, preflight.LedgerFileFor(cell))}
+			ledgerName, artefactName := preflight.OutputNames(instanceID, cell)
+			outputs := []string{filepath.Join(outputDir, ledgerName)}
 			if cell == preflight.FaultNone {
-				outputs = append(outputs, filepath.Join(outputDir, preflight.ArtefactFile))
+				outputs = append(outputs, filepath.Join(outputDir, artefactName))
 			}
 			if err := checkOutputs(0o600, outputs...); err != nil {
 				return err

@@ -24,10 +24,11 @@ func preflightArtefact(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	os.Chmod(dir, 0o700)
-	if code, _, stderr := runCLI(t, "preflight", "--output-dir", dir); code != exitOK {
+	const id = "opinst_0123456789abcdef0123456789abcdef"
+	if code, _, stderr := runCLI(t, "preflight", "--output-dir", dir, "--operation-instance-id", id); code != exitOK {
 		t.Fatalf("preflight: exit %d, stderr %q", code, stderr)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "episode_artifact.json"))
+	b, err := os.ReadFile(filepath.Join(dir, id+".episode_artifact.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func (m *modelFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&m.live, "live", false, "authorise real provider calls (required with --model)")
 	f.StringVar(&m.baseURL, "base-url", "", "API root, https only (default: the profile's default_base_url)")
 	f.StringVar(&m.caFile, "ca-file", "", "PEM roots the client trusts instead of the system's (a self-hosted or test server)")
-	f.StringVar(&m.outputDir, "output-dir", "", "existing 0700 directory for execution_ledger.ndjson and episode_artifact.json (model runs)")
+	f.StringVar(&m.outputDir, "output-dir", "", "existing 0700 directory for ID.execution_ledger.ndjson and ID.episode_artifact.json, ID the operation instance id (model runs)")
 	f.StringVar(&m.runID, "execution-run-id", "", "exec_ + 32 lower-case hex (model runs; default: random)")
 	f.StringVar(&m.costCap, "cost-cap-usd", "", "operator cost cap, an exact decimal (required for a live run)")
 	f.StringVar(&m.inRate, "input-usd-per-mtok", "", "operator's pinned input rate per million tokens (required for a live run; no default)")

@@ -86,7 +86,7 @@ func TestR19DeterministicRunWritesNoLedger(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("preflight: exit %d, stderr %q", code, stderr)
 	}
-	if got := filesUnder(t, model); !slices.Contains(got, "execution_ledger.ndjson") {
+	if got := filesUnder(t, model); !slices.Contains(got, "opinst_0123456789abcdef0123456789abcdef.execution_ledger.ndjson") {
 		t.Fatalf("the model run left %q: the control does not show a ledger", got)
 	}
 }

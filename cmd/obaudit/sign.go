@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"path/filepath"
 
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/artefact/sigstore"
@@ -12,6 +13,7 @@ import (
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/commitment"
 	"github.com/obaudit/obaudit/internal/safefs"
+	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/spf13/cobra"
 )
@@ -114,7 +116,9 @@ obaudit validate), one that does not replay to the same record (as obaudit repla
 with a ledger, a pair the bundle audit refuses (as obaudit bundle). The predicate
 records which checks ran.
 
---output defaults to ARTEFACT.sigstore.json and is never overwritten.
+--output defaults to STEM.sigstore.json beside ARTEFACT (STEM: its name without
+  .episode_artifact.json or .json: a preflight's ID.episode_artifact.json signs to
+  ID.sigstore.json) and is never overwritten.
 --predicate-only prints the predicate (RFC 8785 JSON) and signs nothing, for
   cosign attest-blob --predicate FILE --type ` + commitment.PredicateType + `.`,
 		Args: cobra.RangeArgs(1, 2),
@@ -152,7 +156,7 @@ records which checks ran.
 				return err
 			}
 			if output == "" {
-				output = args[0] + ".sigstore.json"
+				output = filepath.Join(filepath.Dir(args[0]), preflight.FileName(args[0], preflight.BundleSuffix))
 			}
 			if err := safefs.WriteFile(output, b, 0o644); err != nil {
 				return err
@@ -183,7 +187,7 @@ records which checks ran.
 		},
 	}
 	c.Flags().StringVar(&keyPath, "key", "", "ECDSA P-256 private key (PEM)")
-	c.Flags().StringVar(&output, "output", "", "bundle file to write (default ARTEFACT.sigstore.json)")
+	c.Flags().StringVar(&output, "output", "", "bundle file to write (default STEM.sigstore.json beside ARTEFACT)")
 	c.Flags().BoolVar(&replay, "replay", true, "re-execute the episode and refuse to sign unless it reproduces (contract 8)")
 	c.Flags().BoolVar(&predicateOnly, "predicate-only", false, "print the predicate and sign nothing")
 	return c

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +73,20 @@ func TestVerifyKeyless(t *testing.T) {
 	// certificate had expired.
 	expired := writeTemp(t, dir, "expired.sigstore.json", keylessSign(t, s, det, keylessIdentity, keylessIssuer, now.Add(30*time.Minute)))
 	otherRoot := writeTemp(t, dir, "other_root.json", sigstoretest.New(t).TrustedRoot(t))
+	// The certificate's DER damaged in place (one byte of its signature):
+	// the log entry, which covers it, no longer verifies.
+	var bt map[string]any
+	gb, _ := os.ReadFile(good)
+	if err := json.Unmarshal(gb, &bt); err != nil {
+		t.Fatal(err)
+	}
+	cert := bt["verificationMaterial"].(map[string]any)["certificate"].(map[string]any)
+	der, _ := base64.StdEncoding.DecodeString(cert["rawBytes"].(string))
+	der[len(der)-3] ^= 0xff
+	cert["rawBytes"] = base64.StdEncoding.EncodeToString(der)
+	gb, _ = json.Marshal(bt)
+	brokenCert := writeTemp(t, dir, "broken-cert.sigstore.json", gb)
+	cut := writeTemp(t, dir, "cut.sigstore.json", gb[:len(gb)-40])
 
 	verify := func(bundle, root, identity, issuer string, files ...string) []string {
 		return append([]string{"verify", "--bundle", bundle, "--trusted-root", root,
@@ -121,6 +137,8 @@ func TestVerifyKeyless(t *testing.T) {
 		{"wrong issuer", verify(good, rootPath, keylessIdentity, "https://accounts.other.example", detPath), sigstore.ErrIdentityMismatch},
 		{"expired certificate", verify(expired, rootPath, keylessIdentity, keylessIssuer, detPath), sigstore.ErrCertificateInvalid},
 		{"another Sigstore's root", verify(good, otherRoot, keylessIdentity, keylessIssuer, detPath), sigstore.ErrTlogInvalid},
+		{"broken certificate", verify(brokenCert, rootPath, keylessIdentity, keylessIssuer, detPath), sigstore.ErrTlogInvalid},
+		{"cut short", verify(cut, rootPath, keylessIdentity, keylessIssuer, detPath), sigstore.ErrMalformedBundle},
 		{"another artefact", verify(good, rootPath, keylessIdentity, keylessIssuer, modelPath), commitment.ErrSubjectMismatch},
 		{"root an artefact", verify(good, detPath, keylessIdentity, keylessIssuer, detPath), errWrongKind},
 		{"root not a trusted root", verify(good, writeTemp(t, dir, "junk.json", []byte(`{"mediaType":"application/vnd.dev.sigstore.trustedroot+json;version=0.1","x":1}`)), keylessIdentity, keylessIssuer, detPath), sigstore.ErrTrustedRootInvalid},
@@ -129,6 +147,10 @@ func TestVerifyKeyless(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.args...)
 			if code != exitRefused || stdout != "" || !strings.HasPrefix(stderr, "refused: "+string(tc.want.Class)+": ") {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d refused as %s", code, stdout, stderr, exitRefused, tc.want.Class)
+			}
+			// Issue 17, point 5: a sentence, not the library's text.
+			if raw := regexp.MustCompile(`x509:|asn1:|proto:|[^.]json: |crypto/|tlog entry|failed to`).FindString(stderr); raw != "" {
+				t.Errorf("stderr carries library text %q: %s", raw, stderr)
 			}
 		})
 	}

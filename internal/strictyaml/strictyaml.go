@@ -20,6 +20,7 @@ package strictyaml
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"github.com/obaudit/obaudit/internal/limits"
 	"io"
 	"regexp"
@@ -62,7 +63,7 @@ func (r *Reader) Read(b []byte, source string) (map[string]any, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, refusal.New(r.Malformed, "%s: the document is empty", source)
 		}
-		return nil, refusal.New(r.Malformed, "%s: %v", source, err)
+		return nil, refusal.Because(r.Malformed, err, "%s", syntaxError(source, err))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -80,6 +81,22 @@ func (r *Reader) Read(b []byte, source string) (map[string]any, error) {
 		return nil, refusal.New(r.Malformed, "%s: the document is not a mapping", source)
 	}
 	return m, nil
+}
+
+// yamlSyntax is the YAML parser's "yaml: line N: reason".
+var yamlSyntax = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// syntaxError says where the parser stopped and what to do, in place of
+// its own "yaml: …" text.
+func syntaxError(source string, err error) string {
+	m := yamlSyntax.FindStringSubmatch(err.Error())
+	if m == nil {
+		return source + ": not well-formed YAML; correct its syntax"
+	}
+	if m[1] == "" {
+		return fmt.Sprintf("%s: not well-formed YAML (%s); correct its syntax", source, m[2])
+	}
+	return fmt.Sprintf("%s:%s: not well-formed YAML (%s); correct the syntax at or just before line %s", source, m[1], m[2], m[1])
 }
 
 func at(source string, n *yaml.Node) string {
