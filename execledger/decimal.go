@@ -200,31 +200,6 @@ func pow10(n int) *big.Int {
 	return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil)
 }
 
-// amountMemo remembers the last amounts ParseAmount accepted: a journal's
-// calls repeat the same few (one reservation, one measured cost per count
-// pair), and parsing one allocates. Decimals are never modified in place,
-// so a remembered one can be shared.
-type amountMemo struct {
-	s    [4]string
-	d    [4]Decimal
-	next int
-}
-
-// parse is ParseAmount(s).
-func (m *amountMemo) parse(s string) (Decimal, bool) {
-	for i := range m.s {
-		if m.d[i].coef != nil && m.s[i] == s {
-			return m.d[i], true
-		}
-	}
-	d, ok := ParseAmount(s)
-	if ok {
-		m.s[m.next], m.d[m.next] = s, d
-		m.next = (m.next + 1) % len(m.s)
-	}
-	return d, ok
-}
-
 // Mul returns d×e rounded to Precision digits.
 func (d Decimal) Mul(e Decimal) Decimal {
 	return Decimal{coef: new(big.Int).Mul(d.c(), e.c()), exp: d.exp + e.exp}.round()

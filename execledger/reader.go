@@ -260,7 +260,7 @@ func (rd *reader) row(i int, line []byte, v any) error {
 		return refusal.New(ErrBackLink, "row %d: does not back-link to the row before it", i)
 	}
 	stated, _ := m["row_digest_sha256"].(string)
-	got, err := rd.dg.rowDigest(line, m)
+	got, err := rd.dg.rowDigest(m)
 	if err != nil {
 		return refusal.Wrap(ErrSchema, err, "row %d: cannot be canonically encoded", i)
 	}

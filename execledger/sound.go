@@ -168,8 +168,8 @@ func (t *tally) watchCall(c *Call) {
 			}
 		}
 		if a.CostReservationUSD != nil && a.CostMeasuredUSD != nil {
-			m, _ := t.amounts.parse(*a.CostMeasuredUSD)
-			if r, _ := t.amounts.parse(*a.CostReservationUSD); m.Cmp(r) > 0 {
+			m, _ := ParseAmount(*a.CostMeasuredUSD)
+			if r, _ := ParseAmount(*a.CostReservationUSD); m.Cmp(r) > 0 {
 				s.fail(ErrReservationBreached, "%s: measured %s USD against a reservation of %s USD", aw, *a.CostMeasuredUSD, *a.CostReservationUSD)
 			}
 		}
@@ -182,7 +182,7 @@ func (t *tally) watchCall(c *Call) {
 		if a.CostReservationUSD == nil {
 			continue
 		}
-		reserve, _ := t.amounts.parse(*a.CostReservationUSD)
+		reserve, _ := ParseAmount(*a.CostReservationUSD)
 		s.tokens += c.InputTokenUpperBound + ct.MaxOutputTokens
 		if s.tokens > ct.TokenHardCap {
 			s.fail(ErrTokenCapExceeded, "%s: cumulative token exposure %d passes the token cap of %d", aw, s.tokens, ct.TokenHardCap)
