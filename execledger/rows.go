@@ -425,7 +425,7 @@ func (c *check) rate(v any, where string) Decimal {
 		c.fail(ErrSchema, "%s: a rate is an exact decimal string", where)
 		return Decimal{}
 	}
-	d, ok := parseDecimal(s)
+	d, ok := ParseDecimal(s)
 	if !ok || d.Sign() < 0 {
 		c.fail(ErrSchema, "%s: a rate is a finite, non-negative decimal", where)
 	}
@@ -578,7 +578,7 @@ func decodeHeader(v any, version int) (*parsedHeader, error) {
 	if c.err == nil {
 		// An operator-typed cap: any positive decimal ("1.00" and "1" are one
 		// authorisation); the writer stores the canonical rendering.
-		d, ok := parseDecimal(ct.CostCapUSD)
+		d, ok := ParseDecimal(ct.CostCapUSD)
 		if !ok || d.Sign() <= 0 {
 			c.fail(ErrSchema, "header.controls.cost_cap_usd: a cost cap is a finite, positive decimal amount")
 		}

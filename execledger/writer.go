@@ -128,7 +128,7 @@ func prepareHeader(h Header) (*parsedHeader, error) {
 		return nil, refusal.Wrap(ErrSchema, err, "header.controls.pricing")
 	}
 	h.Provider.SettingsDigest, h.Controls.PricingDigest = sd, pd
-	if d, ok := parseDecimal(h.Controls.CostCapUSD); ok && d.Sign() > 0 {
+	if d, ok := ParseDecimal(h.Controls.CostCapUSD); ok && d.Sign() > 0 {
 		h.Controls.CostCapUSD = d.String()
 	}
 	v, err := roundTrip(h.Map())

@@ -51,3 +51,34 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestFormat holds Format to package time at the edges of its range and
+// past them, and Parse to Format's inverse there.
+func TestFormat(t *testing.T) {
+	for _, sec := range []int64{0, 1, 59, 86399, 86400, -1, -86400, 951782400, 951868800, 4107542399, 4107542400,
+		instant.Year0, instant.Year0 - 1, instant.Year1, instant.Max, instant.Max + 1, -62162121600} {
+		checkFormat(t, sec)
+	}
+}
+
+// FuzzFormat: Format is package time's rendering of the layout for any
+// second, and Parse reads back every one it writes for years 0000-9999.
+func FuzzFormat(f *testing.F) {
+	for _, sec := range []int64{0, 951868799, instant.Year0, instant.Max, instant.Max + 1, instant.Year0 - 1} {
+		f.Add(sec)
+	}
+	f.Fuzz(func(t *testing.T, sec int64) {
+		checkFormat(t, sec%(1<<40))
+	})
+}
+
+func checkFormat(t *testing.T, sec int64) {
+	t.Helper()
+	want := time.Unix(sec, 0).UTC().Format(layout)
+	if got := instant.Format(sec); got != want {
+		t.Fatalf("Format(%d) = %s, want %s", sec, got, want)
+	}
+	if got, ok := instant.Parse(want); ok != (sec >= instant.Year0 && sec <= instant.Max) || (ok && got != sec) {
+		t.Fatalf("Parse(Format(%d)) = %d, %v", sec, got, ok)
+	}
+}
