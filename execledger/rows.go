@@ -1,6 +1,7 @@
 package execledger
 
 import (
+	"github.com/obaudit/obaudit/internal/instant"
 	"slices"
 	"sort"
 	"strings"
@@ -411,7 +412,7 @@ func (c *check) instant(v any, where string) (string, int64) {
 		c.fail(ErrSchema, "%s: expected an instant YYYY-MM-DDTHH:MM:SSZ", where)
 		return "", 0
 	}
-	t, ok := parseInstant(s)
+	t, ok := instant.Parse(s)
 	if !ok {
 		c.fail(ErrSchema, "%s: not a real instant in the form YYYY-MM-DDTHH:MM:SSZ", where)
 	}
@@ -685,7 +686,7 @@ func (a Attempt) rules(where string, vc *vocab) error {
 }
 
 func decodeCall(v any, version int) (*Call, error) {
-	vc := vocabs[version]
+	vc := vocabFor(int64(version))
 	var c check
 	m := c.object(v, "call")
 	c.exact(m, callFields, "call", version)
@@ -792,7 +793,7 @@ func (call *Call) rules(where string, vc *vocab) error {
 }
 
 func decodeTerminal(v any, version int) (*Terminal, error) {
-	vc := vocabs[version]
+	vc := vocabFor(int64(version))
 	var c check
 	m := c.object(v, "terminal")
 	c.exact(m, terminalFields, "terminal", version)
@@ -817,7 +818,7 @@ func decodeTerminal(v any, version int) (*Terminal, error) {
 	}
 	// Upstream replaces an empty detail with the fixed sentence on read; the
 	// digest covers the stated bytes either way.
-	if t.ExclusionDetail != "" && t.ExclusionDetail != TerminalDetails[t.Kind] {
+	if t.ExclusionDetail != "" && t.ExclusionDetail != TerminalDetail(t.Kind) {
 		return nil, refusal.New(ErrSchema, "terminal.exclusion_detail: not this build's fixed sentence for a %s run", t.Kind)
 	}
 	tm := c.object(m["totals"], "terminal.totals")

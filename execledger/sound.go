@@ -1,6 +1,9 @@
 package execledger
 
-import "github.com/obaudit/obaudit/refusal"
+import (
+	"github.com/obaudit/obaudit/internal/instant"
+	"github.com/obaudit/obaudit/refusal"
+)
 
 // Refusal classes for states no scored run could be in. Each is found while
 // the calls are read (or written) and refused at a scored terminal row: an
@@ -130,11 +133,11 @@ func (t *tally) watchCall(c *Call) {
 		if ct.CostCapPolicy == CostCapPolicy {
 			s.costCap, s.capped = ParseDecimal(ct.CostCapUSD)
 		}
-		s.start, s.headerInstant = parseInstant(h.StartedAt)
+		s.start, s.headerInstant = instant.Parse(h.StartedAt)
 		s.last, s.lastStart = s.start, s.start
 	}
-	t0, ok0 := parseInstant(c.StartedAt)
-	t1, ok1 := parseInstant(c.EndedAt)
+	t0, ok0 := instant.Parse(c.StartedAt)
+	t1, ok1 := instant.Parse(c.EndedAt)
 	if ok0 && ok1 && s.headerInstant {
 		switch {
 		case t0 < s.lastStart:
@@ -201,8 +204,8 @@ func (t *tally) soundTerminal(endedAt string) error {
 	if s.bar != nil {
 		return s.bar
 	}
-	end, ok := parseInstant(endedAt)
-	start, okh := parseInstant(t.h.StartedAt)
+	end, ok := instant.Parse(endedAt)
+	start, okh := instant.Parse(t.h.StartedAt)
 	if !ok || !okh {
 		return nil
 	}

@@ -212,7 +212,7 @@ func (w *Writer) Finalize(kind, endedAt string, code *string) error {
 	if err := w.t.admitTerminal(kind, endedAt, code); err != nil {
 		return err
 	}
-	t := Terminal{Kind: kind, EndedAt: endedAt, ExclusionCode: code, ExclusionDetail: TerminalDetails[kind], Totals: w.t.totals()}
+	t := Terminal{Kind: kind, EndedAt: endedAt, ExclusionCode: code, ExclusionDetail: TerminalDetail(kind), Totals: w.t.totals()}
 	v, err := roundTrip(t.Map())
 	if err != nil {
 		return err
