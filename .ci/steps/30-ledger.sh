@@ -24,6 +24,12 @@ echo "-- fuzz (short)"
 # dearer as its corpus grows, so a count is not linear in time.
 go test ./execledger -run '^$' -fuzz '^FuzzRead$' -fuzztime 40000x -fuzzminimizetime 2s
 go test ./bundle -run '^$' -fuzz '^FuzzAudit$' -fuzztime 50000x -fuzzminimizetime 2s
+# The one instant (issue 11: these replace engine's 300,000-iteration
+# fast-path loops): Parse against package time, Format against package time
+# and Parse. 50000x each is about 4 s of fuzzing (13 s with the build) under
+# load 9, 2026-12-02.
+go test ./internal/instant -run '^$' -fuzz '^FuzzParse$' -fuzztime 50000x -fuzzminimizetime 2s
+go test ./internal/instant -run '^$' -fuzz '^FuzzFormat$' -fuzztime 50000x -fuzzminimizetime 2s
 
 echo "-- CLI round trips"
 bin=$(mktemp -d)/obaudit
