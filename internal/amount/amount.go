@@ -152,6 +152,9 @@ func ParseCanonical(s string) (Decimal, bool) {
 // Round returns d rounded to Precision significant digits, half to even.
 func (d Decimal) Round() Decimal {
 	c := d.c()
+	if c.BitLen() < 196 { // below 2^196 < 10^59: at most 59 digits
+		return d
+	}
 	a := new(big.Int).Abs(c)
 	digits := len(a.String())
 	if digits <= Precision {
@@ -181,10 +184,7 @@ func (d Decimal) Mul(e Decimal) Decimal {
 
 // Add returns d+e rounded to Precision digits.
 func (d Decimal) Add(e Decimal) Decimal {
-	a, b := d.c(), e.c()
-	exp := min(d.exp, e.exp)
-	a = new(big.Int).Mul(a, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.exp-exp)), nil))
-	b = new(big.Int).Mul(b, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(e.exp-exp)), nil))
+	a, b, exp := aligned(d, e)
 	return Decimal{coef: a.Add(a, b), exp: exp}.Round()
 }
 
@@ -193,11 +193,22 @@ func (d Decimal) Shift(n int) Decimal { return Decimal{coef: d.c(), exp: d.exp +
 
 // Cmp compares d and e exactly.
 func (d Decimal) Cmp(e Decimal) int {
-	a, b := d.c(), e.c()
-	exp := min(d.exp, e.exp)
-	a = new(big.Int).Mul(a, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.exp-exp)), nil))
-	b = new(big.Int).Mul(b, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(e.exp-exp)), nil))
+	a, b, _ := aligned(d, e)
 	return a.Cmp(b)
+}
+
+// aligned returns fresh copies of d's and e's coefficients scaled to their
+// common (smaller) exponent, and that exponent.
+func aligned(d, e Decimal) (a, b *big.Int, exp int) {
+	exp = min(d.exp, e.exp)
+	scale := func(x Decimal) *big.Int {
+		if x.exp == exp {
+			return new(big.Int).Set(x.c())
+		}
+		p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(x.exp-exp)), nil)
+		return p.Mul(p, x.c())
+	}
+	return scale(d), scale(e), exp
 }
 
 // String renders d in the one canonical amount form (upstream usd_text):
