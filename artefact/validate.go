@@ -5,12 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/obaudit/obaudit/canon"
+	amounts "github.com/obaudit/obaudit/internal/amount"
 	"github.com/obaudit/obaudit/internal/instant"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -1226,63 +1225,20 @@ func instantField(x any, p string) (int64, error) {
 }
 
 // FormatInstant renders Unix seconds in the one instant form.
-func FormatInstant(sec int64) string {
-	return time.Unix(sec, 0).UTC().Format("2006-01-02T15:04:05Z")
-}
+func FormatInstant(sec int64) string { return instant.Format(sec) }
 
 // amount holds a USD amount to an exact, non-negative decimal string in its
-// one canonical rendering (no exponent, no trailing zeros, no sign).
+// one canonical rendering (internal/amount: no exponent, no trailing zeros,
+// no sign).
 func amount(x any, p string) error {
 	s, ok := x.(string)
 	if !ok {
 		return fail(ErrBadAmount, p, "a USD amount is an exact decimal string, not a %s", jsonKind(x))
 	}
-	r, ok := new(big.Rat).SetString(s)
-	if !ok || !decimalLiteral(s) {
-		return fail(ErrBadAmount, p, "%q is not a decimal amount", s)
-	}
-	if r.Sign() < 0 {
-		return fail(ErrBadAmount, p, "a USD amount is finite and non-negative")
-	}
-	if c := CanonicalAmount(r); c != s {
-		return fail(ErrBadAmount, p, "%q is not the canonical rendering of the amount it names, which is %q", s, c)
+	if !amounts.Canonical(s) {
+		return fail(ErrBadAmount, p, "%q is not the canonical rendering of a finite, non-negative decimal amount", s)
 	}
 	return nil
-}
-
-// decimalLiteral reports whether s is a plain decimal literal (digits, an
-// optional point, an optional leading minus): big.Rat also accepts
-// fractions and exponents, which an amount never is.
-func decimalLiteral(s string) bool {
-	s = strings.TrimPrefix(s, "-")
-	dot := false
-	digits := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.' && !dot:
-			dot = true
-		default:
-			return false
-		}
-	}
-	return digits > 0
-}
-
-// CanonicalAmount renders an exact amount in upstream's one form
-// (usd_text): positional, no exponent, trailing zeros and a trailing point
-// stripped, "0" for zero. r must be a finite decimal (its denominator
-// divides a power of ten), as every parsed decimal literal is.
-func CanonicalAmount(r *big.Rat) string {
-	scale := 0
-	ten := big.NewInt(10)
-	p := big.NewInt(1)
-	for new(big.Int).Mod(p, r.Denom()).Sign() != 0 && scale < 4096 {
-		scale++
-		p.Mul(p, ten)
-	}
-	return r.FloatString(scale)
 }
 
 // wrapAt is fail with a cause kept in the chain.

@@ -100,7 +100,7 @@ func TestBundleRefusals(t *testing.T) {
 			c["terminal_reason"], c["decision"] = "retries_exhausted", nil
 			a2, _ := execledger.Read(bytes.NewReader(lt.Rechain(r)), execledger.Options{})
 			term := map[string]any{"kind": "excluded", "ended_at": "2035-01-02T03:04:05Z", "exclusion_code": "provider_server_error",
-				"exclusion_detail": execledger.TerminalDetails["excluded"], "totals": a2.Totals.Map()}
+				"exclusion_detail": execledger.TerminalDetail("excluded"), "totals": a2.Totals.Map()}
 			r = append(r, map[string]any{"ledger_version": int64(2), "row_kind": "terminal", "terminal": term})
 			return lt.Rechain(r)
 		}},

@@ -44,19 +44,6 @@ func journal(b *testing.B) []byte {
 	return benchJournal
 }
 
-// BenchmarkVerifyChain: the chain-only streaming pass. Baseline:
-// BenchmarkSHA256 over the same bytes.
-func BenchmarkVerifyChain(b *testing.B) {
-	j := journal(b)
-	b.SetBytes(int64(len(j)))
-	b.ResetTimer()
-	for range b.N {
-		if _, err := execledger.VerifyChain(bytes.NewReader(j)); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkRead: the full verification (chain, schema, scanner, amounts).
 func BenchmarkRead(b *testing.B) {
 	j := journal(b)

@@ -11,15 +11,10 @@ import (
 // the row without its row_digest_sha256 key.
 type digester struct {
 	buf []byte
-	rs  rowScanner
 }
 
-// rowDigest returns the digest of the parsed row m (whose line is line).
-func (d *digester) rowDigest(line []byte, m map[string]any) (string, error) {
-	if b, _, ok := d.rs.scan(d.buf[:0], line); ok {
-		d.buf = b
-		return sum(b), nil
-	}
+// rowDigest returns the digest of the parsed row m.
+func (d *digester) rowDigest(m map[string]any) (string, error) {
 	stated, had := m["row_digest_sha256"]
 	delete(m, "row_digest_sha256")
 	b, err := canon.Append(d.buf[:0], m, canon.UpstreamForm)

@@ -30,10 +30,8 @@
 // following links (internal/safefs; directory mode 0700, owned by the
 // effective user; the mode and owner are judged on the held directory
 // descriptor) and writes the header. [Writer.RecordCall] and
-// [Writer.Finalize] validate a row by the reader's rules before appending
-// it (call rows on the typed Call, a mirror of the reader's map-tree code
-// held to it by tests and a fuzz target), then write it whole and fsync; a
-// failed write or fsync
+// [Writer.Finalize] validate a row with the reader's own code before
+// appending it, then write it whole and fsync; a failed write or fsync
 // truncates back to the row's start and poisons the writer for good, so
 // what survives is always a verified prefix ([WriteError]).
 //
@@ -42,7 +40,7 @@
 // digests, amounts, terminal totals and the cross-row admissibility rules.
 // A verified prefix with no terminal row reads as "incomplete" (a strict
 // read refuses it with [ErrIncomplete]); a torn final fragment is left out
-// of the chain. [VerifyChain] is the fast chain-only pass. [Audit.Binding]
+// of the chain. [Audit.Binding]
 // and [Writer.Binding] give the artefact's provider_execution binding of a
 // scored journal; a signer wanting a ledger's head and terminal kind reads
 // [Audit.ChainTip] and [Audit.Status] after a strict [Read].

@@ -19,15 +19,14 @@ func TestMain(m *testing.M) {
 		os.Exit(crashChild(p))
 	}
 	if p := os.Getenv("OBAUDIT_VERIFY_CHILD"); p != "" {
-		os.Exit(verifyChild(p, os.Getenv("OBAUDIT_VERIFY_MODE")))
+		os.Exit(verifyChild(p))
 	}
 	os.Exit(m.Run())
 }
 
-// verifyChild verifies the journal at path ("chain": the chain-only pass;
-// otherwise the full read) and prints its row count and time for the
-// parent, which reads this process's peak memory.
-func verifyChild(path, mode string) int {
+// verifyChild reads the journal at path in full and prints its row count
+// and time for the parent, which reads this process's peak memory.
+func verifyChild(path string) int {
 	f, err := os.Open(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -35,22 +34,12 @@ func verifyChild(path, mode string) int {
 	}
 	defer f.Close()
 	t0 := time.Now()
-	var rows int
-	if mode == "chain" {
-		c, err := execledger.VerifyChain(f)
-		if err != nil || c.TerminalKind != "scored" {
-			fmt.Fprintf(os.Stderr, "VerifyChain = %+v, %v\n", c, err)
-			return 1
-		}
-		rows = c.Rows
-	} else {
-		a, err := execledger.Read(f, execledger.Options{DiscardCalls: true, RequireComplete: true})
-		if err != nil || !a.Scored() {
-			fmt.Fprintf(os.Stderr, "Read = %v\n", err)
-			return 1
-		}
-		rows = a.RowsVerified
+	a, err := execledger.Read(f, execledger.Options{DiscardCalls: true, RequireComplete: true})
+	if err != nil || !a.Scored() {
+		fmt.Fprintf(os.Stderr, "Read = %v\n", err)
+		return 1
 	}
+	rows := a.RowsVerified
 	fmt.Printf("rows %d seconds %.2f\n", rows, time.Since(t0).Seconds())
 	return 0
 }

@@ -230,7 +230,7 @@ func (rd *reader) row(i int, line []byte, v any) error {
 		return refusal.New(ErrSchema, "row %d: a ledger row is a JSON object", i)
 	}
 	ver, ok := m["ledger_version"].(int64)
-	if !ok || vocabs[int(ver)] == nil {
+	if !ok || vocabFor(ver) == nil {
 		return refusal.New(ErrVersion, "row %d: ledger_version is not a version this build reads (2 or 3)", i)
 	}
 	if i == 0 {
@@ -260,7 +260,7 @@ func (rd *reader) row(i int, line []byte, v any) error {
 		return refusal.New(ErrBackLink, "row %d: does not back-link to the row before it", i)
 	}
 	stated, _ := m["row_digest_sha256"].(string)
-	got, err := rd.dg.rowDigest(line, m)
+	got, err := rd.dg.rowDigest(m)
 	if err != nil {
 		return refusal.Wrap(ErrSchema, err, "row %d: cannot be canonically encoded", i)
 	}

@@ -1,6 +1,7 @@
 package execledger
 
 import (
+	"github.com/obaudit/obaudit/internal/instant"
 	"slices"
 	"sort"
 	"strings"
@@ -411,7 +412,7 @@ func (c *check) instant(v any, where string) (string, int64) {
 		c.fail(ErrSchema, "%s: expected an instant YYYY-MM-DDTHH:MM:SSZ", where)
 		return "", 0
 	}
-	t, ok := parseInstant(s)
+	t, ok := instant.Parse(s)
 	if !ok {
 		c.fail(ErrSchema, "%s: not a real instant in the form YYYY-MM-DDTHH:MM:SSZ", where)
 	}
@@ -425,7 +426,7 @@ func (c *check) rate(v any, where string) Decimal {
 		c.fail(ErrSchema, "%s: a rate is an exact decimal string", where)
 		return Decimal{}
 	}
-	d, ok := parseDecimal(s)
+	d, ok := ParseDecimal(s)
 	if !ok || d.Sign() < 0 {
 		c.fail(ErrSchema, "%s: a rate is a finite, non-negative decimal", where)
 	}
@@ -578,7 +579,7 @@ func decodeHeader(v any, version int) (*parsedHeader, error) {
 	if c.err == nil {
 		// An operator-typed cap: any positive decimal ("1.00" and "1" are one
 		// authorisation); the writer stores the canonical rendering.
-		d, ok := parseDecimal(ct.CostCapUSD)
+		d, ok := ParseDecimal(ct.CostCapUSD)
 		if !ok || d.Sign() <= 0 {
 			c.fail(ErrSchema, "header.controls.cost_cap_usd: a cost cap is a finite, positive decimal amount")
 		}
@@ -685,7 +686,7 @@ func (a Attempt) rules(where string, vc *vocab) error {
 }
 
 func decodeCall(v any, version int) (*Call, error) {
-	vc := vocabs[version]
+	vc := vocabFor(int64(version))
 	var c check
 	m := c.object(v, "call")
 	c.exact(m, callFields, "call", version)
@@ -792,7 +793,7 @@ func (call *Call) rules(where string, vc *vocab) error {
 }
 
 func decodeTerminal(v any, version int) (*Terminal, error) {
-	vc := vocabs[version]
+	vc := vocabFor(int64(version))
 	var c check
 	m := c.object(v, "terminal")
 	c.exact(m, terminalFields, "terminal", version)
@@ -817,7 +818,7 @@ func decodeTerminal(v any, version int) (*Terminal, error) {
 	}
 	// Upstream replaces an empty detail with the fixed sentence on read; the
 	// digest covers the stated bytes either way.
-	if t.ExclusionDetail != "" && t.ExclusionDetail != TerminalDetails[t.Kind] {
+	if t.ExclusionDetail != "" && t.ExclusionDetail != TerminalDetail(t.Kind) {
 		return nil, refusal.New(ErrSchema, "terminal.exclusion_detail: not this build's fixed sentence for a %s run", t.Kind)
 	}
 	tm := c.object(m["totals"], "terminal.totals")

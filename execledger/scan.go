@@ -1,7 +1,6 @@
 package execledger
 
 import (
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -114,10 +113,10 @@ func asciiCandidate(s string) bool {
 	// Every pattern needs one of t, i, r, k or w ("authoriz", "bearer",
 	// "api", "secret", "passw", "sk-"); hex digests hold none of them.
 	hit := false
-	for i := 0; i < len(s); i++ {
-		if needed[s[i]] {
+	for i := 0; i < len(s) && !hit; i++ {
+		switch s[i] {
+		case 't', 'T', 'i', 'I', 'r', 'R', 'k', 'K', 'w', 'W':
 			hit = true
-			break
 		}
 	}
 	if !hit {
@@ -263,27 +262,7 @@ func isToken(s string) bool {
 }
 
 // IsDigest reports whether s is 64 lowercase hexadecimal characters.
-func IsDigest(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	// or-ing the table entries keeps the loop free of branches
-	var bad byte
-	for i := 0; i < 64; i++ {
-		bad |= notLowerHex[s[i]]
-	}
-	return bad == 0
-}
-
-// notLowerHex is 1 for every byte but 0-9 and a-f.
-var notLowerHex = func() (t [256]byte) {
-	for c := range t {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			t[c] = 1
-		}
-	}
-	return t
-}()
+func IsDigest(s string) bool { return len(s) == 64 && isLowerHex(s) }
 
 func isLowerHex(s string) bool {
 	if s == "" {
@@ -342,92 +321,3 @@ func isLedgerURL(s string) bool {
 	}
 	return true
 }
-
-// InstantLayout is the one instant form: UTC, whole seconds.
-const InstantLayout = "2006-01-02T15:04:05Z"
-
-// parseInstant reads YYYY-MM-DDTHH:MM:SSZ strictly (zero-padded ASCII digits,
-// a real calendar instant, year 1–9999) into Unix seconds.
-func parseInstant(s string) (int64, bool) {
-	if len(s) != 20 {
-		return 0, false
-	}
-	for i := 0; i < 20; i++ {
-		c := s[i]
-		switch i {
-		case 4, 7:
-			if c != '-' {
-				return 0, false
-			}
-		case 10:
-			if c != 'T' {
-				return 0, false
-			}
-		case 13, 16:
-			if c != ':' {
-				return 0, false
-			}
-		case 19:
-			if c != 'Z' {
-				return 0, false
-			}
-		default:
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-		}
-	}
-	num := func(i, j int) int64 {
-		var n int64
-		for ; i < j; i++ {
-			n = n*10 + int64(s[i]-'0')
-		}
-		return n
-	}
-	// time.Parse's ranges for this layout: month 1–12, day 1 to the
-	// month's length, hour < 24, minute and second < 60 (a test holds the
-	// two equal); year 0 is refused as well.
-	y, mo, d := num(0, 4), num(5, 7), num(8, 10)
-	h, mi, sec := num(11, 13), num(14, 16), num(17, 19)
-	if y == 0 || mo < 1 || mo > 12 || d < 1 || d > daysIn(mo, y) || h > 23 || mi > 59 || sec > 59 {
-		return 0, false
-	}
-	return unixDays(y, mo, d)*86400 + h*3600 + mi*60 + sec, true
-}
-
-func daysIn(month, year int64) int64 {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-// unixDays counts the days from 1970-01-01 to the proleptic Gregorian date
-// (year ≥ 1), as days_from_civil does.
-func unixDays(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400 // y ≥ 0
-	yoe := y - era*400
-	mp := (m + 9) % 12 // March is 0
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
-// FormatInstant renders t in [InstantLayout].
-func FormatInstant(t time.Time) string { return t.UTC().Format(InstantLayout) }
-
-var needed = func() (t [256]bool) {
-	for _, c := range "tTiIrRkKwW" {
-		t[c] = true
-	}
-	return t
-}()

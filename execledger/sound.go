@@ -1,6 +1,9 @@
 package execledger
 
-import "github.com/obaudit/obaudit/refusal"
+import (
+	"github.com/obaudit/obaudit/internal/instant"
+	"github.com/obaudit/obaudit/refusal"
+)
 
 // Refusal classes for states no scored run could be in. Each is found while
 // the calls are read (or written) and refused at a scored terminal row: an
@@ -130,11 +133,11 @@ func (t *tally) watchCall(c *Call) {
 		if ct.CostCapPolicy == CostCapPolicy {
 			s.costCap, s.capped = ParseDecimal(ct.CostCapUSD)
 		}
-		s.start, s.headerInstant = parseInstant(h.StartedAt)
+		s.start, s.headerInstant = instant.Parse(h.StartedAt)
 		s.last, s.lastStart = s.start, s.start
 	}
-	t0, ok0 := parseInstant(c.StartedAt)
-	t1, ok1 := parseInstant(c.EndedAt)
+	t0, ok0 := instant.Parse(c.StartedAt)
+	t1, ok1 := instant.Parse(c.EndedAt)
 	if ok0 && ok1 && s.headerInstant {
 		switch {
 		case t0 < s.lastStart:
@@ -168,8 +171,8 @@ func (t *tally) watchCall(c *Call) {
 			}
 		}
 		if a.CostReservationUSD != nil && a.CostMeasuredUSD != nil {
-			m, _ := t.amounts.parse(*a.CostMeasuredUSD)
-			if r, _ := t.amounts.parse(*a.CostReservationUSD); m.Cmp(r) > 0 {
+			m, _ := ParseAmount(*a.CostMeasuredUSD)
+			if r, _ := ParseAmount(*a.CostReservationUSD); m.Cmp(r) > 0 {
 				s.fail(ErrReservationBreached, "%s: measured %s USD against a reservation of %s USD", aw, *a.CostMeasuredUSD, *a.CostReservationUSD)
 			}
 		}
@@ -182,7 +185,7 @@ func (t *tally) watchCall(c *Call) {
 		if a.CostReservationUSD == nil {
 			continue
 		}
-		reserve, _ := t.amounts.parse(*a.CostReservationUSD)
+		reserve, _ := ParseAmount(*a.CostReservationUSD)
 		s.tokens += c.InputTokenUpperBound + ct.MaxOutputTokens
 		if s.tokens > ct.TokenHardCap {
 			s.fail(ErrTokenCapExceeded, "%s: cumulative token exposure %d passes the token cap of %d", aw, s.tokens, ct.TokenHardCap)
@@ -201,8 +204,8 @@ func (t *tally) soundTerminal(endedAt string) error {
 	if s.bar != nil {
 		return s.bar
 	}
-	end, ok := parseInstant(endedAt)
-	start, okh := parseInstant(t.h.StartedAt)
+	end, ok := instant.Parse(endedAt)
+	start, okh := instant.Parse(t.h.StartedAt)
 	if !ok || !okh {
 		return nil
 	}

@@ -22,7 +22,6 @@ type tally struct {
 	// memo of the last derived amounts (calls repeat bounds and counts)
 	memoBound, memoIn, memoOut int64
 	memoReserve, memoMeasured  string
-	amounts                    amountMemo
 	sound                      soundness
 }
 
@@ -90,15 +89,15 @@ func (t *tally) addCall(c *Call) {
 			t.out += *a.OutputTokens
 		}
 		if a.CostMeasuredUSD != nil {
-			d, _ := t.amounts.parse(*a.CostMeasuredUSD)
+			d, _ := ParseAmount(*a.CostMeasuredUSD)
 			t.measured = t.measured.Add(d)
 		}
 		if a.CostForfeitedUSD != nil {
-			d, _ := t.amounts.parse(*a.CostForfeitedUSD)
+			d, _ := ParseAmount(*a.CostForfeitedUSD)
 			t.forfeit = t.forfeit.Add(d)
 		}
 		if a.CostReservationUSD != nil {
-			d, _ := t.amounts.parse(*a.CostReservationUSD)
+			d, _ := ParseAmount(*a.CostReservationUSD)
 			t.reserv = t.reserv.Add(d)
 		}
 		if a.Fault != nil {

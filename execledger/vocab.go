@@ -63,11 +63,16 @@ const (
 	RateSourceOperator   = "operator_supplied_pinned_rates"
 )
 
-// TerminalDetails is this build's fixed exclusion_detail sentence per kind.
-var TerminalDetails = map[string]string{
-	TerminalScored:   "",
-	TerminalExcluded: "execution stopped at the provider boundary",
-	TerminalAborted:  "execution did not reach a terminal state and was abandoned",
+// TerminalDetail is this build's fixed exclusion_detail sentence for a
+// terminal kind ("" for scored and for a kind it does not write).
+func TerminalDetail(kind string) string {
+	switch kind {
+	case TerminalExcluded:
+		return "execution stopped at the provider boundary"
+	case TerminalAborted:
+		return "execution did not reach a terminal state and was abandoned"
+	}
+	return ""
 }
 
 // vocab is the closed vocabulary one ledger version owns. Each version owns
@@ -77,37 +82,49 @@ type vocab struct {
 	httpStatusNeedsResponse                               bool
 }
 
-var vocabs = map[int]*vocab{
-	VersionV2: {
-		outcomes:    []string{"fault", "response", "unclassified_error"},
-		settlements: []string{"forfeited", "measured"},
-		faults: []string{
-			"provider_authentication", "provider_configuration", "provider_network_error",
-			"provider_rate_limited", "provider_request_rejected", "provider_response_invalid",
-			"provider_server_error", "provider_timeout",
-		},
-		retryable: []string{"provider_network_error", "provider_rate_limited", "provider_server_error", "provider_timeout"},
-		turnReasons: []string{
-			"backoff_unaffordable", "cost_cap_exhausted", "deadline_exceeded", "fault_not_retryable",
-			"pre_dispatch_refused", "response", "retries_exhausted", "unclassified_error",
-		},
+// vocabFor returns the vocabulary ledger version v owns, or nil.
+func vocabFor(v int64) *vocab {
+	switch v {
+	case VersionV2:
+		return &vocabV2
+	case Version:
+		return &vocabV3
+	}
+	return nil
+}
+
+// The vocabularies are composite literals of constants: laid out by the
+// compiler, with no work at package init.
+var vocabV2 = vocab{
+	outcomes:    []string{"fault", "response", "unclassified_error"},
+	settlements: []string{"forfeited", "measured"},
+	faults: []string{
+		"provider_authentication", "provider_configuration", "provider_network_error",
+		"provider_rate_limited", "provider_request_rejected", "provider_response_invalid",
+		"provider_server_error", "provider_timeout",
 	},
-	Version: {
-		outcomes:    []string{"fault", "response", "unclassified_error"},
-		settlements: []string{"forfeited", "measured"},
-		faults: []string{
-			"provider_authentication", "provider_bad_request_unclassified", "provider_configuration",
-			"provider_invalid_request_or_spend_limit", "provider_network_error", "provider_rate_limited",
-			"provider_request_rejected", "provider_response_invalid", "provider_server_error",
-			"provider_spend_limit", "provider_timeout",
-		},
-		retryable: []string{"provider_network_error", "provider_rate_limited", "provider_server_error", "provider_timeout"},
-		turnReasons: []string{
-			"backoff_unaffordable", "cost_cap_exhausted", "deadline_exceeded", "fault_not_retryable",
-			"pre_dispatch_refused", "response", "retries_exhausted", "unclassified_error",
-		},
-		httpStatusNeedsResponse: true,
+	retryable: []string{"provider_network_error", "provider_rate_limited", "provider_server_error", "provider_timeout"},
+	turnReasons: []string{
+		"backoff_unaffordable", "cost_cap_exhausted", "deadline_exceeded", "fault_not_retryable",
+		"pre_dispatch_refused", "response", "retries_exhausted", "unclassified_error",
 	},
+}
+
+var vocabV3 = vocab{
+	outcomes:    []string{"fault", "response", "unclassified_error"},
+	settlements: []string{"forfeited", "measured"},
+	faults: []string{
+		"provider_authentication", "provider_bad_request_unclassified", "provider_configuration",
+		"provider_invalid_request_or_spend_limit", "provider_network_error", "provider_rate_limited",
+		"provider_request_rejected", "provider_response_invalid", "provider_server_error",
+		"provider_spend_limit", "provider_timeout",
+	},
+	retryable: []string{"provider_network_error", "provider_rate_limited", "provider_server_error", "provider_timeout"},
+	turnReasons: []string{
+		"backoff_unaffordable", "cost_cap_exhausted", "deadline_exceeded", "fault_not_retryable",
+		"pre_dispatch_refused", "response", "retries_exhausted", "unclassified_error",
+	},
+	httpStatusNeedsResponse: true,
 }
 
 var (
@@ -132,7 +149,7 @@ var (
 // ProviderFaults returns the provider faults ledger version v owns (nil for
 // an unknown version).
 func ProviderFaults(v int) []string {
-	if vc := vocabs[v]; vc != nil {
+	if vc := vocabFor(int64(v)); vc != nil {
 		return slices.Clone(vc.faults)
 	}
 	return nil

@@ -55,10 +55,8 @@ type AppendFile interface {
 }
 
 // Writer appends a version-3 execution ledger: one header row, one row per
-// model call, one terminal row. Every row is validated by the reader's rules
-// before it is appended (the header and terminal rows by the reader's own
-// code; call rows by its typed mirror, which tests and a fuzz target hold to
-// the same refusals and bytes), then written whole, flushed and fsynced. A
+// model call, one terminal row. Every row is validated by the reader's own
+// code before it is appended, then written whole, flushed and fsynced. A
 // Writer is not safe for concurrent use.
 type Writer struct {
 	f         AppendFile
@@ -130,7 +128,7 @@ func prepareHeader(h Header) (*parsedHeader, error) {
 		return nil, refusal.Wrap(ErrSchema, err, "header.controls.pricing")
 	}
 	h.Provider.SettingsDigest, h.Controls.PricingDigest = sd, pd
-	if d, ok := parseDecimal(h.Controls.CostCapUSD); ok && d.Sign() > 0 {
+	if d, ok := ParseDecimal(h.Controls.CostCapUSD); ok && d.Sign() > 0 {
 		h.Controls.CostCapUSD = d.String()
 	}
 	v, err := roundTrip(h.Map())
@@ -182,23 +180,21 @@ func (w *Writer) RecordCall(c Call) error {
 	if err := normalizeSeconds(&c); err != nil {
 		return err
 	}
-	// The reader's rules, on the typed call (validateCall is decodeCall
-	// without the map tree; both are held equal by tests and a fuzz target).
-	if err := validateCall(&c, Version, &w.t.amounts); err != nil {
+	// The reader's own rules, on the value tree it will read.
+	v := c.Map()
+	call, err := decodeCall(v, Version)
+	if err != nil {
 		return err
 	}
-	if err := w.t.admitCall(&c); err != nil {
+	if err := w.t.admitCall(call); err != nil {
 		return err
 	}
-	if err := scanCall(&c, "row "+itoa(w.rows)+"."+RowCall); err != nil {
+	if err := w.append(RowCall, v); err != nil {
 		return err
 	}
-	if err := w.appendCallRow(&c); err != nil {
-		return err
-	}
-	w.t.addCall(&c)
-	if c.Decision != nil {
-		w.decisions = append(w.decisions, c.CallIndex)
+	w.t.addCall(call)
+	if call.Decision != nil {
+		w.decisions = append(w.decisions, call.CallIndex)
 	}
 	return nil
 }
@@ -216,7 +212,7 @@ func (w *Writer) Finalize(kind, endedAt string, code *string) error {
 	if err := w.t.admitTerminal(kind, endedAt, code); err != nil {
 		return err
 	}
-	t := Terminal{Kind: kind, EndedAt: endedAt, ExclusionCode: code, ExclusionDetail: TerminalDetails[kind], Totals: w.t.totals()}
+	t := Terminal{Kind: kind, EndedAt: endedAt, ExclusionCode: code, ExclusionDetail: TerminalDetail(kind), Totals: w.t.totals()}
 	v, err := roundTrip(t.Map())
 	if err != nil {
 		return err
@@ -243,53 +239,9 @@ func (w *Writer) append(kind string, payload map[string]any) error {
 	if err != nil {
 		return refusal.Wrap(ErrSchema, err, "row %d could not be canonically encoded", w.rows)
 	}
-	return w.appendRow(kind, w.pbuf, nil)
-}
-
-// appendRow renders the row around the payload (compact canonical bytes,
-// and the spaced ones if the caller has them) and writes it whole: on any
-// write or fsync error it truncates back to the row's start and poisons the
-// writer.
-func (w *Writer) appendRow(kind string, payload, spaced []byte) error {
 	var d string
-	d, w.buf, w.cbuf = renderRow(w.buf[:0], w.cbuf[:0], kind, payload, spaced, w.rows, w.prev)
+	d, w.buf, w.cbuf = renderRow(w.buf[:0], w.cbuf[:0], kind, w.pbuf, w.rows, w.prev)
 	return w.write(d)
-}
-
-// appendCallRow renders call row c and writes it. "call" sorts before
-// "ledger_version", so the payload is the row's first member in both forms:
-// it is encoded straight into the row buffers and the envelope (laid out as
-// renderRow lays it out) follows.
-func (w *Writer) appendCallRow(c *Call) error {
-	cb := append(w.cbuf[:0], `{"call":`...)
-	lb := append(w.buf[:0], `{"call": `...)
-	cb, lb, err := appendCallJSON(cb, lb, c)
-	if err != nil {
-		return refusal.Wrap(ErrSchema, err, "row %d could not be canonically encoded", w.rows)
-	}
-	var ixb [20]byte
-	ix := strconv.AppendInt(ixb[:0], int64(w.rows), 10)
-	cb = append(cb, `,"ledger_version":`...)
-	cb = strconv.AppendInt(cb, Version, 10)
-	cb = append(cb, `,"previous_row_digest_sha256":"`...)
-	cb = append(cb, w.prev...)
-	cb = append(cb, `","row_index":`...)
-	cb = append(cb, ix...)
-	cb = append(cb, `,"row_kind":"call"}`...)
-	sum := sha256.Sum256(cb)
-	var d [64]byte
-	hex.Encode(d[:], sum[:])
-	lb = append(lb, `, "ledger_version": `...)
-	lb = strconv.AppendInt(lb, Version, 10)
-	lb = append(lb, `, "previous_row_digest_sha256": "`...)
-	lb = append(lb, w.prev...)
-	lb = append(lb, `", "row_digest_sha256": "`...)
-	lb = append(lb, d[:]...)
-	lb = append(lb, `", "row_index": `...)
-	lb = append(lb, ix...)
-	lb = append(lb, ", \"row_kind\": \"call\"}\n"...)
-	w.cbuf, w.buf = cb, lb
-	return w.write(string(d[:]))
 }
 
 // write appends the rendered line w.buf whole and fsyncs; on any write or
@@ -394,13 +346,11 @@ func normalizeSeconds(c *Call) error {
 }
 
 // renderRow appends to dst the spaced line (with newline) of the row whose
-// payload's compact canonical bytes are payload (and spaced ones spaced, or
-// nil to derive them), and returns its digest: the SHA-256 of the compact
+// payload's compact canonical bytes are payload, and returns its digest: the SHA-256 of the compact
 // canonical row without row_digest_sha256, laid out in scratch (returned
 // for reuse). The envelope's keys and values are known, so the row is
-// assembled rather than re-encoded; the reader's fast path checks the same
-// bytes.
-func renderRow(dst, scratch []byte, kind string, payload, spaced []byte, index int, prev string) (string, []byte, []byte) {
+// assembled rather than re-encoded.
+func renderRow(dst, scratch []byte, kind string, payload []byte, index int, prev string) (string, []byte, []byte) {
 	var ixb [20]byte
 	ix := strconv.AppendInt(ixb[:0], int64(index), 10)
 	version := itoa(Version)
@@ -422,9 +372,7 @@ func renderRow(dst, scratch []byte, kind string, payload, spaced []byte, index i
 	hex.Encode(d[:], sum[:])
 
 	// The spaced line: the same members plus the digest, ", " and ": ".
-	if spaced == nil {
-		spaced = appendSpaced(nil, payload)
-	}
+	spaced := appendSpaced(nil, payload)
 	line := append(dst, '{')
 	if kind < "ledger_version" {
 		line = member(line, ", ", ": ", kind, "", spaced, "")

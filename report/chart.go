@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/obaudit/obaudit/internal/instant"
 )
 
 // Charts lays the timeline out at every zoom level.
@@ -553,7 +555,7 @@ func waitItem(p plot, w WaitSpan) item {
 	}
 	fb := "no fallback"
 	if w.Fallback != nil {
-		fb = "fallback at " + w.Fallback.Format(time.RFC3339)
+		fb = "fallback at " + instant.Format(w.Fallback.Unix())
 	}
 	title := fmt.Sprintf("WAIT declared at %s on [%s], %s; %s; reason %q", w.FromText, strings.Join(w.WakeOn, ", "), fb, end, w.Reason)
 	return p.mk(x0, x1, label, false, col, func(y float64, m *Mark) {

@@ -330,7 +330,7 @@ func Generate() []Vector {
 	g.add(v3, "scored-over-fault@terminal", refused("ledger/inadmissible"), "a scored terminal over a faulted call", lt.Rechain(r))
 	r = base()
 	term(r)["kind"], term(r)["exclusion_code"] = "excluded", "provider_server_error"
-	term(r)["exclusion_detail"] = execledger.TerminalDetails["excluded"]
+	term(r)["exclusion_detail"] = execledger.TerminalDetail("excluded")
 	g.add(v3, "exclusion-without-cause@terminal", refused("ledger/inadmissible"), "an excluded terminal with nothing behind it", lt.Rechain(r))
 	r = base()
 	call(r, 2)["call_index"] = int64(5)
