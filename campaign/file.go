@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/refusal"
@@ -92,10 +93,11 @@ type Rates struct {
 	PricingPolicyID  string `json:"pricing_policy_id"`
 }
 
+// The field patterns, compiled on first use, not at start-up.
 var (
-	decimalRE = regexp.MustCompile(`^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$`)
-	idRE      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	originRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*(/[A-Za-z0-9._-]+)+$`)
+	decimalRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$`) })
+	idRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
+	originRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*(/[A-Za-z0-9._-]+)+$`) })
 )
 
 // ParseFile decodes a campaign file strictly: RFC 8259 JSON that canon
@@ -123,7 +125,7 @@ func (f *File) check() error {
 		return bad("format is %q, want %q", f.Format, FileFormat)
 	case f.Name == "" || f.Seed == "" || f.EngineVersion == "":
 		return bad("name, seed and engine_version are required")
-	case !originRE.MatchString(f.Origin):
+	case !originRE().MatchString(f.Origin):
 		return bad("origin %q is not a host/path name (e.g. obaudit.example/campaign/2031-03)", f.Origin)
 	case len(f.Variants) == 0:
 		return bad("no variants")
@@ -138,13 +140,13 @@ func (f *File) check() error {
 	}
 	subjects := map[string]bool{}
 	for _, a := range f.Agents {
-		if !idRE.MatchString(a) || subjects[a] {
+		if !idRE().MatchString(a) || subjects[a] {
 			return bad("agent %q: not an id, or listed twice", a)
 		}
 		subjects[a] = true
 	}
 	for _, p := range f.ModelProfiles {
-		if !idRE.MatchString(p.ID) || subjects[p.ID] {
+		if !idRE().MatchString(p.ID) || subjects[p.ID] {
 			return bad("model profile %q: not an id, or a subject listed twice", p.ID)
 		}
 		if p.Lane == "" || p.Model == "" || p.LatencyMS < 0 || p.LatencyMS > 60000 {
@@ -154,7 +156,7 @@ func (f *File) check() error {
 	}
 	for _, list := range [][]string{f.Variants, f.Arms} {
 		for i, v := range list {
-			if !idRE.MatchString(v) || slices.Contains(list[:i], v) {
+			if !idRE().MatchString(v) || slices.Contains(list[:i], v) {
 				return bad("%q: not an id, or listed twice", v)
 			}
 		}
@@ -165,13 +167,13 @@ func (f *File) check() error {
 		}
 	}
 	for _, l := range []Limit{f.Bounds.PerTrial, f.Bounds.Aggregate} {
-		if l.Calls < 0 || l.Tokens < 0 || l.WallSeconds < 0 || !decimalRE.MatchString(l.CostUSD) {
+		if l.Calls < 0 || l.Tokens < 0 || l.WallSeconds < 0 || !decimalRE().MatchString(l.CostUSD) {
 			return bad("bounds: counts are non-negative, cost_usd an exact decimal string")
 		}
 	}
 	if len(f.ModelProfiles) > 0 {
 		r := f.Rates
-		if !decimalRE.MatchString(r.InputUSDPerMTok) || !decimalRE.MatchString(r.OutputUSDPerMTok) || r.PricingPolicyID == "" {
+		if !decimalRE().MatchString(r.InputUSDPerMTok) || !decimalRE().MatchString(r.OutputUSDPerMTok) || r.PricingPolicyID == "" {
 			return bad("rates: a model-backed campaign states both rates as exact decimals and a pricing_policy_id")
 		}
 		p := f.Bounds.PerTrial

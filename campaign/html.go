@@ -7,13 +7,14 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 )
 
 // WriteHTML writes the report as one self-contained page: inline CSS and
 // SVG charts (the funnel per arm, Reliable Operation Rate and critical
 // violations per subject), no script, no external resource.
 func (r *Report) WriteHTML(w io.Writer) error {
-	return htmlTmpl.Execute(w, r)
+	return htmlTmpl().Execute(w, r)
 }
 
 func funnelSVG(a Arm) template.HTML {
@@ -88,12 +89,14 @@ var CSP = func() string {
 	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; img-src 'none'; font-src 'none'; connect-src 'none'; script-src 'none'; base-uri 'none'; form-action 'none'"
 }()
 
-var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"funnel": funnelSVG, "rates": ratesSVG, "val": fmtVal, "noInterval": func() string { return NoInterval },
-	"one":   func(r *Report) bool { return len(r.SemanticScenarios) < 2 },
-	"style": func() template.CSS { return template.CSS(pageStyle) },
-	"csp":   func() string { return CSP },
-}).Parse(`<!DOCTYPE html>
+// htmlTmpl is parsed on first use, not at start-up.
+var htmlTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"funnel": funnelSVG, "rates": ratesSVG, "val": fmtVal, "noInterval": func() string { return NoInterval },
+		"one":   func(r *Report) bool { return len(r.SemanticScenarios) < 2 },
+		"style": func() template.CSS { return template.CSS(pageStyle) },
+		"csp":   func() string { return CSP },
+	}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{{csp}}">
 <title>Campaign {{.Campaign}}</title>
@@ -122,3 +125,4 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 <h2>Definitions</h2><table>{{range .Definitions}}<tr><td>{{.Name}}</td><td>{{.Formula}}</td></tr>{{end}}</table>
 </body></html>
 `))
+})

@@ -45,10 +45,10 @@ type Config struct {
 	SelfCheck     SelfCheck
 }
 
-var instanceIDPattern = regexp.MustCompile(`^opinst_[0-9a-f]{32}$`)
+var instanceIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^opinst_[0-9a-f]{32}$`) })
 
 // ValidInstanceID reports whether s is a well-formed operation instance id.
-func ValidInstanceID(s string) bool { return instanceIDPattern.MatchString(s) }
+func ValidInstanceID(s string) bool { return instanceIDPattern().MatchString(s) }
 
 // Episode is everything one run produced, before evaluation. Every tree is a
 // canon value tree with upstream field names (map[string]any, []any, string,

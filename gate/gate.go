@@ -249,21 +249,29 @@ func Run(o Options) (*Report, error) {
 	rep := &Report{EngineVersion: version, OperationID: s.OperationID, SpecDigest: s.SpecDigest,
 		Oracle: s.Oracle, OracleSource: s.OracleSource, Checks: make([]Check, len(jobs))}
 	// One operation and one grading contract per scenario, shared by its
-	// checks (both are immutable).
-	scenes := map[string]*scene{}
+	// checks (both are immutable), built by the first worker to need it.
+	scenes := map[string]func() (*scene, error){}
+	var order []string
 	for _, j := range jobs {
-		if scenes[j.scenario] != nil {
-			continue
+		if scenes[j.scenario] == nil {
+			sc := j.scenario
+			order = append(order, sc)
+			scenes[sc] = sync.OnceValues(func() (*scene, error) {
+				op, contract, err := s.Scene(sc)
+				if err != nil {
+					return nil, err
+				}
+				return &scene{op: op, contract: contract}, nil
+			})
 		}
-		op, contract, err := s.Scene(j.scenario)
-		if err != nil {
-			return nil, err
-		}
-		scenes[j.scenario] = &scene{op: op, contract: contract}
 	}
 	errs := make([]error, len(jobs))
 	do := func(i int) {
-		rep.Checks[i], errs[i] = runCheck(s, version, instance, evaluate, jobs[i], scenes[jobs[i].scenario])
+		sc, err := scenes[jobs[i].scenario]()
+		if err == nil {
+			rep.Checks[i], err = runCheck(s, version, instance, evaluate, jobs[i], sc)
+		}
+		errs[i] = err
 	}
 	if o.Sequential || len(jobs) < 2 {
 		for i := range jobs {
@@ -287,6 +295,12 @@ func Run(o Options) (*Report, error) {
 		}
 		close(work)
 		wg.Wait()
+	}
+	// A scenario that cannot be bound is the answer before any check's.
+	for _, sc := range order {
+		if _, err := scenes[sc](); err != nil {
+			return nil, err
+		}
 	}
 	for _, err := range errs {
 		if err != nil {

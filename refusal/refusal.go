@@ -29,8 +29,8 @@ package refusal
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -76,15 +76,38 @@ func (r *Refusal) Is(target error) bool {
 	return c.RefusalClass() == string(r.Class)
 }
 
-var classPattern = regexp.MustCompile(`^[a-z][a-z0-9]*/[a-z0-9]+(-[a-z0-9]+)*$`)
-
 var (
 	mu       sync.Mutex
 	registry = map[Class]bool{}
 )
 
-// ValidClass reports whether s has the form "area/kebab-name".
-func ValidClass(s string) bool { return classPattern.MatchString(s) }
+// ValidClass reports whether s has the form "area/kebab-name": a lowercase
+// letter, then lowercase letters and digits, a slash, and one or more
+// words of lowercase letters and digits joined by single hyphens. (A byte
+// loop rather than a regular expression: every package's sentinels are
+// checked at start-up.)
+func ValidClass(s string) bool {
+	area, name, ok := strings.Cut(s, "/")
+	if !ok || area == "" || area[0] < 'a' || area[0] > 'z' {
+		return false
+	}
+	for i := range len(area) {
+		if !lowerAlnum(area[i]) {
+			return false
+		}
+	}
+	prev := byte('-')
+	for i := range len(name) {
+		c := name[i]
+		if c == '-' && prev == '-' || c != '-' && !lowerAlnum(c) {
+			return false
+		}
+		prev = c
+	}
+	return prev != '-'
+}
+
+func lowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
 
 // Sentinel registers class c and returns the sentinel refusal used to build
 // and match instances of it. It is meant for package-level variable

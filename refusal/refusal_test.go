@@ -3,6 +3,7 @@ package refusal_test
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -83,5 +84,30 @@ func TestRegistry(t *testing.T) {
 			}()
 			refusal.Register(bad)
 		}()
+	}
+}
+
+// TestValidClassIsThePattern holds the byte loop to the documented form,
+// ^[a-z][a-z0-9]*/[a-z0-9]+(-[a-z0-9]+)*$, on every string of up to six
+// bytes over an alphabet that reaches each branch.
+func TestValidClassIsThePattern(t *testing.T) {
+	re := regexp.MustCompile(`^[a-z][a-z0-9]*/[a-z0-9]+(-[a-z0-9]+)*$`)
+	const alphabet = "a9-/A_"
+	var walk func(s string)
+	walk = func(s string) {
+		if got, want := refusal.ValidClass(s), re.MatchString(s); got != want {
+			t.Errorf("ValidClass(%q) = %v, the pattern says %v", s, got, want)
+		}
+		if len(s) < 6 {
+			for i := range len(alphabet) {
+				walk(s + alphabet[i:i+1])
+			}
+		}
+	}
+	walk("")
+	for _, c := range refusal.Classes() {
+		if !refusal.ValidClass(string(c)) || !re.MatchString(string(c)) {
+			t.Errorf("registered class %q", c)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package notime
 
 import (
 	"regexp"
+	"sync"
 
 	"github.com/obaudit/obaudit/arm/notimewire"
 )
@@ -10,7 +11,9 @@ import (
 // evidence that activation identities are derived from. The verifier
 // implements the same published rule separately (arm/notimeverify).
 
-var instantLike = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z|notime:v1)$`)
+var instantLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z|notime:v1)$`)
+})
 
 var commonKinds = map[string]string{
 	"event_observed": "event", "event_audit_only": "event", "event_rejected": "event", "event_after_terminal": "event",
@@ -29,7 +32,7 @@ var dropped = map[string]bool{"index": true, "transition": true, "at": true, "de
 func normalise(v any) any {
 	switch x := v.(type) {
 	case string:
-		if instantLike.MatchString(x) {
+		if instantLike().MatchString(x) {
 			return "<time>"
 		}
 		return x

@@ -2,7 +2,6 @@ package notime
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -132,14 +131,12 @@ func (s noTimeState) Serve(tools []string, asOf string) []*engine.ToolResult {
 	return res
 }
 
-var minutesKey = regexp.MustCompile(`_minutes$`)
-
 // NoTimeStatic is st with every positive policy *_minutes value
 // canonicalised to 1 (allowlist row 7).
 func NoTimeStatic(st *engine.Static) *engine.Static {
 	pol := make(map[string]any, len(st.Policy))
 	for k, v := range st.Policy {
-		if n, ok := v.(int64); ok && n > 0 && minutesKey.MatchString(k) && k != "horizon_minutes" {
+		if n, ok := v.(int64); ok && n > 0 && strings.HasSuffix(k, "_minutes") && k != "horizon_minutes" {
 			v = int64(1)
 		}
 		pol[k] = v

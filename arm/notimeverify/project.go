@@ -3,6 +3,7 @@ package notimeverify
 import (
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/canon"
@@ -27,12 +28,14 @@ var entryKind = map[string]string{
 var skipField = map[string]bool{"index": true, "transition": true, "at": true, "detail": true, "record_version": true,
 	"as_of": true, "observational": true, "reason": true, "due_at": true, "disposition": true, "record_type": true}
 
-var anyInstant = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z|notime:v1)$`)
+var anyInstant = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z|notime:v1)$`)
+})
 
 func strip(v any) any {
 	switch x := v.(type) {
 	case string:
-		if anyInstant.MatchString(x) {
+		if anyInstant().MatchString(x) {
 			return "<time>"
 		}
 	case map[string]any:

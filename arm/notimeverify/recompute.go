@@ -2,8 +2,8 @@ package notimeverify
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/canon"
@@ -65,8 +65,6 @@ func cause(kind, typ string, cyc *string) string {
 	return h(notimewire.DomainCauseKey, map[string]any{"cycle_id": nilOr(cyc), "kind": kind, "type": typ})
 }
 
-var timeField = regexp.MustCompile(`(_at|_minutes)$`)
-
 // eventKeys recomputes semantic_event_key for every authored event: the
 // occurrence index counts equal semantics in authored order.
 func eventKeys(d engine.Domain) map[string]string {
@@ -88,7 +86,7 @@ func eventKeys(d engine.Domain) map[string]string {
 		e := p.Events[i]
 		sem := map[string]any{}
 		for k, v := range e.Payload {
-			if !timeField.MatchString(k) {
+			if !strings.HasSuffix(k, "_at") && !strings.HasSuffix(k, "_minutes") {
 				sem[k] = v
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/canon"
@@ -371,7 +372,7 @@ func triggers(rows []map[string]any, authored map[string]bool) []string {
 	return out
 }
 
-var fullInstant = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z`)
+var fullInstant = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z`) })
 
 func fullTimeLeak(plan *engine.Plan, nt *notimewire.RunV1) string {
 	for _, part := range []any{nt.Trajectory, nt.Decisions, nt.FinalState} {
@@ -379,7 +380,7 @@ func fullTimeLeak(plan *engine.Plan, nt *notimewire.RunV1) string {
 		if err != nil {
 			return "unencodable record part"
 		}
-		if m := fullInstant.Find(b); m != nil {
+		if m := fullInstant().Find(b); m != nil {
 			return string(m)
 		}
 	}

@@ -6,6 +6,10 @@ import (
 	"context"
 	"os"
 	"os/signal"
+
+	// First, so that the collector is off while the linked packages
+	// initialise (see the package's doc).
+	_ "github.com/obaudit/obaudit/cmd/obaudit/internal/startgc"
 )
 
 func main() { os.Exit(mainExit(nil)) }

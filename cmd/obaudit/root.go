@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/obaudit/obaudit/cmd/obaudit/internal/startgc"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/spf13/cobra"
 )
@@ -87,10 +88,12 @@ func newRootCmd(g *globals, stdin io.Reader, stdout, stderr io.Writer) *cobra.Co
 }
 
 // markRunErrors wraps every RunE in the tree so that its errors are told
-// apart from command-line errors.
+// apart from command-line errors, and so that the collector start-up held
+// off (startgc) is back on before the command's own work.
 func markRunErrors(c *cobra.Command) {
 	if f := c.RunE; f != nil {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
+			startgc.Resume()
 			if err := f(cmd, args); err != nil {
 				return &ranErr{err}
 			}

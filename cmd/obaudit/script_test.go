@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/obaudit/obaudit/cmd/obaudit/internal/startgc"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -48,6 +49,9 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func TestMain(m *testing.M) {
+	// Tests call command code without a RunE too: the collector runs for
+	// all of them (the binary holds it off only until a command runs).
+	startgc.Resume()
 	testscript.Main(m, map[string]func(){
 		"obaudit": func() {
 			if d := os.Getenv(preflightLatencyEnv); d != "" {

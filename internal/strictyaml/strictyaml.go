@@ -165,13 +165,11 @@ func (r *Reader) convert(n *yaml.Node, source string, depth int) (any, error) {
 	return nil, refusal.New(r.Malformed, "%s: unsupported YAML node", at(source, n))
 }
 
-// types11 holds the YAML 1.1 plain-scalar types (PyYAML's resolver, which
-// upstream reads with), as [Type11] names them. They are compiled on first
-// use, not at package initialisation.
-var types11 = sync.OnceValue(func() [5]type11 {
-	return [5]type11{
-		{"null", regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)},
-		{"boolean", regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)},
+// numbers11 holds the YAML 1.1 number and timestamp patterns (PyYAML's
+// resolver, which upstream reads with), as [Type11] names them. They are
+// compiled on first use, not at package initialisation.
+var numbers11 = sync.OnceValue(func() [3]type11 {
+	return [3]type11{
 		{"integer", regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+|0o[0-7]+)$`)},
 		{"float", regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9]+[eE][-+]?[0-9]+)$`)},
 		{"timestamp", regexp.MustCompile(`^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$`)},
@@ -186,9 +184,21 @@ type type11 struct {
 
 // Type11 returns the type YAML 1.1 gives the plain scalar s: "null",
 // "boolean", "integer", "float" or "timestamp", or "" when it is a string.
-// (The five patterns are disjoint.)
+// Null and boolean are fixed word lists; the number and timestamp patterns
+// are disjoint, and each begins with a sign, a digit or a dot, so a scalar
+// starting otherwise is a string without being matched (PyYAML dispatches
+// its resolvers on the first character the same way).
 func Type11(s string) string {
-	for _, t := range types11() {
+	switch s {
+	case "", "~", "null", "Null", "NULL":
+		return "null"
+	case "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF":
+		return "boolean"
+	}
+	if c := s[0]; c != '-' && c != '+' && c != '.' && (c < '0' || c > '9') {
+		return ""
+	}
+	for _, t := range numbers11() {
 		if t.re.MatchString(s) {
 			return t.name
 		}

@@ -99,6 +99,8 @@ func TestType11(t *testing.T) {
 		"1.5": "float", ".5": "float", "1e5": "float", "1.0e+3": "float", ".inf": "float", "-.Inf": "float", ".nan": "float", "1:30.5": "float",
 		"2031-03-03": "timestamp", "2031-3-3 9:00:00": "timestamp", "2031-03-03T09:00:00Z": "timestamp",
 		"text": "", "y": "", "0x": "", "1.2.3": "", "2031-03-03T09:00": "",
+		"Null": "null", "On": "boolean", "+1": "integer", "+.5": "float", "-.5e3": "float", "0o": "",
+		"-": "", "~x": "", "nulls": "", "o": "", "TRue": "", "x1": "", " 1": "", "_1": "",
 	} {
 		if got := strictyaml.Type11(s); got != want {
 			t.Errorf("Type11(%q) = %q, want %q", s, got, want)

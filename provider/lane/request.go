@@ -48,20 +48,6 @@ func schemaObject(props map[string]any, required []string) map[string]any {
 	return map[string]any{"type": "object", "properties": props, "required": req, "additionalProperties": false}
 }
 
-var (
-	str       = map[string]any{"type": "string"}
-	strList   = map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
-	anyObject = map[string]any{"type": "object"}
-	posInt    = map[string]any{"type": "integer", "minimum": int64(1)}
-)
-
-func waitSchema() map[string]any {
-	return schemaObject(map[string]any{
-		"reason": str, "wake_on": strList,
-		"fallback_after_minutes": map[string]any{"type": []any{"integer", "null"}, "minimum": int64(1)},
-	}, toolArguments["wait"])
-}
-
 // ToolSpec is one function a request offers, in lane-neutral form: each
 // lane renders it in its vendor's tool shape.
 type ToolSpec struct {
@@ -75,6 +61,16 @@ type ToolSpec struct {
 // order: one per decision kind, whose arguments are the decision's tape
 // fields without its kind.
 func ToolSpecs() []ToolSpec {
+	str := map[string]any{"type": "string"}
+	strList := map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
+	anyObject := map[string]any{"type": "object"}
+	posInt := map[string]any{"type": "integer", "minimum": int64(1)}
+	waitSchema := func() map[string]any {
+		return schemaObject(map[string]any{
+			"reason": str, "wake_on": strList,
+			"fallback_after_minutes": map[string]any{"type": []any{"integer", "null"}, "minimum": int64(1)},
+		}, toolArguments["wait"])
+	}
 	desc := map[string]string{
 		"act":      "Propose one authorised business action.",
 		"wait":     "Wait for a declared event, a fallback deadline in minutes, or both.",
