@@ -120,15 +120,15 @@ type Options struct {
 // bindLedger checks that a is the ledger the artefact's provider execution
 // binds.
 func bindLedger(r *Report, a *execledger.Audit) error {
-	p := r.ep.Provider
+	p := r.a.ProviderExecution
 	if p == nil {
 		return refusal.New(ErrLedgerMismatch, "the artefact binds no execution ledger (provider_execution is null)")
 	}
-	if got := a.LedgerDigest(); got != p.LedgerDigest {
+	if got := a.LedgerDigest(); got != p.ExecutionLedgerDigest {
 		if got == "" {
 			got = "none (the ledger has no terminal row)"
 		}
-		return refusal.New(ErrLedgerMismatch, "the artefact binds execution ledger %s, the ledger given has digest %s", p.LedgerDigest, got)
+		return refusal.New(ErrLedgerMismatch, "the artefact binds execution ledger %s, the ledger given has digest %s", p.ExecutionLedgerDigest, got)
 	}
 	if a.Header.ExecutionRunID != p.ExecutionRunID {
 		return refusal.New(ErrLedgerMismatch, "the artefact binds execution run %s, the ledger given is run %s", p.ExecutionRunID, a.Header.ExecutionRunID)
