@@ -1,6 +1,9 @@
 package artefact
 
-import "github.com/obaudit/obaudit/canon"
+import (
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/format/provexec"
+)
 
 // Artefact is the typed view of one episode artefact. Field names follow
 // the JSON keys; comments give the key. Fields a contract does not carry are
@@ -113,26 +116,9 @@ type Attempt struct {
 	Fault           *string // fault (non-null iff failed)
 }
 
-// Binding is the provider execution binding (contract >= 7): a reference
-// to the execution ledger that witnessed a model run. Reading one attributes
-// nothing; only a bundle audit against the ledger establishes agreement.
-type Binding struct {
-	ExecutionRunID          string  // execution_run_id
-	ExecutionLedgerVersion  int64   // execution_ledger_version
-	ExecutionLedgerDigest   string  // execution_ledger_digest_sha256 (the ledger's terminal row digest)
-	Provider                string  // provider
-	API                     string  // api
-	Model                   string  // model
-	SettingsDigest          string  // settings_digest_sha256
-	PricingDigest           string  // pricing_digest_sha256
-	ProviderCalls           int64   // provider_calls
-	Attempts                int64   // attempts
-	MeasuredCostUSD         string  // measured_cost_usd (exact decimal string)
-	ForfeitedReservationUSD string  // forfeited_reservation_usd (exact decimal string)
-	InputTokens             int64   // input_tokens
-	OutputTokens            int64   // output_tokens
-	DecisionCallIndex       []int64 // decision_call_index
-}
+// Binding is the provider execution binding (contract >= 7), one type with
+// the ledger's ([provexec.Binding]).
+type Binding = provexec.Binding
 
 // DecisionDigest returns the digest a ledger records for decision i: the
 // upstream content digest of its outcome body (the ledger's
@@ -248,7 +234,11 @@ func (a *Artefact) Tree() map[string]any {
 		t["operation_instance_id"] = a.OperationInstanceID
 	}
 	if v >= 7 {
-		t["provider_execution"] = a.ProviderExecution.tree()
+		var pe any
+		if a.ProviderExecution != nil {
+			pe = a.ProviderExecution.Tree()
+		}
+		t["provider_execution"] = pe
 	}
 	return t
 }
@@ -302,33 +292,6 @@ func (e *Execution) tree() any {
 		"excluded":          e.Excluded,
 		"exclusion_code":    optStr(e.ExclusionCode),
 		"exclusion_detail":  e.ExclusionDetail,
-	}
-}
-
-func (b *Binding) tree() any {
-	if b == nil {
-		return nil
-	}
-	index := make([]any, len(b.DecisionCallIndex))
-	for i, n := range b.DecisionCallIndex {
-		index[i] = n
-	}
-	return map[string]any{
-		"execution_run_id":               b.ExecutionRunID,
-		"execution_ledger_version":       b.ExecutionLedgerVersion,
-		"execution_ledger_digest_sha256": b.ExecutionLedgerDigest,
-		"provider":                       b.Provider,
-		"api":                            b.API,
-		"model":                          b.Model,
-		"settings_digest_sha256":         b.SettingsDigest,
-		"pricing_digest_sha256":          b.PricingDigest,
-		"provider_calls":                 b.ProviderCalls,
-		"attempts":                       b.Attempts,
-		"measured_cost_usd":              b.MeasuredCostUSD,
-		"forfeited_reservation_usd":      b.ForfeitedReservationUSD,
-		"input_tokens":                   b.InputTokens,
-		"output_tokens":                  b.OutputTokens,
-		"decision_call_index":            index,
 	}
 }
 
