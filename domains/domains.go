@@ -48,6 +48,13 @@ type Pack struct {
 	Operation func(spec []byte, source, scenarioID string) (engine.Domain, error)
 	// Agents lists the registered agents in registry order.
 	Agents []Agent
+
+	// --- What the episode report and the Agent Run export read (artmodel).
+	// Neither imports a pack; cmd/obaudit hands them these values.
+
+	// Presentation is the operation knowledge an artefact does not carry
+	// and its readers present (presentation.go).
+	Presentation Presentation
 }
 
 // Agent returns a registered agent by id.
@@ -98,6 +105,7 @@ func maintenancePack() *Pack {
 			ID: "reference", Kind: "reference", Scenarios: []string{"V1", "V2", "V3"},
 			New: func() engine.Agent { return maintenance.NewReference() },
 		}},
+		Presentation: maintenancePresentation(),
 	}
 	for _, id := range negative.IDs() {
 		p.Agents = append(p.Agents, Agent{

@@ -115,6 +115,17 @@ type Options struct {
 	// Ledger is the verified execution ledger of a model-backed run, or nil.
 	// It must be the ledger the artefact binds (its digest and run id).
 	Ledger *execledger.Audit
+	// Expiry is how the artefact's operation records a human checkpoint
+	// that expires (from the pack registered for its operation type; the
+	// zero value: none is shown as expired).
+	Expiry Expiry
+}
+
+// Expiry says how an operation records a human checkpoint that expires: it
+// has no resolution row; an accepted event of EventType whose payload names
+// the checkpoint under CheckpointKey closed it, shown as Resolution.
+type Expiry struct {
+	EventType, CheckpointKey, Resolution string
 }
 
 // bindLedger checks that a is the ledger the artefact's provider execution

@@ -49,6 +49,7 @@ type Report struct {
 	invs      []Invocation
 	pack      *Pack
 	ledger    *execledger.Audit
+	expiry    Expiry
 	judgement *Judgement
 	carried   []string
 }
@@ -64,7 +65,7 @@ func (r *Report) MarkCarried(fields []string) { r.carried = slices.Clone(fields)
 // ledger in opts must be the one the artefact binds ([ErrLedgerMismatch]).
 func Build(doc *artefact.Document, opts Options) (*Report, error) {
 	a := doc.Artefact
-	r := &Report{doc: doc, a: a, events: a.DeliveredEvents(), rows: a.Rows(), ledger: opts.Ledger}
+	r := &Report{doc: doc, a: a, events: a.DeliveredEvents(), rows: a.Rows(), ledger: opts.Ledger, expiry: opts.Expiry}
 	r.tl = r.derive()
 	if opts.Pack != nil {
 		r.pack = opts.Pack(PackQuery{OperationType: a.Operation.OperationType, SpecDigest: a.Operation.SpecDigest, ScenarioID: a.ScenarioID, EngineVersion: a.EngineVersion})

@@ -304,13 +304,13 @@ func (r *Report) derive() *Timeline {
 	// An approval that expired at its deadline has no resolution row: the
 	// accepted deadline timer is what closed it.
 	for _, ev := range r.events {
-		if ev.EventType != deadlineEventType || ev.Disposition != "accepted" {
+		if x := r.expiry; x.EventType == "" || ev.EventType != x.EventType || ev.Disposition != "accepted" {
 			continue
 		}
-		id, _ := ev.Payload[deadlineCheckpointKey].(string)
+		id, _ := ev.Payload[r.expiry.CheckpointKey].(string)
 		if k, ok := cps[id]; ok && tl.Checkpoints[k].Resolved == nil {
 			t := at(ev.At)
-			tl.Checkpoints[k].Resolved, tl.Checkpoints[k].ResolvedText, tl.Checkpoints[k].Resolution = &t, ev.At, expiredResolution
+			tl.Checkpoints[k].Resolved, tl.Checkpoints[k].ResolvedText, tl.Checkpoints[k].Resolution = &t, ev.At, r.expiry.Resolution
 		}
 	}
 	if !tl.Terminal.Business {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -576,5 +577,46 @@ func TestInvocationDetail(t *testing.T) {
 		if strings.Contains(page, bad) {
 			t.Errorf("the trust_actor_claim page says %q", bad)
 		}
+	}
+}
+
+// TestExpiry: a checkpoint that expired has no resolution row; it is shown
+// as expired only by the rule the pack states (Options.Expiry).
+func TestExpiry(t *testing.T) {
+	x := domains.Default().Presentation.Expiry
+	// V3's ignore_new_events lets the approval expire; its resolution row is
+	// dropped, so only the accepted deadline event says so.
+	tree, err := canon.Parse(run(t, "V3", "ignore_new_events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []any
+	for _, r := range tree.(map[string]any)["trajectory"].([]any) {
+		m := r.(map[string]any)
+		if m["record_type"] == "checkpoint_resolved" && m["resolution"] == x.Resolution {
+			continue
+		}
+		m["index"] = int64(len(rows))
+		rows = append(rows, m)
+	}
+	tree.(map[string]any)["trajectory"] = rows
+	b, err := canon.Upstream(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := artefacttest.Unchecked(t, b)
+	resolutions := func(opts report.Options) (out []string) {
+		r, err := report.Build(doc, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.Timeline().Checkpoints {
+			out = append(out, c.Resolution)
+		}
+		return out
+	}
+	with, without := resolutions(report.Options{Expiry: report.Expiry(x)}), resolutions(report.Options{})
+	if !slices.Contains(with, x.Resolution) || slices.Contains(without, x.Resolution) {
+		t.Errorf("resolutions with the pack's expiry rule %v, without %v: want %s only with it", with, without, x.Resolution)
 	}
 }

@@ -65,7 +65,7 @@ Exit 0: exported. Exit 1: refused, by class.`,
 			if err != nil {
 				return wrapRefusal(ErrExportArtefactInvalid, err, "not exported")
 			}
-			rec, err := agentrun.Export(doc, s)
+			rec, err := agentrun.Export(doc, exportOperation(doc), s)
 			if err != nil {
 				return err
 			}
@@ -142,6 +142,21 @@ func schemaSources(s *agentrun.Schema) []any {
 		out = append(out, m)
 	}
 	return out
+}
+
+// exportOperation is what the pack that executes doc's operation states for
+// the Agent Run export (nil when no carried pack executes it).
+func exportOperation(doc *artefact.Document) *agentrun.Operation {
+	p := packOfType(doc.Artefact.Operation.OperationType)
+	if p == nil {
+		return nil
+	}
+	op := &agentrun.Operation{ReadTools: p.Presentation.ReadTools, BusinessTerminals: p.Presentation.BusinessTerminals,
+		Agents: make(map[string]agentrun.AgentFacts, len(p.Presentation.Agents))}
+	for id, f := range p.Presentation.Agents {
+		op.Agents[id] = agentrun.AgentFacts(f)
+	}
+	return op
 }
 
 // ErrEvaluationCarried is returned by export agent-run for an artefact whose

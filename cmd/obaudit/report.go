@@ -79,6 +79,9 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 			if err != nil {
 				return wrapRefusal(ErrReportArtefactInvalid, err, "not rendered")
 			}
+			if p := packOfType(doc.Artefact.Operation.OperationType); p != nil {
+				opts.Expiry = episodereport.Expiry(p.Presentation.Expiry)
+			}
 			r, err := episodereport.Build(doc, opts)
 			if err != nil {
 				return err
@@ -149,6 +152,16 @@ func wrapRefusal(class *refusal.Refusal, err error, detail string) error {
 		return err
 	}
 	return refusal.Wrap(class, err, "%s", detail)
+}
+
+// packOfType is the carried pack that executes operationType, or nil.
+func packOfType(operationType string) *domains.Pack {
+	for _, p := range domains.Packs() {
+		if p.OperationType == operationType {
+			return p
+		}
+	}
+	return nil
 }
 
 // reportPack is the report's view of the domains registry: the pack that

@@ -42,7 +42,7 @@ func TestValidateAgentRunMode(t *testing.T) {
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}
-	rec, err := agentrun.Export(doc, nil)
+	rec, err := agentrun.Export(doc, exportOperation(doc), nil)
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}

@@ -69,11 +69,12 @@ type Record struct {
 // FileName returns the file name the record must be stored under.
 func (r *Record) FileName() string { return r.ID + ".json" }
 
-// Export maps doc, a validated episode artefact, to an Agent Run record and
+// Export maps doc, a validated episode artefact, to an Agent Run record
+// (op is what its operation's pack states, nil when none is carried) and
 // checks the record against s (nil: the embedded seed with its local
 // stand-ins).
-func Export(doc *artefact.Document, s *Schema) (*Record, error) {
-	v := mapEpisode(doc)
+func Export(doc *artefact.Document, op *Operation, s *Schema) (*Record, error) {
+	v := mapEpisode(doc, op)
 	var err error
 	if s == nil {
 		if s, err = defaultSchema(); err != nil {

@@ -23,7 +23,7 @@ const v1Fixture = "artifact8-deterministic-reference-v1.json"
 func exportV1(t *testing.T) (*Record, []byte) {
 	t.Helper()
 	raw := upstreamtest.Read(t, v1Fixture)
-	rec, err := Export(artefacttest.Read(t, raw), nil)
+	rec, err := Export(artefacttest.Read(t, raw), defaultOp(), nil)
 	if err != nil {
 		t.Fatalf("Export(V1 reference) = %v", err)
 	}
@@ -113,7 +113,7 @@ func TestExportV1Reference(t *testing.T) {
 
 func TestExportDeterministic(t *testing.T) {
 	a, raw := exportV1(t)
-	b, err := Export(artefacttest.Read(t, slices.Clone(raw)), nil)
+	b, err := Export(artefacttest.Read(t, slices.Clone(raw)), defaultOp(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestCompileSchemaSupplied(t *testing.T) {
 	}
 	raw := upstreamtest.Read(t, v1Fixture)
 	// harness "operatebench" is a slug the strict schema does not admit.
-	if _, err := Export(artefacttest.Read(t, raw), s); !errors.Is(err, ErrSchemaInvalid) {
+	if _, err := Export(artefacttest.Read(t, raw), defaultOp(), s); !errors.Is(err, ErrSchemaInvalid) {
 		t.Errorf("Export against a stricter supplied schema = %v, want %s", err, ErrSchemaInvalid.Class)
 	}
 
@@ -291,7 +291,7 @@ func TestCompileSchemaRefusals(t *testing.T) {
 }
 
 func TestExportModelRun(t *testing.T) {
-	rec, err := Export(artefacttest.Read(t, upstreamtest.Read(t, "artifact8-fake-openai-reference-v1.json")), nil)
+	rec, err := Export(artefacttest.Read(t, upstreamtest.Read(t, "artifact8-fake-openai-reference-v1.json")), defaultOp(), nil)
 	if err != nil {
 		t.Fatalf("Export(fake-openai) = %v", err)
 	}
@@ -321,7 +321,7 @@ func TestExportModelRun(t *testing.T) {
 }
 
 func TestExportContract1(t *testing.T) {
-	rec, err := Export(artefacttest.Read(t, upstreamtest.Read(t, "artifact1-reference-V1.json")), nil)
+	rec, err := Export(artefacttest.Read(t, upstreamtest.Read(t, "artifact1-reference-V1.json")), defaultOp(), nil)
 	if err != nil {
 		t.Fatalf("Export(contract 1) = %v", err)
 	}

@@ -20,7 +20,7 @@ func BenchmarkExportV1(b *testing.B) {
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Export(doc, s); err != nil {
+		if _, err := Export(doc, defaultOp(), s); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/internal/artefacttest"
 )
 
@@ -80,7 +81,7 @@ func finding(code, detail string, at any) any {
 }
 
 func TestFailuresQuoteTheTrajectory(t *testing.T) {
-	rec, err := Export(artefacttest.Unchecked(t, trustActorClaimLike(t)), nil)
+	rec, err := Export(artefacttest.Unchecked(t, trustActorClaimLike(t)), defaultOp(), nil)
 	if err != nil {
 		t.Fatalf("Export = %v", err)
 	}
@@ -134,7 +135,7 @@ func TestUnplacedFindingsQuoteTheEnd(t *testing.T) {
 			}
 		}
 	})
-	rec, err := Export(artefacttest.Unchecked(t, raw), nil)
+	rec, err := Export(artefacttest.Unchecked(t, raw), defaultOp(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,12 +174,12 @@ func TestVerdict(t *testing.T) {
 	}{
 		{"reliable", "completed_successfully", true, true, false, nil, VerdictAchieved},
 		{"legitimate but unreliable", "transferred_to_human_ownership", false, true, false, []string{"retrieval_discipline"}, VerdictMissed},
-		{"horizon", statusHorizon, false, false, false, []string{"terminal_outcome"}, VerdictMissed},
+		{"horizon", engine.StatusHorizon, false, false, false, []string{"terminal_outcome"}, VerdictMissed},
 		{"wrong terminal", "transferred_to_human_ownership", false, false, false, []string{"terminal_outcome"}, VerdictMissed},
-		{"deadlock", statusDeadlock, false, false, false, []string{"terminal_outcome"}, VerdictAborted},
+		{"deadlock", engine.StatusDeadlock, false, false, false, []string{"terminal_outcome"}, VerdictAborted},
 		{"excluded", "completed_successfully", false, false, true, nil, VerdictAborted},
 		{"environment integrity", "completed_successfully", false, true, false, []string{"environment_integrity"}, VerdictDefective},
-		{"environment beats deadlock", statusDeadlock, false, false, false, []string{"environment_integrity", "terminal_outcome"}, VerdictDefective},
+		{"environment beats deadlock", engine.StatusDeadlock, false, false, false, []string{"environment_integrity", "terminal_outcome"}, VerdictDefective},
 	}
 	for _, c := range cases {
 		e := &artefact.Artefact{Status: c.status, Execution: &artefact.Execution{Excluded: c.excluded},

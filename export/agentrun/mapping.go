@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/engine"
 )
 
 // Verdicts of the Agent Run schema (outcome.verdict) that the mapping uses.
@@ -13,23 +14,12 @@ const (
 	VerdictMissed     = "objective-missed"
 	VerdictAborted    = "aborted"
 	VerdictDefective  = "environment-defective"
-	maintenanceType   = "lettings.maintenance.synthetic"
-	maintenanceTools  = 8 // the published read-tool catalogue of the maintenance operation
-	statusDeadlock    = "operation_deadlock"
-	statusHorizon     = "operational_horizon_exhausted"
 	dimEnvironment    = "environment_integrity"
 	dimTerminal       = "terminal_outcome"
 	obauditEngineMark = "+obaudit"
 )
 
-// businessTerminals are the terminal classes the maintenance state machine
-// can produce; anything else in status is an execution status.
-var businessTerminals = map[string]bool{
-	"completed_successfully":         true,
-	"transferred_to_human_ownership": true,
-}
-
-func mapEpisode(doc *artefact.Document) map[string]any {
+func mapEpisode(doc *artefact.Document, op *Operation) map[string]any {
 	e := doc.Artefact
 	id := Slug(e.Operation.OperationID, e.ScenarioID, e.AgentID, doc.FileSHA256)
 	src := e.ExecutionRecord().OutcomeSource
@@ -39,11 +29,11 @@ func mapEpisode(doc *artefact.Document) map[string]any {
 		"id":          id,
 		"name":        fmt.Sprintf("OperateBench %s %s: %s agent", e.Operation.OperationID, e.ScenarioID, e.AgentID),
 		"summary":     summary(e),
-		"system":      system(e, model),
+		"system":      system(e, op, model),
 		"environment": environment(e, model),
 		"episode":     episode(e),
-		"objective":   objective(e, model),
-		"outcome":     outcome(e),
+		"objective":   objective(e, op, model),
+		"outcome":     outcome(e, op),
 		"failures":    failures(e),
 		"sources":     []any{source(e, doc.FileSHA256)},
 		"tags":        tags(e, model),
@@ -69,9 +59,9 @@ func summary(e *artefact.Artefact) string {
 		e.Status, e.SimulatedMinutes, e.AgentInvocations, rel, failed)
 }
 
-func system(e *artefact.Artefact, model bool) map[string]any {
+func system(e *artefact.Artefact, op *Operation, model bool) map[string]any {
 	s := map[string]any{}
-	facts, known := agents[e.AgentID]
+	facts, known := op.agent(e.AgentID)
 	var notes []string
 	x := e.ExecutionRecord()
 	if model {
@@ -99,21 +89,21 @@ func system(e *artefact.Artefact, model bool) map[string]any {
 		s["scaffold"] = []any{"operatebench-agent-interface"}
 		mem := MemoryUnknown
 		if known {
-			mem = facts.memory
+			mem = facts.Memory
 		}
 		s["memory"] = mem
 		notes = append(notes, fmt.Sprintf("An in-process deterministic agent of kind %s from the OperateBench agent registry, named by the engine generation that ships it; it made no provider calls (outcome source %s, %d transport call(s)).", e.AgentKind, x.OutcomeSource, x.TransportCalls))
 		switch {
 		case !known:
 			notes = append(notes, "The agent id is not one obaudit knows, so how it carries state is recorded as unknown.")
-		case facts.memory == MemoryRetrieval:
+		case facts.Memory == MemoryRetrieval:
 			notes = append(notes, "It is event-scoped and stateless: on every wake it reconstructs its context from the business system through the published read tools.")
 		default:
-			notes = append(notes, "Memory: "+facts.memoryNote+".")
+			notes = append(notes, "Memory: "+facts.MemoryNote+".")
 		}
 	}
-	if e.Operation.OperationType == maintenanceType {
-		s["tools_available"] = int64(maintenanceTools)
+	if op != nil && op.ReadTools > 0 {
+		s["tools_available"] = int64(op.ReadTools)
 		notes = append(notes, "tools_available counts the read tools of the operation's published retrieval catalogue; business actions are proposed as outcomes, not tool calls.")
 	} else {
 		s["tools_available"] = nil
@@ -199,7 +189,7 @@ func episode(e *artefact.Artefact) map[string]any {
 	return ep
 }
 
-func objective(e *artefact.Artefact, model bool) map[string]any {
+func objective(e *artefact.Artefact, op *Operation, model bool) map[string]any {
 	o := map[string]any{
 		"given": fmt.Sprintf("Run operation %s, scenario %s, to its expected legitimate terminal %s, reliably: legitimate completion with every one of the deterministic evaluator's %d dimensions holding.",
 			e.Operation.OperationID, e.ScenarioID, e.ExpectedTerminal, len(e.Evaluation.Dimensions)),
@@ -208,8 +198,8 @@ func objective(e *artefact.Artefact, model bool) map[string]any {
 		o["strategy_source"] = "model-selected"
 	} else {
 		o["strategy_source"] = "specified"
-		if f, ok := agents[e.AgentID]; ok {
-			o["strategy_chosen"] = f.strategy
+		if f, ok := op.agent(e.AgentID); ok {
+			o["strategy_chosen"] = f.Strategy
 		}
 		if e.AgentKind == "negative" {
 			o["notes"] = "A negative control: the agent is built to fail in one named way, and the evaluator is trusted only if it rejects the run for that reason while the unrelated dimensions still pass."
@@ -227,7 +217,7 @@ func Verdict(e *artefact.Artefact) string {
 	if d, ok := e.Evaluation.Dimension(dimEnvironment); ok && !d.OK {
 		return VerdictDefective
 	}
-	if e.ExecutionRecord().Excluded || e.Status == statusDeadlock {
+	if e.ExecutionRecord().Excluded || e.Status == engine.StatusDeadlock {
 		return VerdictAborted
 	}
 	if e.Evaluation.Reliable {
@@ -236,7 +226,7 @@ func Verdict(e *artefact.Artefact) string {
 	return VerdictMissed
 }
 
-func outcome(e *artefact.Artefact) map[string]any {
+func outcome(e *artefact.Artefact, op *Operation) map[string]any {
 	ev := e.Evaluation
 	n := len(ev.Dimensions)
 	passed := n - len(ev.FailedDimensions)
@@ -257,16 +247,16 @@ func outcome(e *artefact.Artefact) map[string]any {
 		switch {
 		case ev.LegitimateCompletion:
 			why = fmt.Sprintf("The run reached its expected terminal %s legitimately, but %d of %d dimensions failed (%s), so it is not reliable.", e.Status, len(ev.FailedDimensions), n, strings.Join(ev.FailedDimensions, ", "))
-		case e.Status == statusHorizon:
+		case e.Status == engine.StatusHorizon:
 			why = "The operational horizon ran out before any terminal: the episode ended by the environment's own rule with the objective unmet."
-		case businessTerminals[e.Status]:
+		case op.businessTerminal(e.Status):
 			why = fmt.Sprintf("The run ended %s where the scenario expects %s.", e.Status, e.ExpectedTerminal)
 		default:
 			why = fmt.Sprintf("The run ended with status %s, not the expected terminal %s.", e.Status, e.ExpectedTerminal)
 		}
 	}
 	kind := "a business terminal"
-	if !businessTerminals[e.Status] {
+	if !op.businessTerminal(e.Status) {
 		kind = "an execution status, not a business terminal"
 	}
 	final := "replay-final"
