@@ -83,26 +83,8 @@ var (
 
 // Top-level field sets, per contract, exactly.
 var (
-	fieldsV1 = []string{
-		"artifact_version", "engine_version", "operation", "scenario_id",
-		"semantic_scenario_id", "scenario_label", "agent_id", "agent_kind",
-		"expected_terminal", "status", "terminal_outcome", "replay_final",
-		"started_at", "ended_at", "simulated_minutes", "agent_invocations",
-		"events", "trajectory", "final_state", "final_state_digest_sha256",
-		"trajectory_digest_sha256", "evaluation", "note",
-	}
-	// Each later set is the one before it and the fields its contract
-	// added, written out so the tables are static data (no work at init).
-	fieldsV2 = []string{
-		"artifact_version", "engine_version", "operation", "scenario_id",
-		"semantic_scenario_id", "scenario_label", "agent_id", "agent_kind",
-		"expected_terminal", "status", "terminal_outcome", "replay_final",
-		"started_at", "ended_at", "simulated_minutes", "agent_invocations",
-		"events", "trajectory", "final_state", "final_state_digest_sha256",
-		"trajectory_digest_sha256", "evaluation", "note",
-		"decisions", "decisions_digest_sha256", "agent_execution",
-	}
-	fieldsV4 = fieldsV7[: len(fieldsV7)-1 : len(fieldsV7)-1]
+	// Each contract's set is the one before it and the fields it added, so
+	// every set is a prefix of the latest: static data, no work at init.
 	fieldsV7 = []string{
 		"artifact_version", "engine_version", "operation", "scenario_id",
 		"semantic_scenario_id", "scenario_label", "agent_id", "agent_kind",
@@ -110,9 +92,13 @@ var (
 		"started_at", "ended_at", "simulated_minutes", "agent_invocations",
 		"events", "trajectory", "final_state", "final_state_digest_sha256",
 		"trajectory_digest_sha256", "evaluation", "note",
-		"decisions", "decisions_digest_sha256", "agent_execution",
-		"operation_instance_id", "provider_execution",
+		"decisions", "decisions_digest_sha256", "agent_execution", // contract 2
+		"operation_instance_id", // contract 4
+		"provider_execution",    // contract 7
 	}
+	fieldsV1 = fieldsV7[:23:23]
+	fieldsV2 = fieldsV7[:26:26]
+	fieldsV4 = fieldsV7[:27:27]
 )
 
 // Fields returns the exact top-level field set of contract v (nil for a
@@ -145,18 +131,15 @@ func fieldSet(v int) []string {
 
 // Result vectors, per contract, in report order.
 var (
-	dimensionsV1 = []string{
-		"terminal_outcome", "critical_invariants", "temporal_correctness",
-		"authority_boundaries", "action_validity", "human_checkpoints",
-		"recovery", "obligations", "deterministic_replay",
-	}
-	dimensionsV2 = dimensionsV6[: len(dimensionsV6)-1 : len(dimensionsV6)-1]
 	dimensionsV6 = []string{
 		"terminal_outcome", "critical_invariants", "temporal_correctness",
 		"authority_boundaries", "action_validity", "human_checkpoints",
 		"recovery", "obligations", "deterministic_replay",
-		"environment_integrity", "retrieval_discipline",
+		"environment_integrity", // contract 2
+		"retrieval_discipline",  // contract 6
 	}
+	dimensionsV1 = dimensionsV6[:9:9]
+	dimensionsV2 = dimensionsV6[:10:10]
 )
 
 // Dimensions returns the result vector contract v graded, in order.
