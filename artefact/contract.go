@@ -1,6 +1,11 @@
 package artefact
 
-import "slices"
+import (
+	"slices"
+	"sync"
+
+	"github.com/obaudit/obaudit/format/decision"
+)
 
 // Contract versions. Contracts 1..Version are read, each under its own
 // historical semantics; only [Reproducible] contracts are replayed.
@@ -78,17 +83,22 @@ var (
 
 // Top-level field sets, per contract, exactly.
 var (
-	fieldsV1 = []string{
+	// Each contract's set is the one before it and the fields it added, so
+	// every set is a prefix of the latest: static data, no work at init.
+	fieldsV7 = []string{
 		"artifact_version", "engine_version", "operation", "scenario_id",
 		"semantic_scenario_id", "scenario_label", "agent_id", "agent_kind",
 		"expected_terminal", "status", "terminal_outcome", "replay_final",
 		"started_at", "ended_at", "simulated_minutes", "agent_invocations",
 		"events", "trajectory", "final_state", "final_state_digest_sha256",
 		"trajectory_digest_sha256", "evaluation", "note",
+		"decisions", "decisions_digest_sha256", "agent_execution", // contract 2
+		"operation_instance_id", // contract 4
+		"provider_execution",    // contract 7
 	}
-	fieldsV2 = concat(fieldsV1, "decisions", "decisions_digest_sha256", "agent_execution")
-	fieldsV4 = concat(fieldsV2, "operation_instance_id")
-	fieldsV7 = concat(fieldsV4, "provider_execution")
+	fieldsV1 = fieldsV7[:23:23]
+	fieldsV2 = fieldsV7[:26:26]
+	fieldsV4 = fieldsV7[:27:27]
 )
 
 // Fields returns the exact top-level field set of contract v (nil for a
@@ -121,13 +131,15 @@ func fieldSet(v int) []string {
 
 // Result vectors, per contract, in report order.
 var (
-	dimensionsV1 = []string{
+	dimensionsV6 = []string{
 		"terminal_outcome", "critical_invariants", "temporal_correctness",
 		"authority_boundaries", "action_validity", "human_checkpoints",
 		"recovery", "obligations", "deterministic_replay",
+		"environment_integrity", // contract 2
+		"retrieval_discipline",  // contract 6
 	}
-	dimensionsV2 = concat(dimensionsV1, "environment_integrity")
-	dimensionsV6 = concat(dimensionsV2, "retrieval_discipline")
+	dimensionsV1 = dimensionsV6[:9:9]
+	dimensionsV2 = dimensionsV6[:10:10]
 )
 
 // Dimensions returns the result vector contract v graded, in order.
@@ -241,45 +253,39 @@ func sh(pairs ...string) shape {
 	return s
 }
 
-// Decision kinds, and the body each is written in (beyond "kind").
-const (
-	KindAct       = "ACT"
-	KindWait      = "WAIT"
-	KindAsk       = "ASK"
-	KindEscalate  = "ESCALATE"
-	KindComplete  = "COMPLETE"
-	KindRetrieve  = "RETRIEVE"
-	KindMalformed = "MALFORMED"
-)
+// The body each decision kind is written in (beyond "kind").
+// outcomeShapes is built on first use (no work at package init).
+var outcomeShapes = sync.OnceValue(func() map[string]shape {
+	return map[string]shape{
+		decision.KindAct:       sh("action_type", kText, "payload", kObject, "evidence_refs", kTextList, "rationale", kString),
+		decision.KindWait:      sh("reason", kString, "wake_on", kTextList, "fallback_after_minutes", kOptionalMinutes),
+		decision.KindAsk:       sh("recipient_actor_id", kText, "message_fixture_id", kText, "correlation_id", kOptionalText, "wait", kWait),
+		decision.KindEscalate:  sh("checkpoint_id", kText, "exception_type", kText, "evidence_refs", kTextList, "deadline_after_minutes", kMinutes, "rationale", kString),
+		decision.KindComplete:  sh("reason", kString, "evidence_refs", kTextList),
+		decision.KindRetrieve:  sh("requests", kRequests),
+		decision.KindMalformed: sh("code", kClassification),
+	}
+})
 
-var outcomeShapes = map[string]shape{
-	KindAct:       sh("action_type", kText, "payload", kObject, "evidence_refs", kTextList, "rationale", kString),
-	KindWait:      sh("reason", kString, "wake_on", kTextList, "fallback_after_minutes", kOptionalMinutes),
-	KindAsk:       sh("recipient_actor_id", kText, "message_fixture_id", kText, "correlation_id", kOptionalText, "wait", kWait),
-	KindEscalate:  sh("checkpoint_id", kText, "exception_type", kText, "evidence_refs", kTextList, "deadline_after_minutes", kMinutes, "rationale", kString),
-	KindComplete:  sh("reason", kString, "evidence_refs", kTextList),
-	KindRetrieve:  sh("requests", kRequests),
-	KindMalformed: sh("code", kClassification),
-}
-
-var decisionKinds = []string{KindAct, KindAsk, KindComplete, KindEscalate, KindMalformed, KindRetrieve, KindWait}
+var decisionKinds = []string{decision.KindAct, decision.KindAsk, decision.KindComplete, decision.KindEscalate, decision.KindMalformed, decision.KindRetrieve, decision.KindWait}
 
 // attemptOutcomeFor is the attempt outcome that sits beside each decision
 // kind in a model record.
 func attemptOutcomeFor(kind string) string {
-	if kind == KindMalformed {
+	if kind == decision.KindMalformed {
 		return "classified"
 	}
 	return "decided"
 }
 
-// Row shapes. rowShapes8 is the table contracts 6, 7 and 8 are written in;
-// the older tables are derived from it exactly as upstream derives them.
-var (
-	effectAcceptedBeforeV3 = sh("proposal_id", kText, "action_type", kText, "code", kText, "cycle_id", kOptionalText)
-	effectAcceptedV3       = sh("proposal_id", kText, "action_type", kText, "code", kText, "cycle_id", kOptionalText, "bindings", kBindings)
+// Row shapes. rows8 is the table contracts 6, 7 and 8 are written in; the
+// older tables are derived from it exactly as upstream derives them. They
+// are built on first use (no work at package init).
+var shapeTables = sync.OnceValue(func() (t struct{ v8, beforeV3, beforeV4, beforeV5, beforeV6 map[string][]shape }) {
+	effectAcceptedBeforeV3 := sh("proposal_id", kText, "action_type", kText, "code", kText, "cycle_id", kOptionalText)
+	effectAcceptedV3 := sh("proposal_id", kText, "action_type", kText, "code", kText, "cycle_id", kOptionalText, "bindings", kBindings)
 
-	rowShapes8 = map[string][]shape{
+	rows8 := map[string][]shape{
 		"event_observed":       {sh("event_id", kText, "event_type", kText, "actor_id", kText, "code", kText, "observational", kFlag)},
 		"event_audit_only":     {sh("event_id", kText, "event_type", kText, "actor_id", kText, "code", kText, "observational", kFlag)},
 		"event_rejected":       {sh("event_id", kText, "event_type", kText, "actor_id", kText, "code", kText, "detail", kString)},
@@ -337,30 +343,33 @@ var (
 		"derived_context_invalidated": {sh("invocation_index", kCounter, "turn_index", kCounter, "cause", kCause,
 			"action_type", kOptionalText, "cleared_tools", kTextList)},
 	}
-	retrievalRecordTypes = []string{"retrieval_served", "retrieval_refused", "derived_context_invalidated"}
-
-	rowShapesBeforeV6 = with(rowShapes8, "agent_invoked",
+	t.v8 = rows8
+	t.beforeV6 = with(rows8, "agent_invoked",
 		sh("invocation_index", kCounter, "trigger_event_id", kOptionalText, "trigger_event_type", kOptionalText))
-	rowShapesBeforeV5 = without(rowShapesBeforeV6, retrievalRecordTypes...)
-	rowShapesBeforeV4 = with(rowShapesBeforeV5, "wait_declared",
+	t.beforeV5 = without(t.beforeV6, retrievalRecordTypes...)
+	t.beforeV4 = with(t.beforeV5, "wait_declared",
 		sh("fallback_fired", kFlag),
 		sh("reason", kString, "wake_on", kTextList, "fallback_at", kOptionalInstant, "reachable", kFlag))
-	rowShapesBeforeV3 = with(rowShapesBeforeV4, "effect_accepted", effectAcceptedBeforeV3)
-)
+	t.beforeV3 = with(t.beforeV4, "effect_accepted", effectAcceptedBeforeV3)
+	return t
+})
+
+var retrievalRecordTypes = []string{"retrieval_served", "retrieval_refused", "derived_context_invalidated"}
 
 // rowShapes returns the row-shape table contract v is held to.
 func rowShapes(v int) map[string][]shape {
+	t := shapeTables()
 	switch {
 	case v <= 2:
-		return rowShapesBeforeV3
+		return t.beforeV3
 	case v == 3:
-		return rowShapesBeforeV4
+		return t.beforeV4
 	case v == 4:
-		return rowShapesBeforeV5
+		return t.beforeV5
 	case v == 5:
-		return rowShapesBeforeV6
+		return t.beforeV6
 	}
-	return rowShapes8
+	return t.v8
 }
 
 // RecordTypes returns every trajectory record type contract v's runtime
@@ -392,11 +401,6 @@ func without(base map[string][]shape, names ...string) map[string][]shape {
 		}
 	}
 	return out
-}
-
-func concat(a []string, b ...string) []string {
-	out := make([]string, 0, len(a)+len(b))
-	return append(append(out, a...), b...)
 }
 
 // Exact nested field sets.

@@ -1,6 +1,9 @@
 package artefact
 
-import "github.com/obaudit/obaudit/canon"
+import (
+	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/format/provexec"
+)
 
 // Artefact is the typed view of one episode artefact. Field names follow
 // the JSON keys; comments give the key. Fields a contract does not carry are
@@ -113,26 +116,9 @@ type Attempt struct {
 	Fault           *string // fault (non-null iff failed)
 }
 
-// Binding is the provider execution binding (contract >= 7): a reference
-// to the execution ledger that witnessed a model run. Reading one attributes
-// nothing; only a bundle audit against the ledger establishes agreement.
-type Binding struct {
-	ExecutionRunID          string  // execution_run_id
-	ExecutionLedgerVersion  int64   // execution_ledger_version
-	ExecutionLedgerDigest   string  // execution_ledger_digest_sha256 (the ledger's terminal row digest)
-	Provider                string  // provider
-	API                     string  // api
-	Model                   string  // model
-	SettingsDigest          string  // settings_digest_sha256
-	PricingDigest           string  // pricing_digest_sha256
-	ProviderCalls           int64   // provider_calls
-	Attempts                int64   // attempts
-	MeasuredCostUSD         string  // measured_cost_usd (exact decimal string)
-	ForfeitedReservationUSD string  // forfeited_reservation_usd (exact decimal string)
-	InputTokens             int64   // input_tokens
-	OutputTokens            int64   // output_tokens
-	DecisionCallIndex       []int64 // decision_call_index
-}
+// Binding is the provider execution binding (contract >= 7), one type with
+// the ledger's ([provexec.Binding]).
+type Binding = provexec.Binding
 
 // DecisionDigest returns the digest a ledger records for decision i: the
 // upstream content digest of its outcome body (the ledger's
@@ -248,7 +234,11 @@ func (a *Artefact) Tree() map[string]any {
 		t["operation_instance_id"] = a.OperationInstanceID
 	}
 	if v >= 7 {
-		t["provider_execution"] = a.ProviderExecution.tree()
+		var pe any
+		if a.ProviderExecution != nil {
+			pe = a.ProviderExecution.Tree()
+		}
+		t["provider_execution"] = pe
 	}
 	return t
 }
@@ -305,31 +295,12 @@ func (e *Execution) tree() any {
 	}
 }
 
-func (b *Binding) tree() any {
-	if b == nil {
-		return nil
-	}
-	index := make([]any, len(b.DecisionCallIndex))
-	for i, n := range b.DecisionCallIndex {
-		index[i] = n
-	}
-	return map[string]any{
-		"execution_run_id":               b.ExecutionRunID,
-		"execution_ledger_version":       b.ExecutionLedgerVersion,
-		"execution_ledger_digest_sha256": b.ExecutionLedgerDigest,
-		"provider":                       b.Provider,
-		"api":                            b.API,
-		"model":                          b.Model,
-		"settings_digest_sha256":         b.SettingsDigest,
-		"pricing_digest_sha256":          b.PricingDigest,
-		"provider_calls":                 b.ProviderCalls,
-		"attempts":                       b.Attempts,
-		"measured_cost_usd":              b.MeasuredCostUSD,
-		"forfeited_reservation_usd":      b.ForfeitedReservationUSD,
-		"input_tokens":                   b.InputTokens,
-		"output_tokens":                  b.OutputTokens,
-		"decision_call_index":            index,
-	}
+// Unchecked returns the typed view of a tree that nothing validated, for
+// tests of the readers of a [Document] over trees no validator accepts
+// (hostile strings, spliced rows). Every reader of real input goes through
+// [Read] or [Validate]. A tree of the wrong kinds panics.
+func Unchecked(tree map[string]any, fileSHA256 string) *Document {
+	return &Document{Artefact: decode(tree), Tree: tree, FileSHA256: fileSHA256}
 }
 
 // decode builds the typed view of a validated tree. It relies on the
@@ -486,3 +457,123 @@ func Clone(x any) any {
 	}
 	return x
 }
+
+// Event is one delivered event of a validated artefact ("events"[i]):
+// validation holds every field to its kind, so the view reads them without
+// checking again.
+type Event struct {
+	EventID       string         // event_id
+	EventType     string         // event_type
+	ActorID       string         // actor_id
+	At            string         // at (an instant)
+	Sequence      int64          // sequence
+	Payload       map[string]any // payload
+	TriggersAgent bool           // triggers_agent
+	CausedBy      string         // caused_by ("" when null)
+	Disposition   string         // disposition
+	VerdictCode   string         // verdict_code
+}
+
+// DeliveredEvents returns the events of a validated artefact, typed, in
+// delivery order.
+func (a *Artefact) DeliveredEvents() []Event {
+	out := make([]Event, len(a.Events))
+	for i, x := range a.Events {
+		m := x.(map[string]any)
+		s := func(k string) string { v, _ := m[k].(string); return v }
+		out[i] = Event{
+			EventID: s("event_id"), EventType: s("event_type"), ActorID: s("actor_id"), At: s("at"),
+			Sequence: m["sequence"].(int64), Payload: m["payload"].(map[string]any),
+			TriggersAgent: m["triggers_agent"].(bool), CausedBy: s("caused_by"),
+			Disposition: s("disposition"), VerdictCode: s("verdict_code"),
+		}
+	}
+	return out
+}
+
+// Row is one trajectory row of a validated artefact: the contract's head
+// (index, at, record_type) and the record's fields, held to its record
+// type's shape by validation. The accessors return the zero value for a
+// field the record does not carry.
+type Row map[string]any
+
+// Rows returns the trajectory of a validated artefact, in ledger order (a
+// row's index is its position).
+func (a *Artefact) Rows() []Row {
+	out := make([]Row, len(a.Trajectory))
+	for i, x := range a.Trajectory {
+		out[i] = x.(map[string]any)
+	}
+	return out
+}
+
+// Index is the row's index.
+func (r Row) Index() int { n, _ := r["index"].(int64); return int(n) }
+
+// Type is the row's record_type.
+func (r Row) Type() string { return r.Str("record_type") }
+
+// At is the row's instant text.
+func (r Row) At() string { return r.Str("at") }
+
+// Str returns the string field key, or "".
+func (r Row) Str(key string) string { s, _ := r[key].(string); return s }
+
+// Int returns the integer field key.
+func (r Row) Int(key string) (int64, bool) { n, ok := r[key].(int64); return n, ok }
+
+// Bool returns the boolean field key.
+func (r Row) Bool(key string) bool { b, _ := r[key].(bool); return b }
+
+// Strs returns the list-of-strings field key.
+func (r Row) Strs(key string) []string { return Strings(r[key]) }
+
+// Map returns the object field key, or nil.
+func (r Row) Map(key string) map[string]any { m, _ := r[key].(map[string]any); return m }
+
+// Strings returns the strings of a JSON list (other elements skipped; nil
+// for anything that is not a list).
+func Strings(v any) []string {
+	l, _ := v.([]any)
+	var out []string
+	for _, x := range l {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Dimension returns the named dimension of the result vector and whether
+// it is graded.
+func (e *Evaluation) Dimension(name string) (Dimension, bool) {
+	for _, d := range e.Dimensions {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return Dimension{}, false
+}
+
+// Instant is a finding's instant text, "" when it names none.
+func (f Finding) Instant() string { return Deref(f.At) }
+
+// ExecutionRecord is the execution record; a contract-1 artefact has none,
+// and every run it describes was in process (outcome source deterministic).
+func (a *Artefact) ExecutionRecord() Execution {
+	if a.Execution == nil {
+		return Execution{OutcomeSource: SourceDeterministic}
+	}
+	return *a.Execution
+}
+
+// Deref is the text p points to, or "" for nil (a JSON null).
+func Deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// FinalPhase is the final state's "phase", or "".
+func (a *Artefact) FinalPhase() string { s, _ := a.FinalState["phase"].(string); return s }

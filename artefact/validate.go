@@ -10,6 +10,7 @@ import (
 
 	"github.com/obaudit/obaudit/canon"
 	amounts "github.com/obaudit/obaudit/internal/amount"
+	"github.com/obaudit/obaudit/format/decision"
 	"github.com/obaudit/obaudit/internal/instant"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -338,7 +339,7 @@ func (v *validator) trajectory(x any, recovery bool) error {
 		}
 		previous = at
 		rt, _ := body["record_type"].(string)
-		if _, ok := rowShapes8[rt]; !ok {
+		if _, ok := rowShapes(Version)[rt]; !ok {
 			return fail(ErrUnknownValue, p+"/record_type", "%s is not a record type this build writes", show(body["record_type"]))
 		}
 		shapes, ok := table[rt]
@@ -564,7 +565,7 @@ func fieldKind(x any, kind, p string) error {
 		if err != nil {
 			return err
 		}
-		_, err = outcomeBody(body, p, KindWait)
+		_, err = outcomeBody(body, p, decision.KindWait)
 		return err
 	case kOutcome:
 		body, err := object(x, p)
@@ -585,7 +586,7 @@ func fieldKind(x any, kind, p string) error {
 // written in, and returns the kind.
 func outcomeBody(body map[string]any, p, expected string) (string, error) {
 	kind, _ := body["kind"].(string)
-	s, ok := outcomeShapes[kind]
+	s, ok := outcomeShapes()[kind]
 	if !ok {
 		return "", fail(ErrUnknownValue, p+"/kind", "%s is not a decision kind this build records; known kinds are %v", show(body["kind"]), decisionKinds)
 	}

@@ -2,13 +2,13 @@ package bundle
 
 import (
 	"github.com/obaudit/obaudit/canon"
-	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/format/provexec"
 	"github.com/obaudit/obaudit/refusal"
 )
 
 // view is what the audit reads out of an artefact.
 type view struct {
-	binding         execledger.Binding
+	binding         provexec.Binding
 	maxOutputTokens *int64
 	// identity fields the ledger header also states
 	model, protocol                               string
@@ -86,7 +86,7 @@ func readArtefact(tree map[string]any, opts Options) (*view, error) {
 		}
 	}
 	b.ExecutionRunID, b.ExecutionLedgerDigest = str("execution_run_id"), str("execution_ledger_digest_sha256")
-	b.ExecutionLedgerVersion = int(num("execution_ledger_version"))
+	b.ExecutionLedgerVersion = num("execution_ledger_version")
 	b.Provider, b.API, b.Model = str("provider"), str("api"), str("model")
 	b.SettingsDigest, b.PricingDigest = str("settings_digest_sha256"), str("pricing_digest_sha256")
 	b.ProviderCalls, b.Attempts = num("provider_calls"), num("attempts")

@@ -36,6 +36,7 @@ import (
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/format/provexec"
 	"github.com/obaudit/obaudit/internal/limits"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -179,7 +180,7 @@ type Options struct {
 // provider_execution binding, which the ledger has been found to back (its
 // version and digest are the ledger's), and the ledger's name.
 type Result struct {
-	execledger.Binding
+	provexec.Binding
 	// Ledger is the ledger file's base name only.
 	Ledger string
 }
@@ -187,7 +188,7 @@ type Result struct {
 // Summary is the JSON report (upstream summary keys, plus what the pass
 // does not establish).
 func (r *Result) Summary() map[string]any {
-	s := r.Binding.Map()
+	s := r.Binding.Tree()
 	s["ok"] = true
 	s["provider_attested"] = false
 	s["ledger"] = r.Ledger
@@ -287,7 +288,7 @@ func AuditReader(artefact map[string]any, ledger io.Reader, name string, opts Op
 	b := art.binding
 	h := audit.Header
 	// Step 6: identity.
-	if b.ExecutionLedgerVersion != audit.Version {
+	if b.ExecutionLedgerVersion != int64(audit.Version) {
 		return nil, refusal.Wrap(ErrLedgerVersionMismatch, refusal.New(ErrIdentityMismatch, "execution_ledger_version"),
 			"the artefact's execution ledger contract does not match the verified sidecar contract (binding %d, ledger %d)", b.ExecutionLedgerVersion, audit.Version)
 	}
@@ -345,7 +346,7 @@ func AuditReader(artefact map[string]any, ledger io.Reader, name string, opts Op
 		return nil, refusal.New(ErrDigestMismatch, "the artefact binds ledger digest %s and the ledger's terminal row is %s", b.ExecutionLedgerDigest, audit.LedgerDigest())
 	}
 	r := &Result{Binding: b, Ledger: name}
-	r.ExecutionLedgerVersion, r.ExecutionLedgerDigest = audit.Version, audit.LedgerDigest()
+	r.ExecutionLedgerVersion, r.ExecutionLedgerDigest = int64(audit.Version), audit.LedgerDigest()
 	r.DecisionCallIndex = append([]int64(nil), b.DecisionCallIndex...)
 	return r, nil
 }

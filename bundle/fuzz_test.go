@@ -51,7 +51,7 @@ func pair(tb testing.TB, n int) (art, ledger []byte) {
 	h := lt.Header()
 	tree := map[string]any{
 		"artifact_version":   int64(8),
-		"provider_execution": b.Map(),
+		"provider_execution": b.Tree(),
 		"agent_execution": map[string]any{"outcome_source": "model", "max_output_tokens": int64(4096), "attempts": attempts,
 			"model": h.Provider.Model, "protocol_version": h.Provider.ProtocolVersion},
 		"decisions":             decisions,

@@ -73,6 +73,13 @@ type Pack struct {
 	// roles) that no non-test Go file outside the pack spells out
 	// (repo_test.go, TestPackBoundary).
 	Vocabulary func() []string
+
+	// --- What the episode report and the Agent Run export read (artmodel).
+	// Neither imports a pack; cmd/obaudit hands them these values.
+
+	// Presentation is the operation knowledge an artefact does not carry
+	// and its readers present (presentation.go).
+	Presentation Presentation
 }
 
 // ArtefactDomain is the pack as the artefact reader needs it: operation
@@ -139,6 +146,7 @@ func maintenancePack() *Pack {
 		Gate:            acceptance.Load,
 		Vocabulary:      maintenance.Vocabulary,
 		Agents:          agents.Entries(),
+		Presentation:    maintenancePresentation(),
 	}
 	return p
 }

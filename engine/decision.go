@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/obaudit/obaudit/format/decision"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -21,17 +22,6 @@ type Decision interface {
 	// tape.
 	Record() map[string]any
 }
-
-// Decision kinds.
-const (
-	KindAct       = "ACT"
-	KindWait      = "WAIT"
-	KindAsk       = "ASK"
-	KindEscalate  = "ESCALATE"
-	KindComplete  = "COMPLETE"
-	KindRetrieve  = "RETRIEVE"
-	KindMalformed = "MALFORMED"
-)
 
 // MalformedOutcomeCode is the code of an outcome_rejected row.
 const MalformedOutcomeCode = "MALFORMED_AGENT_OUTCOME"
@@ -98,13 +88,13 @@ type Malformed struct {
 // Minutes returns a pointer to n, for [Wait.FallbackAfterMinutes].
 func Minutes(n int64) *int64 { return &n }
 
-func (*Act) Kind() string       { return KindAct }
-func (*Wait) Kind() string      { return KindWait }
-func (*Ask) Kind() string       { return KindAsk }
-func (*Escalate) Kind() string  { return KindEscalate }
-func (*Complete) Kind() string  { return KindComplete }
-func (*Retrieve) Kind() string  { return KindRetrieve }
-func (*Malformed) Kind() string { return KindMalformed }
+func (*Act) Kind() string       { return decision.KindAct }
+func (*Wait) Kind() string      { return decision.KindWait }
+func (*Ask) Kind() string       { return decision.KindAsk }
+func (*Escalate) Kind() string  { return decision.KindEscalate }
+func (*Complete) Kind() string  { return decision.KindComplete }
+func (*Retrieve) Kind() string  { return decision.KindRetrieve }
+func (*Malformed) Kind() string { return decision.KindMalformed }
 
 func strList(xs []string) []any {
 	out := make([]any, len(xs))
@@ -131,7 +121,7 @@ func optStr(p *string) any {
 // Record implements [Decision].
 func (a *Act) Record() map[string]any {
 	return map[string]any{
-		"kind": KindAct, "action_type": a.ActionType, "payload": copyMap(a.Payload),
+		"kind": decision.KindAct, "action_type": a.ActionType, "payload": copyMap(a.Payload),
 		"evidence_refs": strList(a.EvidenceRefs), "rationale": a.Rationale,
 	}
 }
@@ -142,7 +132,7 @@ func (w *Wait) Record() map[string]any {
 		return nil
 	}
 	return map[string]any{
-		"kind": KindWait, "reason": w.Reason, "wake_on": strList(w.WakeOn),
+		"kind": decision.KindWait, "reason": w.Reason, "wake_on": strList(w.WakeOn),
 		"fallback_after_minutes": optInt(w.FallbackAfterMinutes),
 	}
 }
@@ -154,7 +144,7 @@ func (a *Ask) Record() map[string]any {
 		wait = a.Wait.Record()
 	}
 	return map[string]any{
-		"kind": KindAsk, "recipient_actor_id": a.RecipientActorID,
+		"kind": decision.KindAsk, "recipient_actor_id": a.RecipientActorID,
 		"message_fixture_id": a.MessageFixtureID, "correlation_id": optStr(a.CorrelationID),
 		"wait": wait,
 	}
@@ -163,7 +153,7 @@ func (a *Ask) Record() map[string]any {
 // Record implements [Decision].
 func (e *Escalate) Record() map[string]any {
 	return map[string]any{
-		"kind": KindEscalate, "checkpoint_id": e.CheckpointID, "exception_type": e.ExceptionType,
+		"kind": decision.KindEscalate, "checkpoint_id": e.CheckpointID, "exception_type": e.ExceptionType,
 		"evidence_refs": strList(e.EvidenceRefs), "deadline_after_minutes": e.DeadlineAfterMinutes,
 		"rationale": e.Rationale,
 	}
@@ -171,7 +161,7 @@ func (e *Escalate) Record() map[string]any {
 
 // Record implements [Decision].
 func (c *Complete) Record() map[string]any {
-	return map[string]any{"kind": KindComplete, "reason": c.Reason, "evidence_refs": strList(c.EvidenceRefs)}
+	return map[string]any{"kind": decision.KindComplete, "reason": c.Reason, "evidence_refs": strList(c.EvidenceRefs)}
 }
 
 // Record implements [Decision]: requests sorted by tool with duplicates
@@ -193,7 +183,7 @@ func (r *Retrieve) Record() map[string]any {
 		for i, t := range tools {
 			reqs[i] = map[string]any{"tool": t, "arguments": map[string]any{}}
 		}
-		return map[string]any{"kind": KindRetrieve, "requests": reqs}
+		return map[string]any{"kind": decision.KindRetrieve, "requests": reqs}
 	}
 	return r.recordFull()
 }
@@ -231,12 +221,12 @@ func (r *Retrieve) recordFull() map[string]any {
 	if reqs == nil {
 		reqs = []any{}
 	}
-	return map[string]any{"kind": KindRetrieve, "requests": reqs}
+	return map[string]any{"kind": decision.KindRetrieve, "requests": reqs}
 }
 
 // Record implements [Decision].
 func (m *Malformed) Record() map[string]any {
-	return map[string]any{"kind": KindMalformed, "code": m.Code}
+	return map[string]any{"kind": decision.KindMalformed, "code": m.Code}
 }
 
 func copyMap(m map[string]any) map[string]any {
@@ -334,7 +324,7 @@ func DecisionFromRecord(rec map[string]any) (Decision, error) {
 	}
 	kind, _ := rec["kind"].(string)
 	switch kind {
-	case KindRetrieve:
+	case decision.KindRetrieve:
 		reqs, ok := rec["requests"].([]any)
 		if !ok {
 			return nil, bad("requests")
@@ -353,13 +343,13 @@ func DecisionFromRecord(rec map[string]any) (Decision, error) {
 			r.Requests = append(r.Requests, Request{Tool: tool, Arguments: copyMap(args)})
 		}
 		return r, nil
-	case KindMalformed:
+	case decision.KindMalformed:
 		code, ok := rec["code"].(string)
 		if !ok {
 			return nil, bad("code")
 		}
 		return &Malformed{Code: code}, nil
-	case KindAct:
+	case decision.KindAct:
 		at, ok1 := rec["action_type"].(string)
 		pl, ok2 := rec["payload"].(map[string]any)
 		refs, ok3 := stringList(rec["evidence_refs"])
@@ -368,13 +358,13 @@ func DecisionFromRecord(rec map[string]any) (Decision, error) {
 			return nil, bad("ACT fields")
 		}
 		return &Act{ActionType: at, Payload: copyMap(pl), EvidenceRefs: refs, Rationale: ra}, nil
-	case KindWait:
+	case decision.KindWait:
 		w, err := waitFromRecord(rec)
 		if err != nil {
 			return nil, bad("WAIT fields")
 		}
 		return w, nil
-	case KindAsk:
+	case decision.KindAsk:
 		rcp, ok1 := rec["recipient_actor_id"].(string)
 		fx, ok2 := rec["message_fixture_id"].(string)
 		wm, ok3 := rec["wait"].(map[string]any)
@@ -394,7 +384,7 @@ func DecisionFromRecord(rec map[string]any) (Decision, error) {
 			return nil, bad("correlation_id")
 		}
 		return a, nil
-	case KindEscalate:
+	case decision.KindEscalate:
 		cp, ok1 := rec["checkpoint_id"].(string)
 		et, ok2 := rec["exception_type"].(string)
 		refs, ok3 := stringList(rec["evidence_refs"])
@@ -404,7 +394,7 @@ func DecisionFromRecord(rec map[string]any) (Decision, error) {
 			return nil, bad("ESCALATE fields")
 		}
 		return &Escalate{CheckpointID: cp, ExceptionType: et, EvidenceRefs: refs, DeadlineAfterMinutes: dl, Rationale: ra}, nil
-	case KindComplete:
+	case decision.KindComplete:
 		re, ok1 := rec["reason"].(string)
 		refs, ok2 := stringList(rec["evidence_refs"])
 		if !ok1 || !ok2 {

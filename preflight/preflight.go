@@ -533,7 +533,7 @@ func (s *modelRun) execute(res *Result) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Binding = BindingOf(b)
+		res.Binding = &b
 		a, err := episode.FromModelEpisode(ep, agent.Execution(), res.Binding)
 		if err != nil {
 			return nil, err
@@ -657,18 +657,4 @@ func (c *cell) checkScript(res *Result, script *Script) error {
 		}
 	}
 	return nil
-}
-
-// BindingOf is the artefact's provider_execution object for a ledger
-// binding.
-func BindingOf(b execledger.Binding) *artefact.Binding {
-	return &artefact.Binding{
-		ExecutionRunID: b.ExecutionRunID, ExecutionLedgerVersion: int64(b.ExecutionLedgerVersion),
-		ExecutionLedgerDigest: b.ExecutionLedgerDigest, Provider: b.Provider, API: b.API, Model: b.Model,
-		SettingsDigest: b.SettingsDigest, PricingDigest: b.PricingDigest,
-		ProviderCalls: b.ProviderCalls, Attempts: b.Attempts,
-		MeasuredCostUSD: b.MeasuredCostUSD, ForfeitedReservationUSD: b.ForfeitedReservationUSD,
-		InputTokens: b.InputTokens, OutputTokens: b.OutputTokens,
-		DecisionCallIndex: append([]int64{}, b.DecisionCallIndex...),
-	}
 }

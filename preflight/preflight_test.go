@@ -16,6 +16,7 @@ import (
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/execledger/ledgertest"
+	"github.com/obaudit/obaudit/format/decision"
 	"github.com/obaudit/obaudit/provider"
 	"github.com/obaudit/obaudit/provider/anthropic"
 	"github.com/obaudit/obaudit/provider/lane"
@@ -210,7 +211,7 @@ func faultCell(t *testing.T, id string, f Fault) {
 			}
 			if f == FaultTruncated {
 				d := a.Calls[DefaultFaultAt-1].Decision
-				if d == nil || d.Kind != engine.KindMalformed || *d.ClassificationCode != lane.CodeOutputTruncated || *a.Calls[DefaultFaultAt-1].Attempts[0].ResponseStopClassification != lane.StopMaxTokens {
+				if d == nil || d.Kind != decision.KindMalformed || *d.ClassificationCode != lane.CodeOutputTruncated || *a.Calls[DefaultFaultAt-1].Attempts[0].ResponseStopClassification != lane.StopMaxTokens {
 					t.Errorf("the truncated answer was read as %+v", d)
 				}
 			}

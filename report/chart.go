@@ -195,7 +195,7 @@ func (r *Report) axis(c *Chart, p plot, bottom float64) {
 		col = cRefused
 		what = "ended: " + tl.Terminal.Status + " (no business terminal)"
 	}
-	if exp := r.ep.ExpectedTerminal; exp != "" && exp != tl.Terminal.Status {
+	if exp := r.a.ExpectedTerminal; exp != "" && exp != tl.Terminal.Status {
 		col = cRefused
 		what += " (expected " + exp + ")"
 	}

@@ -6,11 +6,12 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
-	"github.com/obaudit/obaudit/execledger"
-	"github.com/obaudit/obaudit/internal/episodeview"
+	"github.com/obaudit/obaudit/artefact"
 )
 
 // pageStyle is the page's only stylesheet and pageScript its only script.
@@ -165,7 +166,7 @@ type dimView struct {
 	Name, Counts string
 	OK, Authored bool
 	Note         string
-	Findings     []episodeview.Finding
+	Findings     []artefact.Finding
 }
 
 type invView struct {
@@ -177,17 +178,17 @@ type invView struct {
 }
 
 func (r *Report) pageData() pageData {
-	e := r.ep
+	e := r.a
 	d := pageData{
 		CSP:      CSP(),
-		Title:    fmt.Sprintf("Episode report: %s %s, %s agent", e.Operation.ID, e.ScenarioID, e.AgentID),
-		Heading:  fmt.Sprintf("Episode report: %s %s, agent %s", e.Operation.ID, e.ScenarioID, e.AgentID),
+		Title:    fmt.Sprintf("Episode report: %s %s, %s agent", e.Operation.OperationID, e.ScenarioID, e.AgentID),
+		Heading:  fmt.Sprintf("Episode report: %s %s, agent %s", e.Operation.OperationID, e.ScenarioID, e.AgentID),
 		Label:    e.ScenarioLabel,
 		Reliable: e.Evaluation.Reliable,
 		Failed:   "none",
-		Identity: identity(e, r.ledger),
+		Identity: r.identity(),
 		Charts:   r.Charts(),
-		Digests:  digests(e),
+		Digests:  r.digests(),
 		Footnote: footnote,
 	}
 	if len(e.Evaluation.FailedDimensions) > 0 {
@@ -195,17 +196,17 @@ func (r *Report) pageData() pageData {
 	}
 	d.Carried = r.carried
 	d.Expect, d.ExpectNote = r.expectations()
-	d.Model, d.Pack = e.Provider != nil, r.pack != nil
+	d.Model, d.Pack = e.ProviderExecution != nil, r.pack != nil
 	if r.asAuthored() {
 		d.AsAuthored, d.AuthoredID = true, r.judgement.Rule
 	}
 	switch {
 	case r.ledger != nil:
 		d.CallsNote = "Model calls are read from the execution ledger " + r.ledger.LedgerDigest() + ", verified and bound to this artefact."
-	case e.Provider != nil:
+	case e.ProviderExecution != nil:
 		d.CallsNote = "This is a model-backed run, but no execution ledger was given (report ARTEFACT --ledger LEDGER): per-call tokens, cost, latency and status are not shown."
 	default:
-		d.CallsNote = "The agent ran in process (outcome source " + e.Execution.OutcomeSource + "): there are no provider calls."
+		d.CallsNote = "The agent ran in process (outcome source " + e.ExecutionRecord().OutcomeSource + "): there are no provider calls."
 	}
 	anyBad := false
 	for _, iv := range r.invs {
@@ -243,7 +244,7 @@ func (r *Report) pageData() pageData {
 
 // expectations sets what the scenario authors beside what happened.
 func (r *Report) expectations() ([]expectRow, string) {
-	e, tl, pk := r.ep, r.tl, r.pack
+	e, tl, pk := r.a, r.tl, r.pack
 	var out []expectRow
 	term := expectRow{What: "terminal", Expected: e.ExpectedTerminal, Observed: e.Status}
 	if e.Status == e.ExpectedTerminal {
@@ -325,7 +326,7 @@ func (r *Report) expectations() ([]expectRow, string) {
 
 // verdictRow sets the verdict beside what is authored for the agent.
 func (r *Report) verdictRow() expectRow {
-	ev, j := r.ep.Evaluation, r.judgement
+	ev, j := r.a.Evaluation, r.judgement
 	v := expectRow{What: "verdict"}
 	if ev.Reliable {
 		v.Observed = "reliable"
@@ -368,25 +369,27 @@ func (r *Report) asAuthored() bool {
 
 const footnote = "Rendered by obaudit from the artefact (after it validated), the operation pack's published knowledge where named, and the execution ledger where given. Content digests identify the content; they are not tamper-evidence. The page loads nothing: its one script and stylesheet are inline and admitted by hash; it makes no network request."
 
-func identity(e *episodeview.Episode, led *execledger.Audit) [][2]string {
-	source := "outcome source " + e.Execution.OutcomeSource
-	if e.Execution.Model != "" {
-		source += ", model " + e.Execution.Model
+func (r *Report) identity() [][2]string {
+	e, led := r.a, r.ledger
+	x := e.ExecutionRecord()
+	source := "outcome source " + x.OutcomeSource
+	if x.Model != nil {
+		source += ", model " + *x.Model
 	}
 	final := "replay-final"
 	if !e.ReplayFinal {
 		final = "not replay-final"
 	}
 	out := [][2]string{
-		{"operation", fmt.Sprintf("%s %s (%s)", e.Operation.ID, e.Operation.Version, e.Operation.Type)},
+		{"operation", fmt.Sprintf("%s %s (%s)", e.Operation.OperationID, e.Operation.OperationVersion, e.Operation.OperationType)},
 		{"scenario", fmt.Sprintf("%s: %s (semantic scenario %s)", e.ScenarioID, e.ScenarioLabel, e.SemanticScenarioID)},
 		{"agent", fmt.Sprintf("%s (kind %s; %s)", e.AgentID, e.AgentKind, source)},
-		{"status", fmt.Sprintf("%s, expected %s; %s; final phase %s", e.Status, e.ExpectedTerminal, final, e.FinalPhase)},
+		{"status", fmt.Sprintf("%s, expected %s; %s; final phase %s", e.Status, e.ExpectedTerminal, final, e.FinalPhase())},
 		{"reliable", fmt.Sprintf("%t (legitimate completion %t)", e.Evaluation.Reliable, e.Evaluation.LegitimateCompletion)},
-		{"simulated time", fmt.Sprintf("%s to %s: %d minute(s) over %d agent invocation(s), %d agent call(s)", e.StartedAt.Text, e.EndedAt.Text, e.SimulatedMinutes, e.AgentInvocations, e.Decisions)},
+		{"simulated time", fmt.Sprintf("%s to %s: %d minute(s) over %d agent invocation(s), %d agent call(s)", e.StartedAt, e.EndedAt, e.SimulatedMinutes, e.AgentInvocations, len(e.Decisions))},
 		{"engine", fmt.Sprintf("%s, artefact contract %d", e.EngineVersion, e.ArtifactVersion)},
 	}
-	if p := e.Provider; p != nil {
+	if p := e.ProviderExecution; p != nil {
 		row := [2]string{"provider", fmt.Sprintf("%s %s, model %s, %d call(s), run %s", p.Provider, p.API, p.Model, p.ProviderCalls, p.ExecutionRunID)}
 		if led != nil {
 			t := led.Totals
@@ -398,9 +401,10 @@ func identity(e *episodeview.Episode, led *execledger.Audit) [][2]string {
 	return out
 }
 
-func digests(e *episodeview.Episode) [][2]string {
+func (r *Report) digests() [][2]string {
+	e := r.a
 	out := [][2]string{
-		{"artefact file (SHA-256 of its bytes)", e.FileSHA256},
+		{"artefact file (SHA-256 of its bytes)", r.doc.FileSHA256},
 		{"trajectory_digest_sha256", e.TrajectoryDigest},
 		{"final_state_digest_sha256", e.FinalStateDigest},
 	}
@@ -408,19 +412,19 @@ func digests(e *episodeview.Episode) [][2]string {
 		out = append(out, [2]string{"decisions_digest_sha256", e.DecisionsDigest})
 	}
 	out = append(out, [2]string{"operation spec_digest_sha256", e.Operation.SpecDigest})
-	if e.InstanceID != "" {
-		out = append(out, [2]string{"operation_instance_id", e.InstanceID})
+	if e.OperationInstanceID != "" {
+		out = append(out, [2]string{"operation_instance_id", e.OperationInstanceID})
 	}
-	if e.Provider != nil {
-		out = append(out, [2]string{"execution ledger (bound)", e.Provider.LedgerDigest})
+	if e.ProviderExecution != nil {
+		out = append(out, [2]string{"execution ledger (bound)", e.ProviderExecution.ExecutionLedgerDigest})
 	}
 	return out
 }
 
-func countsText(cs []episodeview.Count) string {
+func countsText(cs map[string]int64) string {
 	var parts []string
-	for _, c := range cs {
-		parts = append(parts, fmt.Sprintf("%s=%d", c.Name, c.Value))
+	for _, k := range slices.Sorted(maps.Keys(cs)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, cs[k]))
 	}
 	return strings.Join(parts, " ")
 }

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/execledger"
-	"github.com/obaudit/obaudit/internal/episodeview"
 )
 
 // Invocation is one agent invocation in detail: what woke it and what it was
@@ -96,7 +96,8 @@ type CallView struct {
 }
 
 // invocations derives the per-invocation detail from the trajectory.
-func invocations(e *episodeview.Episode, pack *Pack, led *execledger.Audit) []Invocation {
+func (rep *Report) invocations() []Invocation {
+	e, pack, led := rep.a, rep.pack, rep.ledger
 	calls := map[[2]int64]*execledger.Call{}
 	if led != nil {
 		for i := range led.Calls {
@@ -111,26 +112,26 @@ func invocations(e *episodeview.Episode, pack *Pack, led *execledger.Audit) []In
 	findingsAt := map[string][]string{}
 	for _, d := range e.Evaluation.Dimensions {
 		for _, f := range d.Findings {
-			if f.At != "" {
-				findingsAt[f.At] = append(findingsAt[f.At], f.Code+" ("+d.Name+")")
+			if at := f.Instant(); at != "" {
+				findingsAt[at] = append(findingsAt[at], f.Code+" ("+d.Name+")")
 			}
 		}
 	}
 	payloads := map[string]string{}
-	for _, ev := range e.Events {
+	for _, ev := range rep.events {
 		if b, err := canon.Upstream(ev.Payload); err == nil && ev.Payload != nil {
-			payloads[ev.ID] = string(b)
+			payloads[ev.EventID] = string(b)
 		}
 	}
-	for _, r := range e.Rows {
-		switch r.Type {
+	for _, r := range rep.rows {
+		switch r.Type() {
 		case "agent_invoked":
 			n, _ := r.Int("invocation_index")
-			out = append(out, Invocation{Index: n, AtText: r.At.Text,
+			out = append(out, Invocation{Index: n, AtText: r.At(),
 				TriggerEventID: r.Str("trigger_event_id"), TriggerEventType: r.Str("trigger_event_type"),
 				TriggerAuthority: r.Str("trigger_event_authority"), TriggerAuthoritative: r.Bool("trigger_is_authoritative"),
 				TriggerClaims: r.Strs("trigger_claim_values"), TriggerPayload: payloads[r.Str("trigger_event_id")],
-				Findings: len(findingsAt[r.At.Text]), FindingList: findingsAt[r.At.Text]})
+				Findings: len(findingsAt[r.At()]), FindingList: findingsAt[r.At()]})
 			cur, turn = &out[len(out)-1], nil
 			clear(fresh)
 			continue
@@ -138,14 +139,14 @@ func invocations(e *episodeview.Episode, pack *Pack, led *execledger.Audit) []In
 		if cur == nil {
 			continue
 		}
-		switch r.Type {
+		switch r.Type() {
 		case "agent_outcome":
 			t := Turn{}
 			t.Index, _ = r.Int("turn_index")
 			o := r.Map("outcome")
 			s := func(k string) string { v, _ := o[k].(string); return v }
 			t.Kind, t.Action, t.Rationale, t.Reason = s("kind"), s("action_type"), s("rationale"), s("reason")
-			t.Evidence, t.WakeOn = strList(o["evidence_refs"]), strList(o["wake_on"])
+			t.Evidence, t.WakeOn = artefact.Strings(o["evidence_refs"]), artefact.Strings(o["wake_on"])
 			if p, ok := o["payload"]; ok && p != nil {
 				if b, err := canon.Upstream(p); err == nil {
 					t.Payload = string(b)
@@ -170,11 +171,11 @@ func invocations(e *episodeview.Episode, pack *Pack, led *execledger.Audit) []In
 			if turn != nil && !turn.Proposes {
 				turn.Proposes = true
 				key := engine.CompleteOutcomeKey
-				if r.Type == "action_proposed" {
+				if r.Type() == "action_proposed" {
 					key = r.Str("action_type")
 					if turn.Action == "" {
 						turn.Action = key
-						if b, err := canon.Upstream(r.F["payload"]); err == nil && r.F["payload"] != nil {
+						if b, err := canon.Upstream(r["payload"]); err == nil && r["payload"] != nil {
 							turn.Payload = string(b)
 						}
 					}
@@ -201,7 +202,7 @@ func invocations(e *episodeview.Episode, pack *Pack, led *execledger.Audit) []In
 				turn = &cur.Turns[len(cur.Turns)-1]
 			}
 			rd := Read{Tool: r.Str("tool"), RecordID: r.Str("record_id"), Version: r.Str("record_version"), Authority: r.Str("authority"), Source: r.Str("source"), OK: r.Bool("ok")}
-			if b, err := canon.Upstream(r.F["records"]); err == nil {
+			if b, err := canon.Upstream(r["records"]); err == nil {
 				rd.Records = string(b)
 			}
 			turn.Reads = append(turn.Reads, rd)
@@ -282,15 +283,4 @@ func seconds(v any) string {
 		return fmt.Sprintf("%.2f s", x)
 	}
 	return ""
-}
-
-func strList(v any) []string {
-	l, _ := v.([]any)
-	var out []string
-	for _, x := range l {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -115,20 +115,31 @@ type Options struct {
 	// Ledger is the verified execution ledger of a model-backed run, or nil.
 	// It must be the ledger the artefact binds (its digest and run id).
 	Ledger *execledger.Audit
+	// Expiry is how the artefact's operation records a human checkpoint
+	// that expires (from the pack registered for its operation type; the
+	// zero value: none is shown as expired).
+	Expiry Expiry
+}
+
+// Expiry says how an operation records a human checkpoint that expires: it
+// has no resolution row; an accepted event of EventType whose payload names
+// the checkpoint under CheckpointKey closed it, shown as Resolution.
+type Expiry struct {
+	EventType, CheckpointKey, Resolution string
 }
 
 // bindLedger checks that a is the ledger the artefact's provider execution
 // binds.
 func bindLedger(r *Report, a *execledger.Audit) error {
-	p := r.ep.Provider
+	p := r.a.ProviderExecution
 	if p == nil {
 		return refusal.New(ErrLedgerMismatch, "the artefact binds no execution ledger (provider_execution is null)")
 	}
-	if got := a.LedgerDigest(); got != p.LedgerDigest {
+	if got := a.LedgerDigest(); got != p.ExecutionLedgerDigest {
 		if got == "" {
 			got = "none (the ledger has no terminal row)"
 		}
-		return refusal.New(ErrLedgerMismatch, "the artefact binds execution ledger %s, the ledger given has digest %s", p.LedgerDigest, got)
+		return refusal.New(ErrLedgerMismatch, "the artefact binds execution ledger %s, the ledger given has digest %s", p.ExecutionLedgerDigest, got)
 	}
 	if a.Header.ExecutionRunID != p.ExecutionRunID {
 		return refusal.New(ErrLedgerMismatch, "the artefact binds execution run %s, the ledger given is run %s", p.ExecutionRunID, a.Header.ExecutionRunID)

@@ -27,52 +27,29 @@
 //
 // # Refusals
 //
-//   - [ErrArtefactInvalid]: the artefact did not validate; nothing is rendered.
-//   - [ErrUnreadable]: a validated artefact lacks something the report reads.
 //   - [ErrLedgerMismatch]: the execution ledger given is not the one the
 //     artefact binds.
 package report
 
 import (
-	"errors"
 	"slices"
 
+	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/execledger"
-	"github.com/obaudit/obaudit/internal/episodeview"
-	"github.com/obaudit/obaudit/refusal"
 )
 
-// Refusal classes.
-var (
-	// ErrArtefactInvalid is returned by Build when the injected validator
-	// refuses the artefact; the validator's refusal is kept as the cause.
-	ErrArtefactInvalid = refusal.Sentinel("report/artefact-invalid")
-	// ErrUnreadable is returned by Build when a validated artefact lacks a
-	// field the report reads, or has one of the wrong kind.
-	ErrUnreadable = refusal.Sentinel("report/unreadable")
-)
-
-// Validator establishes an artefact's coherence before it is rendered; the
-// artefact package's validation satisfies it. (It has the same method as
-// export/agentrun's ArtefactValidator, so one adapter serves both.)
-type Validator interface {
-	ValidateArtefact(raw []byte) error
-}
-
-// ValidatorFunc adapts a function to [Validator].
-type ValidatorFunc func(raw []byte) error
-
-// ValidateArtefact calls f.
-func (f ValidatorFunc) ValidateArtefact(raw []byte) error { return f(raw) }
-
-// Report is a rendered-to-be episode: the artefact's view, its timeline and
-// its invocations in detail.
+// Report is a rendered-to-be episode: the checked artefact, its timeline
+// and its invocations in detail.
 type Report struct {
-	ep        *episodeview.Episode
+	doc       *artefact.Document
+	a         *artefact.Artefact
+	events    []artefact.Event
+	rows      []artefact.Row
 	tl        *Timeline
 	invs      []Invocation
 	pack      *Pack
 	ledger    *execledger.Audit
+	expiry    Expiry
 	judgement *Judgement
 	carried   []string
 }
@@ -83,40 +60,26 @@ type Report struct {
 // as the record's, not as established.
 func (r *Report) MarkCarried(fields []string) { r.carried = slices.Clone(fields) }
 
-// Build validates raw with v and derives the report's content. v is
-// required; a nil v is a programming error, reported as a plain error. A
+// Build derives the report's content from doc, an artefact the caller has
+// read and validated ([artefact.Read]); nothing here parses it again. A
 // ledger in opts must be the one the artefact binds ([ErrLedgerMismatch]).
-func Build(raw []byte, v Validator, opts Options) (*Report, error) {
-	if v == nil {
-		return nil, errors.New("report: Build needs an artefact validator")
-	}
-	if err := v.ValidateArtefact(raw); err != nil {
-		if _, ok := refusal.ClassOf(err); !ok {
-			return nil, err
-		}
-		return nil, refusal.Wrap(ErrArtefactInvalid, err, "not rendered")
-	}
-	ep, err := episodeview.Parse(raw)
-	if err != nil {
-		return nil, refusal.Wrap(ErrUnreadable, err, "")
-	}
-	if len(ep.Evaluation.Dimensions) == 0 {
-		return nil, refusal.New(ErrUnreadable, "the artefact carries no graded dimensions")
-	}
-	r := &Report{ep: ep, tl: Derive(ep), ledger: opts.Ledger}
+func Build(doc *artefact.Document, opts Options) (*Report, error) {
+	a := doc.Artefact
+	r := &Report{doc: doc, a: a, events: a.DeliveredEvents(), rows: a.Rows(), ledger: opts.Ledger, expiry: opts.Expiry}
+	r.tl = r.derive()
 	if opts.Pack != nil {
-		r.pack = opts.Pack(PackQuery{OperationType: ep.Operation.Type, SpecDigest: ep.Operation.SpecDigest, ScenarioID: ep.ScenarioID, EngineVersion: ep.EngineVersion})
+		r.pack = opts.Pack(PackQuery{OperationType: a.Operation.OperationType, SpecDigest: a.Operation.SpecDigest, ScenarioID: a.ScenarioID, EngineVersion: a.EngineVersion})
 	}
 	if opts.Ledger != nil {
 		if err := bindLedger(r, opts.Ledger); err != nil {
 			return nil, err
 		}
 	}
-	r.invs = invocations(ep, r.pack, r.ledger)
+	r.invs = r.invocations()
 	if r.pack != nil && r.pack.Judge != nil {
-		o := Observed{AgentID: ep.AgentID, AgentKind: ep.AgentKind, ScenarioID: ep.ScenarioID, Status: ep.Status,
-			Reliable: ep.Evaluation.Reliable, Failed: ep.Evaluation.FailedDimensions, Findings: ep.Evaluation.FindingCodes}
-		for _, d := range ep.Evaluation.Dimensions {
+		o := Observed{AgentID: a.AgentID, AgentKind: a.AgentKind, ScenarioID: a.ScenarioID, Status: a.Status,
+			Reliable: a.Evaluation.Reliable, Failed: a.Evaluation.FailedDimensions, Findings: a.Evaluation.FindingCodes}
+		for _, d := range a.Evaluation.Dimensions {
 			if d.OK {
 				o.Passed = append(o.Passed, d.Name)
 			}

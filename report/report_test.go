@@ -4,26 +4,21 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
-	"errors"
 	"html"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
-	"github.com/obaudit/obaudit/refusal"
 )
 
 const v1Fixture = "artifact8-deterministic-reference-v1.json"
 
-var accept = ValidatorFunc(func([]byte) error { return nil })
-
-var errFakeRefusal = refusal.Sentinel("reporttest/refused")
-
 func buildV1(t *testing.T) *Report {
 	t.Helper()
-	r, err := Build(upstreamtest.Read(t, v1Fixture), accept, Options{})
+	r, err := Build(artefacttest.Read(t, upstreamtest.Read(t, v1Fixture)), Options{})
 	if err != nil {
 		t.Fatalf("Build(V1) = %v", err)
 	}
@@ -164,31 +159,6 @@ func TestText(t *testing.T) {
 	}
 }
 
-func TestBuildRefusals(t *testing.T) {
-	raw := upstreamtest.Read(t, v1Fixture)
-	_, err := Build(raw, ValidatorFunc(func([]byte) error { return refusal.New(errFakeRefusal, "no") }), Options{})
-	if !errors.Is(err, ErrArtefactInvalid) || !errors.Is(err, errFakeRefusal) {
-		t.Errorf("Build with a refusing validator = %v, want %s wrapping the validator's class", err, ErrArtefactInvalid.Class)
-	}
-	ioErr := errors.New("disk on fire")
-	if _, err := Build(raw, ValidatorFunc(func([]byte) error { return ioErr }), Options{}); !errors.Is(err, ioErr) || errors.Is(err, ErrArtefactInvalid) {
-		t.Errorf("Build with a failing validator = %v, want the plain failure", err)
-	}
-	if _, err := Build(raw, nil, Options{}); err == nil {
-		t.Error("Build without a validator succeeded")
-	}
-	for name, doc := range map[string][]byte{
-		"array":         []byte(`[]`),
-		"no evaluation": mutate(t, raw, func(m map[string]any) { delete(m, "evaluation") }),
-		"no dimensions": mutate(t, raw, func(m map[string]any) { m["evaluation"].(map[string]any)["dimensions"] = []any{} }),
-		"bad instant":   mutate(t, raw, func(m map[string]any) { m["started_at"] = "yesterday" }),
-	} {
-		if _, err := Build(doc, accept, Options{}); !errors.Is(err, ErrUnreadable) {
-			t.Errorf("%s: Build = %v, want %s", name, err, ErrUnreadable.Class)
-		}
-	}
-}
-
 func mutate(t *testing.T, raw []byte, f func(map[string]any)) []byte {
 	t.Helper()
 	v, err := canon.Parse(raw)
@@ -239,7 +209,7 @@ func TestFailingEpisode(t *testing.T) {
 		ev["finding_codes"] = []any{"CLAIM_TREATED_AS_AUTHORITATIVE"}
 		ev["reliable"] = false
 	})
-	r, err := Build(raw, accept, Options{})
+	r, err := Build(artefacttest.Unchecked(t, raw), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,7 @@ var pageTemplate = `<!DOCTYPE html>
 <table>
 <tr><th>#</th><th>dimension</th><th>result</th><th>counts</th><th>findings</th></tr>
 {{range .Dimensions}}<tr{{if .Authored}} class="authfail"{{else if not .OK}} class="fail"{{end}}><td>{{.N}}</td><td class="code">{{.Name}}</td>{{if .OK}}<td class="res pass">OK</td>{{else if .Authored}}<td class="res afail">FAILED, as authored</td>{{else}}<td class="res fail">FAILED</td>{{end}}<td class="code">{{.Counts}}</td><td>{{if not .Findings}}{{if .Note}}<span class="muted">{{.Note}}</span>{{end}}{{end}}{{range $i, $f := .Findings}}{{if $i}}<br>
-{{end}}<span class="code">{{$f.Code}}</span>: {{$f.Detail}} <span class="muted">({{if $f.At}}{{$f.At}}{{else}}no instant{{end}})</span>{{end}}</td></tr>
+{{end}}<span class="code">{{$f.Code}}</span>: {{$f.Detail}} <span class="muted">({{if $f.At}}{{$f.Instant}}{{else}}no instant{{end}})</span>{{end}}</td></tr>
 {{end}}</table>
 
 <h2>Digests</h2>

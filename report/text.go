@@ -8,10 +8,10 @@ import (
 // Text renders the report as plain text: identity, the timeline as a list
 // in trajectory order, the dimensions with findings, and the digests.
 func (r *Report) Text() []byte {
-	e, tl := r.ep, r.tl
+	e, tl := r.a, r.tl
 	var b strings.Builder
-	fmt.Fprintf(&b, "episode report: %s %s, agent %s\n", e.Operation.ID, e.ScenarioID, e.AgentID)
-	for _, kv := range identity(e, r.ledger) {
+	fmt.Fprintf(&b, "episode report: %s %s, agent %s\n", e.Operation.OperationID, e.ScenarioID, e.AgentID)
+	for _, kv := range r.identity() {
 		fmt.Fprintf(&b, "  %-15s %s\n", kv[0], kv[1])
 	}
 	if e.Evaluation.Reliable {
@@ -26,11 +26,11 @@ func (r *Report) Text() []byte {
 		props[p.Row] = p
 	}
 	line := func(at, what, detail string) { fmt.Fprintf(&b, "  %s  %-10s %s\n", at, what, detail) }
-	for _, row := range e.Rows {
-		at := row.At.Text
-		switch row.Type {
+	for _, row := range r.rows {
+		at := row.At()
+		switch row.Type() {
 		case "event_observed", "event_audit_only", "event_rejected", "event_after_terminal":
-			disp := map[string]string{"event_observed": "accepted", "event_audit_only": "audit only", "event_rejected": "REFUSED", "event_after_terminal": "after the terminal"}[row.Type]
+			disp := map[string]string{"event_observed": "accepted", "event_audit_only": "audit only", "event_rejected": "REFUSED", "event_after_terminal": "after the terminal"}[row.Type()]
 			d := fmt.Sprintf("%s %s by %s: %s", row.Str("event_id"), row.Str("event_type"), row.Str("actor_id"), disp)
 			if c := row.Str("code"); c != "" && c != "ACCEPTED" {
 				d += " " + c
@@ -40,7 +40,7 @@ func (r *Report) Text() []byte {
 			n, _ := row.Int("invocation_index")
 			line(at, "invoke", fmt.Sprintf("#%d woken by %s", n, orNone(row.Str("trigger_event_id"))))
 		case "action_proposed", "terminal_proposed":
-			p := props[row.Index]
+			p := props[row.Index()]
 			res := "accepted"
 			if !p.Accepted {
 				res = "REFUSED " + p.Code
@@ -51,7 +51,7 @@ func (r *Report) Text() []byte {
 			}
 			line(at, "propose", d)
 		case "wait_declared":
-			if _, ok := row.F["wake_on"]; !ok {
+			if _, ok := row["wake_on"]; !ok {
 				line(at, "fallback", "the wait's fallback deadline fired")
 				continue
 			}
@@ -65,7 +65,7 @@ func (r *Report) Text() []byte {
 		case "obligation_created":
 			line(at, "obligation", fmt.Sprintf("%s opened, due %s", row.Str("obligation_id"), row.Str("due_at")))
 		case "obligation_discharged", "obligation_cancelled", "obligation_breached":
-			st := strings.TrimPrefix(row.Type, "obligation_")
+			st := strings.TrimPrefix(row.Type(), "obligation_")
 			if st == "breached" {
 				st = "BREACHED"
 			}
@@ -76,7 +76,7 @@ func (r *Report) Text() []byte {
 			line(at, "checkpoint", fmt.Sprintf("%s resolved %s", row.Str("checkpoint_id"), row.Str("resolution")))
 		case "side_effect", "side_effect_failed":
 			st := row.Str("status")
-			if row.Type == "side_effect_failed" {
+			if row.Type() == "side_effect_failed" {
 				st = "FAILED (committed decision preserved)"
 			}
 			line(at, "message", fmt.Sprintf("%s to %s: %s", row.Str("message_fixture_id"), row.Str("recipient_actor_id"), st))
@@ -105,7 +105,7 @@ func (r *Report) Text() []byte {
 		}
 		b.WriteString(strings.TrimRight(fmt.Sprintf("  %2d %-22s %-6s %s", i+1, d.Name, res, countsText(d.Counts)), " ") + "\n")
 		for _, fd := range d.Findings {
-			at := fd.At
+			at := fd.Instant()
 			if at == "" {
 				at = "no instant"
 			}
@@ -113,7 +113,7 @@ func (r *Report) Text() []byte {
 		}
 	}
 	b.WriteString("\ndigests\n")
-	for _, kv := range digests(e) {
+	for _, kv := range r.digests() {
 		fmt.Fprintf(&b, "  %-37s %s\n", kv[0], kv[1])
 	}
 	return []byte(strings.TrimRight(b.String(), " \n") + "\n")

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/obaudit/obaudit/internal/episodeview"
+	"github.com/obaudit/obaudit/internal/instant"
 )
 
 // Timeline is the episode laid out on its simulated-time axis. Every slice
@@ -132,11 +132,29 @@ type TerminalMark struct {
 	Business bool // a terminal_accepted row (else an execution status)
 }
 
-// Derive lays an episode out on its timeline.
-func Derive(e *episodeview.Episode) *Timeline {
-	tl := &Timeline{Start: e.StartedAt.T, End: e.EndedAt.T}
+// at is the time of an instant text (the zero time for anything else).
+func at(s string) time.Time {
+	t, _ := instantOf(s)
+	return t
+}
+
+// instantOf parses an instant text, reporting ok=false for anything that
+// is not one.
+func instantOf(s string) (time.Time, bool) {
+	sec, ok := instant.Parse(s)
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(sec, 0).UTC(), true
+}
+
+// derive lays the episode out on its timeline.
+func (r *Report) derive() *Timeline {
+	e := r.a
+	started, ended := at(e.StartedAt), at(e.EndedAt)
+	tl := &Timeline{Start: started, End: ended}
 	seen := map[string]bool{}
-	for _, ev := range e.Events {
+	for _, ev := range r.events {
 		origin := OriginExogenous
 		switch {
 		case ev.CausedBy == "timer":
@@ -145,46 +163,47 @@ func Derive(e *episodeview.Episode) *Timeline {
 			origin = OriginReactive
 		}
 		tl.Events = append(tl.Events, EventMark{
-			ID: ev.ID, Type: ev.Type, Actor: ev.Actor, Disposition: ev.Disposition, Verdict: ev.Verdict,
-			Origin: origin, CausedBy: ev.CausedBy, TriggersAgent: ev.TriggersAgent, At: ev.At.T, AtText: ev.At.Text,
+			ID: ev.EventID, Type: ev.EventType, Actor: ev.ActorID, Disposition: ev.Disposition, Verdict: ev.VerdictCode,
+			Origin: origin, CausedBy: ev.CausedBy, TriggersAgent: ev.TriggersAgent, At: at(ev.At), AtText: ev.At,
 		})
-		if !seen[ev.Actor] {
-			seen[ev.Actor] = true
-			tl.Actors = append(tl.Actors, ev.Actor)
+		if !seen[ev.ActorID] {
+			seen[ev.ActorID] = true
+			tl.Actors = append(tl.Actors, ev.ActorID)
 		}
 	}
 
-	rows := e.Rows
+	rows := r.rows
 	var inv int64
 	obl := map[string]int{}
 	cps := map[string]int{}
 	for i, r := range rows {
-		switch r.Type {
+		rAt, rText := at(r.At()), r.At()
+		switch r.Type() {
 		case "agent_invoked":
 			inv, _ = r.Int("invocation_index")
-			tl.Invocations = append(tl.Invocations, InvocationMark{Index: inv, At: r.At.T, AtText: r.At.Text, TriggerEventID: r.Str("trigger_event_id")})
+			tl.Invocations = append(tl.Invocations, InvocationMark{Index: inv, At: rAt, AtText: rText, TriggerEventID: r.Str("trigger_event_id")})
 		case "action_proposed":
-			p := ProposalMark{Row: i, Invocation: inv, ActionType: r.Str("action_type"), At: r.At.T, AtText: r.At.Text}
+			p := ProposalMark{Row: i, Invocation: inv, ActionType: r.Str("action_type"), At: rAt, AtText: rText}
 			id := r.Str("proposal_id")
 			for _, s := range rows[i+1:] {
 				if s.Str("proposal_id") != id {
 					continue
 				}
-				if s.Type == "effect_accepted" {
+				if s.Type() == "effect_accepted" {
 					p.Accepted = true
 					break
 				}
-				if s.Type == "action_rejected" {
+				if s.Type() == "action_rejected" {
 					p.Code = s.Str("code")
 					break
 				}
 			}
 			tl.Proposals = append(tl.Proposals, p)
 		case "terminal_proposed":
-			p := ProposalMark{Row: i, Invocation: inv, Terminal: true, ActionType: "complete", At: r.At.T, AtText: r.At.Text}
+			p := ProposalMark{Row: i, Invocation: inv, Terminal: true, ActionType: "complete", At: rAt, AtText: rText}
 		answer:
 			for _, s := range rows[i+1:] {
-				switch s.Type {
+				switch s.Type() {
 				case "terminal_rejected":
 					p.Code = s.Str("code")
 					break answer
@@ -198,38 +217,37 @@ func Derive(e *episodeview.Episode) *Timeline {
 			tl.Proposals = append(tl.Proposals, p)
 		case "side_effect", "side_effect_failed":
 			tl.Messages = append(tl.Messages, MessageMark{Fixture: r.Str("message_fixture_id"), Recipient: r.Str("recipient_actor_id"),
-				Delivered: r.Type == "side_effect" && r.Str("status") == "DELIVERED", At: r.At.T, AtText: r.At.Text})
+				Delivered: r.Type() == "side_effect" && r.Str("status") == "DELIVERED", At: rAt, AtText: rText})
 		case "wait_declared":
-			if _, ok := r.F["wake_on"]; !ok {
+			if _, ok := r["wake_on"]; !ok {
 				continue // a fallback firing, not a declaration
 			}
-			w := WaitSpan{Row: i, From: r.At.T, FromText: r.At.Text, WakeOn: r.Strs("wake_on"), Reason: r.Str("reason"), To: e.EndedAt.T, ToText: e.EndedAt.Text}
-			if fb, ok := episodeview.InstantOf(r.Str("fallback_at")); ok {
-				t := fb.T
-				w.Fallback = &t
+			w := WaitSpan{Row: i, From: rAt, FromText: rText, WakeOn: r.Strs("wake_on"), Reason: r.Str("reason"), To: ended, ToText: e.EndedAt}
+			if fb, ok := instantOf(r.Str("fallback_at")); ok {
+				w.Fallback = &fb
 			}
 		end:
 			for _, s := range rows[i+1:] {
-				switch s.Type {
+				switch s.Type() {
 				case "agent_invoked":
-					w.To, w.ToText, w.Woken = s.At.T, s.At.Text, true
+					w.To, w.ToText, w.Woken = at(s.At()), s.At(), true
 					break end
 				case "wait_unresolved_at_horizon":
 					w.Unresolve = true
-					if h, ok := episodeview.InstantOf(s.Str("horizon_at")); ok {
-						w.To, w.ToText = h.T, h.Text
+					if h, ok := instantOf(s.Str("horizon_at")); ok {
+						w.To, w.ToText = h, s.Str("horizon_at")
 					}
 					break end
 				case "wait_declared":
-					w.To, w.ToText = s.At.T, s.At.Text
+					w.To, w.ToText = at(s.At()), s.At()
 					break end
 				}
 			}
 			tl.Waits = append(tl.Waits, w)
 		case "obligation_created":
-			o := ObligationSpan{ID: r.Str("obligation_id"), Kind: r.Str("kind"), Created: r.At.T, CreatedText: r.At.Text, Status: "open"}
-			if d, ok := episodeview.InstantOf(r.Str("due_at")); ok {
-				o.Due, o.DueText = d.T, d.Text
+			o := ObligationSpan{ID: r.Str("obligation_id"), Kind: r.Str("kind"), Created: rAt, CreatedText: rText, Status: "open"}
+			if d, ok := instantOf(r.Str("due_at")); ok {
+				o.Due, o.DueText = d, r.Str("due_at")
 			}
 			if _, dup := obl[o.ID]; !dup {
 				obl[o.ID] = len(tl.Obligations)
@@ -238,70 +256,70 @@ func Derive(e *episodeview.Episode) *Timeline {
 		case "obligation_discharged", "obligation_cancelled", "obligation_breached":
 			if k, ok := obl[r.Str("obligation_id")]; ok && tl.Obligations[k].Closed == nil {
 				o := &tl.Obligations[k]
-				t := r.At.T
-				o.Closed, o.ClosedText = &t, r.At.Text
-				o.Status = strings.TrimPrefix(r.Type, "obligation_")
+				t := rAt
+				o.Closed, o.ClosedText = &t, rText
+				o.Status = strings.TrimPrefix(r.Type(), "obligation_")
 				if !o.Due.IsZero() && t.After(o.Due) {
 					o.ClosedAfterDueBy = t.Sub(o.Due)
 				}
 			}
 		case "checkpoint_opened":
-			c := CheckpointSpan{ID: r.Str("checkpoint_id"), Type: r.Str("checkpoint_type"), Assignee: r.Str("assignee_actor_id"), Opened: r.At.T, OpenedText: r.At.Text}
-			if d, ok := episodeview.InstantOf(r.Str("deadline_at")); ok {
-				c.Deadline, c.DeadlineText = d.T, d.Text
+			c := CheckpointSpan{ID: r.Str("checkpoint_id"), Type: r.Str("checkpoint_type"), Assignee: r.Str("assignee_actor_id"), Opened: rAt, OpenedText: rText}
+			if d, ok := instantOf(r.Str("deadline_at")); ok {
+				c.Deadline, c.DeadlineText = d, r.Str("deadline_at")
 			}
 			cps[c.ID] = len(tl.Checkpoints)
 			tl.Checkpoints = append(tl.Checkpoints, c)
 		case "checkpoint_resolved":
 			if k, ok := cps[r.Str("checkpoint_id")]; ok && tl.Checkpoints[k].Resolved == nil {
-				t := r.At.T
-				tl.Checkpoints[k].Resolved, tl.Checkpoints[k].ResolvedText = &t, r.At.Text
+				t := rAt
+				tl.Checkpoints[k].Resolved, tl.Checkpoints[k].ResolvedText = &t, rText
 				tl.Checkpoints[k].Resolution = r.Str("resolution")
 			}
 		case "provisional_close_entered":
-			p := ProvisionalSpan{Cycle: r.Str("cycle_id"), Entered: r.At.T, EnteredText: r.At.Text, Ending: "open"}
-			if u, ok := episodeview.InstantOf(r.Str("reopen_until")); ok {
-				p.ReopenUntil, p.UntilTxt = u.T, u.Text
+			p := ProvisionalSpan{Cycle: r.Str("cycle_id"), Entered: rAt, EnteredText: rText, Ending: "open"}
+			if u, ok := instantOf(r.Str("reopen_until")); ok {
+				p.ReopenUntil, p.UntilTxt = u, r.Str("reopen_until")
 			}
 			tl.Provisional = append(tl.Provisional, p)
 		case "operation_reopened":
 			for k := range tl.Provisional {
 				p := &tl.Provisional[k]
 				if p.Ending == "open" && p.Cycle == r.Str("reopened_cycle_id") {
-					t := r.At.T
-					p.Ended, p.EndedText, p.Ending, p.WarrantyCycle = &t, r.At.Text, "reopened", r.Str("warranty_cycle_id")
+					t := rAt
+					p.Ended, p.EndedText, p.Ending, p.WarrantyCycle = &t, rText, "reopened", r.Str("warranty_cycle_id")
 				}
 			}
 		case "terminal_accepted":
-			tl.Terminal = TerminalMark{At: r.At.T, AtText: r.At.Text, Status: r.Str("outcome"), Business: true}
+			tl.Terminal = TerminalMark{At: rAt, AtText: rText, Status: r.Str("outcome"), Business: true}
 			for k := range tl.Provisional {
 				p := &tl.Provisional[k]
 				if p.Ending == "open" && p.Cycle == r.Str("cycle_id") {
-					t := r.At.T
-					p.Ended, p.EndedText, p.Ending = &t, r.At.Text, "finalized"
+					t := rAt
+					p.Ended, p.EndedText, p.Ending = &t, rText, "finalized"
 				}
 			}
 		}
 	}
 	// An approval that expired at its deadline has no resolution row: the
 	// accepted deadline timer is what closed it.
-	for _, ev := range e.Events {
-		if ev.Type != deadlineEventType || ev.Disposition != "accepted" {
+	for _, ev := range r.events {
+		if x := r.expiry; x.EventType == "" || ev.EventType != x.EventType || ev.Disposition != "accepted" {
 			continue
 		}
-		id, _ := ev.Payload[deadlineCheckpointKey].(string)
+		id, _ := ev.Payload[r.expiry.CheckpointKey].(string)
 		if k, ok := cps[id]; ok && tl.Checkpoints[k].Resolved == nil {
-			t := ev.At.T
-			tl.Checkpoints[k].Resolved, tl.Checkpoints[k].ResolvedText, tl.Checkpoints[k].Resolution = &t, ev.At.Text, expiredResolution
+			t := at(ev.At)
+			tl.Checkpoints[k].Resolved, tl.Checkpoints[k].ResolvedText, tl.Checkpoints[k].Resolution = &t, ev.At, r.expiry.Resolution
 		}
 	}
 	if !tl.Terminal.Business {
-		tl.Terminal = TerminalMark{At: e.EndedAt.T, AtText: e.EndedAt.Text, Status: e.Status}
+		tl.Terminal = TerminalMark{At: ended, AtText: e.EndedAt, Status: e.Status}
 	}
 	for _, d := range e.Evaluation.Dimensions {
 		for _, f := range d.Findings {
-			if at, ok := episodeview.InstantOf(f.At); ok {
-				tl.Findings = append(tl.Findings, FindingMark{Dimension: d.Name, Code: f.Code, Detail: f.Detail, At: at.T, AtText: at.Text})
+			if t, ok := instantOf(f.Instant()); ok {
+				tl.Findings = append(tl.Findings, FindingMark{Dimension: d.Name, Code: f.Code, Detail: f.Detail, At: t, AtText: f.Instant()})
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/report"
@@ -23,8 +25,6 @@ import (
 )
 
 const pin = "opinst_0123456789abcdef0123456789abcdef"
-
-var accept = report.ValidatorFunc(func([]byte) error { return nil })
 
 // packs is the registry half of the lookup cmd/obaudit's report command
 // makes (the gate's judgement, the other half, is the command's, specified
@@ -106,7 +106,7 @@ func fixtures(t *testing.T) []fixture {
 
 func build(t *testing.T, f fixture) *report.Report {
 	t.Helper()
-	r, err := report.Build(f.raw, accept, report.Options{Pack: packs, Ledger: f.ledger})
+	r, err := report.Build(artefacttest.Read(t, f.raw), report.Options{Pack: packs, Ledger: f.ledger})
 	if err != nil {
 		t.Fatalf("%s: Build = %v", f.name, err)
 	}
@@ -376,7 +376,7 @@ func TestHostileStrings(t *testing.T) {
 		doc []byte
 		led *execledger.Audit
 	}{{doc, led}, {failing, nil}} {
-		r, err := report.Build(in.doc, accept, report.Options{Pack: pack, Ledger: in.led})
+		r, err := report.Build(artefacttest.Unchecked(t, in.doc), report.Options{Pack: pack, Ledger: in.led})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -449,7 +449,7 @@ func checkPage(t *testing.T, page string) string {
 // binds.
 func TestLedgerBinding(t *testing.T) {
 	raw, led := fakeOpenAI(t)
-	r, err := report.Build(raw, accept, report.Options{Ledger: led})
+	r, err := report.Build(artefacttest.Read(t, raw), report.Options{Ledger: led})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,13 +472,13 @@ func TestLedgerBinding(t *testing.T) {
 		"a deterministic run":   {upstreamtest.Read(t, "artifact8-deterministic-reference-v1.json"), led},
 		"an incomplete journal": {raw, &execledger.Audit{Header: led.Header, ChainTip: led.ChainTip}},
 	} {
-		_, err := report.Build(tc.raw, accept, report.Options{Ledger: tc.led})
+		_, err := report.Build(artefacttest.Read(t, tc.raw), report.Options{Ledger: tc.led})
 		if got, _ := refusal.ClassOf(err); got != report.ErrLedgerMismatch.Class {
 			t.Errorf("%s: class %q (%v), want %s", name, got, err, report.ErrLedgerMismatch.Class)
 		}
 	}
 	// Without the ledger a model-backed page says what it cannot show.
-	r, err = report.Build(raw, accept, report.Options{})
+	r, err = report.Build(artefacttest.Read(t, raw), report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,7 +501,7 @@ func TestExpectations(t *testing.T) {
 	authored := judged(func(o report.Observed) *report.Judgement {
 		return &report.Judgement{Rule: "test.authored-fault.v1", Authored: true, Failed: o.Failed, Findings: o.Findings}
 	})
-	r, err := report.Build(v2raw, accept, report.Options{Pack: authored})
+	r, err := report.Build(artefacttest.Read(t, v2raw), report.Options{Pack: authored})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,7 +527,7 @@ func TestExpectations(t *testing.T) {
 	missed := judged(func(o report.Observed) *report.Judgement {
 		return &report.Judgement{Rule: "test.authored-fault.v1", Authored: true, Failed: o.Failed, Problems: []string{"finding codes differ"}}
 	})
-	if r, err = report.Build(v2raw, accept, report.Options{Pack: missed}); err != nil {
+	if r, err = report.Build(artefacttest.Read(t, v2raw), report.Options{Pack: missed}); err != nil {
 		t.Fatal(err)
 	}
 	if p := string(r.HTML()); strings.Contains(p, "AS AUTHORED") || strings.Contains(p, "FAILED, as authored") || !strings.Contains(p, `<span class="tag no">not as expected: finding codes differ</span>`) {
@@ -538,14 +538,14 @@ func TestExpectations(t *testing.T) {
 	caught := judged(func(o report.Observed) *report.Judgement {
 		return &report.Judgement{Rule: "test oracle, control " + o.AgentID, Failed: o.Failed, Findings: o.Findings[:1], Passing: o.Passed}
 	})
-	if r, err = report.Build(run(t, "V1", "trust_actor_claim"), accept, report.Options{Pack: caught}); err != nil {
+	if r, err = report.Build(artefacttest.Read(t, run(t, "V1", "trust_actor_claim")), report.Options{Pack: caught}); err != nil {
 		t.Fatal(err)
 	}
 	if p := string(r.HTML()); !strings.Contains(p, "caught, as the oracle expects") || !strings.Contains(p, "(test oracle, control trust_actor_claim): exactly authority_boundaries, action_validity, retrieval_discipline fail, with at least CLAIM_TREATED_AS_AUTHORITATIVE") || strings.Contains(p, "AS AUTHORED") || strings.Contains(p, "as authored: the scenario") {
 		t.Error("a caught negative control is not shown as the oracle expects it, or is called authored")
 	}
 	// Without the pack, the authored fault is not claimed.
-	if r, err = report.Build(v2raw, accept, report.Options{}); err != nil {
+	if r, err = report.Build(artefacttest.Read(t, v2raw), report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if p := string(r.HTML()); strings.Contains(p, `class="tag auth"`) || strings.Contains(p, "failed, as authored") || !strings.Contains(p, "pack was not consulted") {
@@ -577,5 +577,46 @@ func TestInvocationDetail(t *testing.T) {
 		if strings.Contains(page, bad) {
 			t.Errorf("the trust_actor_claim page says %q", bad)
 		}
+	}
+}
+
+// TestExpiry: a checkpoint that expired has no resolution row; it is shown
+// as expired only by the rule the pack states (Options.Expiry).
+func TestExpiry(t *testing.T) {
+	x := domains.Default().Presentation.Expiry
+	// V3's ignore_new_events lets the approval expire; its resolution row is
+	// dropped, so only the accepted deadline event says so.
+	tree, err := canon.Parse(run(t, "V3", "ignore_new_events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []any
+	for _, r := range tree.(map[string]any)["trajectory"].([]any) {
+		m := r.(map[string]any)
+		if m["record_type"] == "checkpoint_resolved" && m["resolution"] == x.Resolution {
+			continue
+		}
+		m["index"] = int64(len(rows))
+		rows = append(rows, m)
+	}
+	tree.(map[string]any)["trajectory"] = rows
+	b, err := canon.Upstream(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := artefacttest.Unchecked(t, b)
+	resolutions := func(opts report.Options) (out []string) {
+		r, err := report.Build(doc, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.Timeline().Checkpoints {
+			out = append(out, c.Resolution)
+		}
+		return out
+	}
+	with, without := resolutions(report.Options{Expiry: report.Expiry(x)}), resolutions(report.Options{})
+	if !slices.Contains(with, x.Resolution) || slices.Contains(without, x.Resolution) {
+		t.Errorf("resolutions with the pack's expiry rule %v, without %v: want %s only with it", with, without, x.Resolution)
 	}
 }

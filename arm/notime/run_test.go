@@ -6,7 +6,7 @@ import (
 	"github.com/obaudit/obaudit/arm/notime"
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/domains"
-	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/format/decision"
 )
 
 const inst = "opinst_0123456789abcdef0123456789abcdef"
@@ -42,5 +42,5 @@ func TestReferenceV1(t *testing.T) {
 		t.Logf("%v %v %v %v %v", row["transition"], row["record_type"], row["event_id"], row["code"], row["action_type"])
 	}
 	t.Logf("halt %s %s terminal %v final %v", r.Halt, r.HaltCode, r.TerminalOutcome, r.ReplayFinal)
-	_ = engine.KindAct
+	_ = decision.KindAct
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/format/decision"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -465,7 +466,7 @@ func (r *run) invoke(trigger *engine.Event) {
 			r.err = err
 			return
 		}
-		rec := map[string]any{"kind": engine.KindMalformed}
+		rec := map[string]any{"kind": decision.KindMalformed}
 		if d != nil {
 			rec = d.Record()
 		}
@@ -677,7 +678,7 @@ func (r *run) activate(c *engine.Complete, v engine.Verdict, preState, predecess
 		return
 	}
 	point := spec.CompleteCommonPointKey
-	proposal := digestOf(notimewire.DomainProposalKey, map[string]any{"common_point_key": point, "outcome_kind": engine.KindComplete,
+	proposal := digestOf(notimewire.DomainProposalKey, map[string]any{"common_point_key": point, "outcome_kind": decision.KindComplete,
 		"normalized_action_or_terminal_payload": map[string]any{}, "evidence_refs": strAny(c.EvidenceRefs)})
 	effectFields := map[string]any{"proposal_key": proposal, "normalized_bindings": map[string]any{"cycle_id": v.CycleID},
 		"pre_effect_common_state_digest": preState}

@@ -8,6 +8,7 @@ import (
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/format/decision"
 )
 
 // The verifier's own constants, read from the protocol and the Full
@@ -312,7 +313,7 @@ func activations(p *notimewire.ProjectionV1, specs []spec) ([]string, error) {
 			refs = []any{}
 		}
 		proposal := h(notimewire.DomainProposalKey, map[string]any{"common_point_key": sp.point, "evidence_refs": refs,
-			"normalized_action_or_terminal_payload": map[string]any{}, "outcome_kind": engine.KindComplete})
+			"normalized_action_or_terminal_payload": map[string]any{}, "outcome_kind": decision.KindComplete})
 		effect := h(notimewire.DomainEffectKey, map[string]any{"normalized_bindings": map[string]any{"cycle_id": cyc},
 			"pre_effect_common_state_digest": preState, "proposal_key": proposal})
 		ordinal[sp.point]++

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/export/agentrun"
 	"github.com/obaudit/obaudit/internal/safefs"
@@ -60,7 +61,11 @@ Exit 0: exported. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
-			rec, err := agentrun.Export(raw, agentrun.Options{Validator: agentrun.ValidatorFunc(exportValidate), Schema: s})
+			doc, err := exportValidate(raw)
+			if err != nil {
+				return wrapRefusal(ErrExportArtefactInvalid, err, "not exported")
+			}
+			rec, err := agentrun.Export(doc, exportOperation(doc), s)
 			if err != nil {
 				return err
 			}
@@ -139,6 +144,21 @@ func schemaSources(s *agentrun.Schema) []any {
 	return out
 }
 
+// exportOperation is what the pack that executes doc's operation states for
+// the Agent Run export (nil when no carried pack executes it).
+func exportOperation(doc *artefact.Document) *agentrun.Operation {
+	p := packOfType(doc.Artefact.Operation.OperationType)
+	if p == nil {
+		return nil
+	}
+	op := &agentrun.Operation{ReadTools: p.Presentation.ReadTools, BusinessTerminals: p.TerminalClasses,
+		Agents: make(map[string]agentrun.AgentFacts, len(p.Presentation.Agents))}
+	for id, f := range p.Presentation.Agents {
+		op.Agents[id] = agentrun.AgentFacts(f)
+	}
+	return op
+}
+
 // ErrEvaluationCarried is returned by export agent-run for an artefact whose
 // summary fields and result vector this build could not re-derive (a
 // contract, engine version or operation spec it does not carry): an Agent
@@ -146,15 +166,20 @@ func schemaSources(s *agentrun.Schema) []any {
 // as if it were established.
 var ErrEvaluationCarried = refusal.Sentinel("export/evaluation-carried")
 
+// ErrExportArtefactInvalid is returned by export agent-run when the
+// artefact does not validate or its evaluation is carried (the refusal is
+// the cause); nothing is exported.
+var ErrExportArtefactInvalid = refusal.Sentinel("agentrun/artefact-invalid")
+
 // exportValidate is export's check: checkArtefact, and a re-graded result
 // (the record's evaluation is then the one obaudit re-derived).
-func exportValidate(raw []byte) error {
-	_, rg, err := checkArtefact(raw)
+func exportValidate(raw []byte) (*artefact.Document, error) {
+	doc, rg, err := checkArtefact(raw)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !rg.Rederived {
-		return refusal.New(ErrEvaluationCarried, "the evaluation is carried, not re-derived: %s", strings.Join(rg.Carried, "; "))
+		return nil, refusal.New(ErrEvaluationCarried, "the evaluation is carried, not re-derived: %s", strings.Join(rg.Carried, "; "))
 	}
-	return nil
+	return doc, nil
 }

@@ -50,7 +50,11 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec, err := agentrun.Export(raw, agentrun.Options{Validator: agentrun.ValidatorFunc(exportValidate)})
+			doc, err := exportValidate(raw)
+			if err != nil {
+				t.Fatalf("export: %v", err)
+			}
+			rec, err := agentrun.Export(doc, exportOperation(doc), nil)
 			if err != nil {
 				t.Fatalf("export: %v", err)
 			}
@@ -80,7 +84,7 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 					t.Errorf("failure %d has no evidence", i)
 				}
 			}
-			r, err := episodereport.Build(raw, episodereport.ValidatorFunc(func(b []byte) error { _, _, err := checkArtefact(b); return err }), episodereport.Options{Pack: reportPack})
+			r, err := episodereport.Build(doc, episodereport.Options{Pack: reportPack})
 			if err != nil {
 				t.Fatalf("report: %v", err)
 			}

@@ -7,10 +7,10 @@ import (
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/domains"
-	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/gate"
 	"github.com/obaudit/obaudit/internal/safefs"
+	"github.com/obaudit/obaudit/refusal"
 	episodereport "github.com/obaudit/obaudit/report"
 	"github.com/spf13/cobra"
 )
@@ -72,12 +72,14 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 				}
 				opts.Ledger = a
 			}
-			var regraded *episode.Regraded
-			r, err := episodereport.Build(raw, episodereport.ValidatorFunc(func(b []byte) error {
-				_, rg, err := checkArtefact(b)
-				regraded = rg
-				return err
-			}), opts)
+			doc, regraded, err := checkArtefact(raw)
+			if err != nil {
+				return wrapRefusal(ErrReportArtefactInvalid, err, "not rendered")
+			}
+			if p := packOfType(doc.Artefact.Operation.OperationType); p != nil {
+				opts.Expiry = episodereport.Expiry(p.Presentation.Expiry)
+			}
+			r, err := episodereport.Build(doc, opts)
 			if err != nil {
 				return err
 			}
@@ -133,6 +135,30 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 	c.Flags().StringVar(&ledgerFile, "ledger", "", "the execution ledger the artefact binds (a model-backed run): per-call tokens, cost, latency, status")
 	c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "html"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
+}
+
+// ErrReportArtefactInvalid is returned by report when the artefact does
+// not validate (its own refusal is the cause); nothing is rendered.
+var ErrReportArtefactInvalid = refusal.Sentinel("report/artefact-invalid")
+
+// wrapRefusal files a refusal of the input under class (the refusal kept
+// as its cause); any other failure is not a judgement on the input and is
+// returned as it is.
+func wrapRefusal(class *refusal.Refusal, err error, detail string) error {
+	if _, ok := refusal.ClassOf(err); !ok {
+		return err
+	}
+	return refusal.Wrap(class, err, "%s", detail)
+}
+
+// packOfType is the carried pack that executes operationType, or nil.
+func packOfType(operationType string) *domains.Pack {
+	for _, p := range domains.Packs() {
+		if p.OperationType == operationType {
+			return p
+		}
+	}
+	return nil
 }
 
 // reportPack is the report's view of the domains registry: the pack that

@@ -38,7 +38,11 @@ func runAgentRunValidate(t *testing.T, args ...string) (string, error) {
 
 func TestValidateAgentRunMode(t *testing.T) {
 	raw := upstreamtest.Read(t, "artifact8-deterministic-reference-v1.json")
-	rec, err := agentrun.Export(raw, agentrun.Options{Validator: agentrun.ValidatorFunc(exportValidate)})
+	doc, err := exportValidate(raw)
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	rec, err := agentrun.Export(doc, exportOperation(doc), nil)
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}

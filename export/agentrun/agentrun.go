@@ -2,8 +2,8 @@
 // record: the case-record format of the seed schema (schemas/agentrun), for
 // readers outside the benchmark.
 //
-// [Export] establishes the artefact's coherence first, through an injected
-// [ArtefactValidator] (an artefact that does not validate is not exported),
+// [Export] takes an artefact its caller has read and validated
+// ([artefact.Read]; an artefact that does not validate is not exported),
 // maps it field by field as docs/agent-run-mapping.md documents, and checks
 // the record against the compiled schema before returning it.
 // [ValidateRecord] checks a record file: strict JSON, the schema, and the
@@ -18,8 +18,6 @@
 //
 // # Refusals
 //
-//   - [ErrArtefactInvalid]: the artefact did not validate; nothing is exported.
-//   - [ErrUnmappable]: a validated artefact lacks something the mapping reads.
 //   - [ErrSchemaInvalid]: a record does not satisfy the Agent Run schema.
 //   - [ErrIDMismatch]: a record's id is not its file's slug.
 //   - [ErrSchemaUnloadable]: the schema could not be compiled offline from
@@ -33,25 +31,18 @@
 package agentrun
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"strings"
 	"sync"
 
+	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
-	"github.com/obaudit/obaudit/internal/episodeview"
 	"github.com/obaudit/obaudit/refusal"
 )
 
 // Refusal classes.
 var (
-	// ErrArtefactInvalid is returned by Export when the injected validator
-	// refuses the artefact; the validator's own refusal is kept as the cause.
-	ErrArtefactInvalid = refusal.Sentinel("agentrun/artefact-invalid")
-	// ErrUnmappable is returned by Export when a validated artefact lacks a
-	// field the mapping reads, or has one of the wrong kind.
-	ErrUnmappable = refusal.Sentinel("agentrun/unmappable")
 	// ErrSchemaInvalid is returned when a record (exported or read) does not
 	// satisfy the Agent Run schema; the detail names the JSON pointer.
 	ErrSchemaInvalid = refusal.Sentinel("agentrun/schema-invalid")
@@ -64,29 +55,6 @@ var (
 	// (nothing is fetched).
 	ErrSchemaUnloadable = refusal.Sentinel("agentrun/schema-unloadable")
 )
-
-// ArtefactValidator establishes an artefact's coherence. The artefact
-// package's validation satisfies it; Export never maps an artefact it has
-// not accepted.
-type ArtefactValidator interface {
-	ValidateArtefact(raw []byte) error
-}
-
-// ValidatorFunc adapts a function to [ArtefactValidator].
-type ValidatorFunc func(raw []byte) error
-
-// ValidateArtefact calls f.
-func (f ValidatorFunc) ValidateArtefact(raw []byte) error { return f(raw) }
-
-// Options configure Export.
-type Options struct {
-	// Validator establishes the artefact's coherence. It is required: a nil
-	// Validator is a programming error, reported as a plain error.
-	Validator ArtefactValidator
-	// Schema is what the record is checked against before it is returned.
-	// Nil means the embedded seed with its local stand-ins.
-	Schema *Schema
-}
 
 // Record is an exported Agent Run record.
 type Record struct {
@@ -101,29 +69,13 @@ type Record struct {
 // FileName returns the file name the record must be stored under.
 func (r *Record) FileName() string { return r.ID + ".json" }
 
-// Export validates raw as an episode artefact with opts.Validator, maps it to
-// an Agent Run record and checks the record against the schema.
-func Export(raw []byte, opts Options) (*Record, error) {
-	if opts.Validator == nil {
-		return nil, errors.New("agentrun: Export needs an artefact validator")
-	}
-	if err := opts.Validator.ValidateArtefact(raw); err != nil {
-		if _, ok := refusal.ClassOf(err); !ok {
-			// An I/O or internal failure of the validator is not a judgement
-			// on the artefact.
-			return nil, err
-		}
-		return nil, refusal.Wrap(ErrArtefactInvalid, err, "not exported")
-	}
-	ep, err := episodeview.Parse(raw)
-	if err != nil {
-		return nil, refusal.Wrap(ErrUnmappable, err, "")
-	}
-	v, err := mapEpisode(ep)
-	if err != nil {
-		return nil, err
-	}
-	s := opts.Schema
+// Export maps doc, a validated episode artefact, to an Agent Run record
+// (op is what its operation's pack states, nil when none is carried) and
+// checks the record against s (nil: the embedded seed with its local
+// stand-ins).
+func Export(doc *artefact.Document, op *Operation, s *Schema) (*Record, error) {
+	v := mapEpisode(doc, op)
+	var err error
 	if s == nil {
 		if s, err = defaultSchema(); err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/refusal"
 	schema "github.com/obaudit/obaudit/schemas/agentrun"
@@ -19,16 +20,10 @@ import (
 
 const v1Fixture = "artifact8-deterministic-reference-v1.json"
 
-// accept is a validator that accepts everything; the tests that use it are
-// about the mapping, not about validation.
-var accept = ValidatorFunc(func([]byte) error { return nil })
-
-var errFakeRefusal = refusal.Sentinel("agentruntest/refused")
-
 func exportV1(t *testing.T) (*Record, []byte) {
 	t.Helper()
 	raw := upstreamtest.Read(t, v1Fixture)
-	rec, err := Export(raw, Options{Validator: accept})
+	rec, err := Export(artefacttest.Read(t, raw), defaultOp(), nil)
 	if err != nil {
 		t.Fatalf("Export(V1 reference) = %v", err)
 	}
@@ -118,7 +113,7 @@ func TestExportV1Reference(t *testing.T) {
 
 func TestExportDeterministic(t *testing.T) {
 	a, raw := exportV1(t)
-	b, err := Export(slices.Clone(raw), Options{Validator: accept})
+	b, err := Export(artefacttest.Read(t, slices.Clone(raw)), defaultOp(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,49 +135,6 @@ func TestExportValidatesAgainstSchema(t *testing.T) {
 	}
 	if got.ID != rec.ID {
 		t.Errorf("ValidateRecord id = %q, want %q", got.ID, rec.ID)
-	}
-}
-
-func TestExportRefusesInvalidArtefact(t *testing.T) {
-	raw := upstreamtest.Read(t, v1Fixture)
-	refuse := ValidatorFunc(func([]byte) error { return refusal.New(errFakeRefusal, "no") })
-	rec, err := Export(raw, Options{Validator: refuse})
-	if !errors.Is(err, ErrArtefactInvalid) {
-		t.Fatalf("Export with a refusing validator = %v, want %s", err, ErrArtefactInvalid.Class)
-	}
-	if !errors.Is(err, errFakeRefusal) {
-		t.Errorf("the validator's own refusal is not kept as the cause: %v", err)
-	}
-	if rec != nil {
-		t.Error("a record was returned for an artefact that did not validate")
-	}
-	// A validator failure that is not a judgement stays a plain error.
-	ioErr := errors.New("disk on fire")
-	_, err = Export(raw, Options{Validator: ValidatorFunc(func([]byte) error { return ioErr })})
-	if !errors.Is(err, ioErr) || errors.Is(err, ErrArtefactInvalid) {
-		t.Errorf("Export with a failing validator = %v, want the plain failure", err)
-	}
-	if _, err := Export(raw, Options{}); err == nil {
-		t.Error("Export without a validator succeeded")
-	}
-}
-
-func TestExportRefusesUnmappable(t *testing.T) {
-	for name, raw := range map[string][]byte{
-		"not an object":   []byte(`[1,2]`),
-		"no evaluation":   []byte(`{"artifact_version":8}`),
-		"duplicate keys":  []byte(`{"a":1,"a":2}`),
-		"missing agent":   mutateV1(t, func(m map[string]any) { delete(m, "agent_id") }),
-		"no dimensions":   mutateV1(t, func(m map[string]any) { m["evaluation"].(map[string]any)["dimensions"] = []any{} }),
-		"typed badly":     mutateV1(t, func(m map[string]any) { m["agent_invocations"] = "14" }),
-		"non-object rows": mutateV1(t, func(m map[string]any) { m["trajectory"] = []any{int64(1)} }),
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, err := Export(raw, Options{Validator: accept})
-			if !errors.Is(err, ErrUnmappable) {
-				t.Errorf("Export = %v, want %s", err, ErrUnmappable.Class)
-			}
-		})
 	}
 }
 
@@ -303,7 +255,7 @@ func TestCompileSchemaSupplied(t *testing.T) {
 	}
 	raw := upstreamtest.Read(t, v1Fixture)
 	// harness "operatebench" is a slug the strict schema does not admit.
-	if _, err := Export(raw, Options{Validator: accept, Schema: s}); !errors.Is(err, ErrSchemaInvalid) {
+	if _, err := Export(artefacttest.Read(t, raw), defaultOp(), s); !errors.Is(err, ErrSchemaInvalid) {
 		t.Errorf("Export against a stricter supplied schema = %v, want %s", err, ErrSchemaInvalid.Class)
 	}
 
@@ -339,7 +291,7 @@ func TestCompileSchemaRefusals(t *testing.T) {
 }
 
 func TestExportModelRun(t *testing.T) {
-	rec, err := Export(upstreamtest.Read(t, "artifact8-fake-openai-reference-v1.json"), Options{Validator: accept})
+	rec, err := Export(artefacttest.Read(t, upstreamtest.Read(t, "artifact8-fake-openai-reference-v1.json")), defaultOp(), nil)
 	if err != nil {
 		t.Fatalf("Export(fake-openai) = %v", err)
 	}
@@ -369,7 +321,7 @@ func TestExportModelRun(t *testing.T) {
 }
 
 func TestExportContract1(t *testing.T) {
-	rec, err := Export(upstreamtest.Read(t, "artifact1-reference-V1.json"), Options{Validator: accept})
+	rec, err := Export(artefacttest.Read(t, upstreamtest.Read(t, "artifact1-reference-V1.json")), defaultOp(), nil)
 	if err != nil {
 		t.Fatalf("Export(contract 1) = %v", err)
 	}

@@ -1,5 +1,7 @@
 package agentrun
 
+import "slices"
+
 // Memory modes of the Agent Run schema (system.memory).
 const (
 	MemoryContextOnly   = "context-only"
@@ -10,56 +12,37 @@ const (
 	MemoryUnknown       = "unknown"
 )
 
-// agentFacts are what the OperateBench agent registry says about each
-// deterministic agent, which an artefact names only by id: the strategy it
-// was built to follow and how it carries state from one invocation to the
-// next.
-type agentFacts struct {
-	strategy string
-	memory   string
-	// memoryNote explains a memory mode other than retrieval.
-	memoryNote string
+// Operation is what the pack that executes an artefact's operation states
+// about it and the artefact does not carry. The export imports no pack:
+// cmd/obaudit fills this in from the domains registry. Nil (or a zero
+// field) means not known: tools_available is null, every status reads as
+// an execution status, and an agent's strategy and memory are unknown.
+type Operation struct {
+	// ReadTools is the size of the operation's published read-tool
+	// catalogue (system.tools_available).
+	ReadTools int
+	// BusinessTerminals are the terminal classes the operation can reach.
+	BusinessTerminals []string
+	// Agents are the registry's facts about each deterministic agent,
+	// which an artefact names only by id.
+	Agents map[string]AgentFacts
 }
 
-var agents = map[string]agentFacts{
-	"reference": {
-		strategy: "the reference decision cascade: on every wake, read the published records, then act, wait, escalate or complete as the record and policy require",
-		memory:   MemoryRetrieval,
-	},
-	"complete_early": {
-		strategy: "proposes completion before the operation is legitimately terminal",
-		memory:   MemoryRetrieval,
-	},
-	"always_act": {
-		strategy: "acts where it should wait, and repeats itself",
-		memory:   MemoryRetrieval,
-	},
-	"always_wait": {
-		strategy:   "declares a legal wait that never completes before the operational horizon",
-		memory:     MemoryNone,
-		memoryNote: "it reads nothing and returns the same WAIT on every call, so it carries no state at all",
-	},
-	"always_escalate": {
-		strategy: "reaches for a human at every step, including where no checkpoint is admissible",
-		memory:   MemoryRetrieval,
-	},
-	"ignore_new_events": {
-		strategy:   "does not react to exogenous events it did not cause",
-		memory:     MemoryOther,
-		memoryNote: "it freezes the first served view that shows an open approval and decides from that snapshot ever after, across wakes, without reading again",
-	},
-	"trust_actor_claim": {
-		strategy: "acts on what the waking event asserted, without ever reading the authoritative record",
-		memory:   MemoryRetrieval,
-	},
-	"stale_after_wake": {
-		strategy:   "holds a served fact across the wake that invalidated it and proposes from it",
-		memory:     MemoryOther,
-		memoryNote: "it caches the last served view in its session and, once, decides from that cache after a wake instead of reading again",
-	},
-	"duplicate_after_wake": {
-		strategy:   "reads freshly after a wake and re-proposes its own accepted effect",
-		memory:     MemoryOther,
-		memoryNote: "it remembers its own first visit request in its session and re-proposes it once after a wake",
-	},
+// AgentFacts are the strategy an agent was built to follow and how it
+// carries state from one invocation to the next (Memory is a system.memory
+// mode; MemoryNote explains one other than retrieval).
+type AgentFacts struct {
+	Strategy, Memory, MemoryNote string
+}
+
+func (o *Operation) agent(id string) (AgentFacts, bool) {
+	if o == nil {
+		return AgentFacts{}, false
+	}
+	f, ok := o.Agents[id]
+	return f, ok
+}
+
+func (o *Operation) businessTerminal(status string) bool {
+	return o != nil && slices.Contains(o.BusinessTerminals, status)
 }

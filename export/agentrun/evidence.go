@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/obaudit/obaudit/internal/episodeview"
+	"github.com/obaudit/obaudit/artefact"
 )
 
 // evidence is what the trajectory says about one finding: the agent
@@ -30,80 +30,80 @@ var refusalRows = map[string]bool{
 // with the agent's own words (the outcome it returned just before). used
 // holds rows already claimed by earlier findings of the same dimension, so
 // repeated findings at one instant quote successive rows.
-func locate(e *episodeview.Episode, dim string, f episodeview.Finding, used map[int]bool) evidence {
+func locate(rows []artefact.Row, dim string, f artefact.Finding, used map[int]bool) evidence {
 	row := -1
-	if f.At != "" {
-		row = culprit(e, f, used)
+	if f.At != nil {
+		row = culprit(rows, f, used)
 	}
 	if row < 0 {
-		return unplaced(e, dim, f)
+		return unplaced(rows, dim, f)
 	}
 	used[row] = true
-	r := e.Rows[row]
+	r := rows[row]
 	var parts []string
-	if o, ok := outcomeBefore(e, row); ok {
+	if o, ok := outcomeBefore(rows, row); ok {
 		parts = append(parts, quoteOutcome(o))
 	}
 	parts = append(parts, quoteRow(r))
-	return evidence{step: invocationAt(e, row), text: strings.Join(parts, " | ")}
+	return evidence{step: invocationAt(rows, row), text: strings.Join(parts, " | ")}
 }
 
 // culprit returns the index of the row a finding with an instant is about,
 // or -1.
-func culprit(e *episodeview.Episode, f episodeview.Finding, used map[int]bool) int {
-	var same []episodeview.Row
-	for _, r := range e.Rows {
-		if r.At.Text == f.At && !used[r.Index] {
+func culprit(rows []artefact.Row, f artefact.Finding, used map[int]bool) int {
+	var same []artefact.Row
+	for _, r := range rows {
+		if r.At() == *f.At && !used[r.Index()] {
 			same = append(same, r)
 		}
 	}
 	// 1. A refusal row whose own detail the finding quotes, or whose code is
 	//    the finding's code.
 	for _, r := range same {
-		if !refusalRows[r.Type] {
+		if !refusalRows[r.Type()] {
 			continue
 		}
 		if d := r.Str("detail"); d != "" && strings.Contains(f.Detail, d) {
-			return r.Index
+			return r.Index()
 		}
 	}
 	for _, r := range same {
-		if refusalRows[r.Type] && r.Str("code") == f.Code {
-			return r.Index
+		if refusalRows[r.Type()] && r.Str("code") == f.Code {
+			return r.Index()
 		}
 	}
 	// 2. A row the finding names by its identity.
 	for _, r := range same {
-		switch r.Type {
+		switch r.Type() {
 		case "obligation_breached":
 			if id := r.Str("obligation_id"); id != "" && strings.Contains(f.Detail, id) {
-				return r.Index
+				return r.Index()
 			}
 		case "operation_reopened":
 			if id := r.Str("warranty_cycle_id"); id != "" && strings.Contains(f.Detail, id) {
-				return r.Index
+				return r.Index()
 			}
 		case "event_rejected", "event_after_terminal":
 			if id := r.Str("event_id"); id != "" && strings.Contains(f.Detail, id) {
-				return r.Index
+				return r.Index()
 			}
 		case "wait_unresolved_at_horizon":
 			if strings.HasPrefix(f.Code, "WAIT_") {
-				return r.Index
+				return r.Index()
 			}
 		}
 	}
 	// 3. A proposal the finding is about: retrieval-discipline details start
 	//    with the proposal's key (its action type, or "complete").
 	for _, r := range same {
-		switch r.Type {
+		switch r.Type() {
 		case "action_proposed":
 			if at := r.Str("action_type"); at != "" && strings.HasPrefix(f.Detail, at+" ") {
-				return r.Index
+				return r.Index()
 			}
 		case "terminal_proposed":
 			if strings.HasPrefix(f.Detail, "complete ") {
-				return r.Index
+				return r.Index()
 			}
 		}
 	}
@@ -113,41 +113,41 @@ func culprit(e *episodeview.Episode, f episodeview.Finding, used map[int]bool) i
 // unplaced quotes the evidence for a finding with no row of its own: the
 // evaluator's detail, and for terminal findings the episode's end and the
 // agent's last words.
-func unplaced(e *episodeview.Episode, dim string, f episodeview.Finding) evidence {
+func unplaced(rows []artefact.Row, dim string, f artefact.Finding) evidence {
 	parts := []string{fmt.Sprintf("evaluator: %q", f.Detail)}
 	var step int64
-	if dim == dimTerminal && len(e.Rows) > 0 {
-		last := len(e.Rows) - 1
-		if o, ok := outcomeBefore(e, last+1); ok {
+	if dim == dimTerminal && len(rows) > 0 {
+		last := len(rows) - 1
+		if o, ok := outcomeBefore(rows, last+1); ok {
 			parts = append(parts, "last "+quoteOutcome(o))
-			step = invocationAt(e, o.Index)
+			step = invocationAt(rows, o.Index())
 		}
-		parts = append(parts, quoteRow(e.Rows[last]))
+		parts = append(parts, quoteRow(rows[last]))
 	}
 	return evidence{step: step, text: strings.Join(parts, " | ")}
 }
 
 // outcomeBefore returns the last agent_outcome row before index i.
-func outcomeBefore(e *episodeview.Episode, i int) (episodeview.Row, bool) {
-	for j := min(i, len(e.Rows)) - 1; j >= 0; j-- {
-		r := e.Rows[j]
-		if r.Type == "agent_outcome" {
+func outcomeBefore(rows []artefact.Row, i int) (artefact.Row, bool) {
+	for j := min(i, len(rows)) - 1; j >= 0; j-- {
+		r := rows[j]
+		if r.Type() == "agent_outcome" {
 			return r, true
 		}
 		// Never quote an earlier invocation's words for a row of a later
 		// invocation in which the agent had not spoken yet.
-		if r.Type == "agent_invoked" {
-			return episodeview.Row{}, false
+		if r.Type() == "agent_invoked" {
+			return nil, false
 		}
 	}
-	return episodeview.Row{}, false
+	return nil, false
 }
 
 // invocationAt returns the invocation index in force at row i (0 if none).
-func invocationAt(e *episodeview.Episode, i int) int64 {
+func invocationAt(rows []artefact.Row, i int) int64 {
 	for j := i; j >= 0; j-- {
-		if e.Rows[j].Type == "agent_invoked" {
-			n, _ := e.Rows[j].Int("invocation_index")
+		if rows[j].Type() == "agent_invoked" {
+			n, _ := rows[j].Int("invocation_index")
 			return n
 		}
 	}
@@ -155,19 +155,19 @@ func invocationAt(e *episodeview.Episode, i int) int64 {
 }
 
 // quoteOutcome renders an agent_outcome row in the agent's own words.
-func quoteOutcome(r episodeview.Row) string {
+func quoteOutcome(r artefact.Row) string {
 	inv, _ := r.Int("invocation_index")
 	turn, _ := r.Int("turn_index")
 	o := r.Map("outcome")
 	kind, _ := o["kind"].(string)
-	head := fmt.Sprintf("agent said (trajectory[%d], invocation %d turn %d): %s", r.Index, inv, turn, kind)
+	head := fmt.Sprintf("agent said (trajectory[%d], invocation %d turn %d): %s", r.Index(), inv, turn, kind)
 	if at, _ := o["action_type"].(string); at != "" {
 		head += " " + at
 	}
-	if refs := anyStrs(o["evidence_refs"]); len(refs) > 0 {
+	if refs := artefact.Strings(o["evidence_refs"]); len(refs) > 0 {
 		head += " citing [" + strings.Join(refs, ", ") + "]"
 	}
-	if w := anyStrs(o["wake_on"]); len(w) > 0 {
+	if w := artefact.Strings(o["wake_on"]); len(w) > 0 {
 		head += " on [" + strings.Join(w, ", ") + "]"
 	}
 	for _, k := range []string{"rationale", "reason"} {
@@ -179,8 +179,8 @@ func quoteOutcome(r episodeview.Row) string {
 }
 
 // quoteRow renders the environment's record of a row.
-func quoteRow(r episodeview.Row) string {
-	s := fmt.Sprintf("trajectory[%d] %s", r.Index, r.Type)
+func quoteRow(r artefact.Row) string {
+	s := fmt.Sprintf("trajectory[%d] %s", r.Index(), r.Type())
 	for _, k := range []string{"action_type", "event_id", "obligation_id", "warranty_cycle_id", "status", "code"} {
 		if v := r.Str(k); v != "" {
 			s += " " + v
@@ -189,22 +189,11 @@ func quoteRow(r episodeview.Row) string {
 	if d := r.Str("detail"); d != "" {
 		s += fmt.Sprintf(": %q", d)
 	}
-	if reason := r.Str("reason"); reason != "" && r.Type != "agent_outcome" {
+	if reason := r.Str("reason"); reason != "" && r.Type() != "agent_outcome" {
 		s += fmt.Sprintf(", reason %q", reason)
 	}
 	if refs := r.Strs("evidence_refs"); len(refs) > 0 {
 		s += " citing [" + strings.Join(refs, ", ") + "]"
 	}
-	return s + " at " + r.At.Text
-}
-
-func anyStrs(v any) []string {
-	l, _ := v.([]any)
-	var out []string
-	for _, x := range l {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
+	return s + " at " + r.At()
 }

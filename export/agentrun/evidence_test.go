@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obaudit/obaudit/internal/episodeview"
+	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 )
 
 const claimDetail = "request_payment cites ['assertion_1'], an actor claim; a claim cannot establish completed work or payment"
@@ -79,7 +81,7 @@ func finding(code, detail string, at any) any {
 }
 
 func TestFailuresQuoteTheTrajectory(t *testing.T) {
-	rec, err := Export(trustActorClaimLike(t), Options{Validator: accept})
+	rec, err := Export(artefacttest.Unchecked(t, trustActorClaimLike(t)), defaultOp(), nil)
 	if err != nil {
 		t.Fatalf("Export = %v", err)
 	}
@@ -133,7 +135,7 @@ func TestUnplacedFindingsQuoteTheEnd(t *testing.T) {
 			}
 		}
 	})
-	rec, err := Export(raw, Options{Validator: accept})
+	rec, err := Export(artefacttest.Unchecked(t, raw), defaultOp(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,14 +152,14 @@ func TestUnplacedFindingsQuoteTheEnd(t *testing.T) {
 }
 
 func TestVerdict(t *testing.T) {
-	dims := func(failing ...string) []episodeview.Dimension {
-		var out []episodeview.Dimension
+	dims := func(failing ...string) []artefact.Dimension {
+		var out []artefact.Dimension
 		for _, n := range []string{"terminal_outcome", "environment_integrity", "retrieval_discipline"} {
 			ok := true
 			for _, f := range failing {
 				ok = ok && f != n
 			}
-			out = append(out, episodeview.Dimension{Name: n, OK: ok})
+			out = append(out, artefact.Dimension{Name: n, OK: ok})
 		}
 		return out
 	}
@@ -172,16 +174,16 @@ func TestVerdict(t *testing.T) {
 	}{
 		{"reliable", "completed_successfully", true, true, false, nil, VerdictAchieved},
 		{"legitimate but unreliable", "transferred_to_human_ownership", false, true, false, []string{"retrieval_discipline"}, VerdictMissed},
-		{"horizon", statusHorizon, false, false, false, []string{"terminal_outcome"}, VerdictMissed},
+		{"horizon", engine.StatusHorizon, false, false, false, []string{"terminal_outcome"}, VerdictMissed},
 		{"wrong terminal", "transferred_to_human_ownership", false, false, false, []string{"terminal_outcome"}, VerdictMissed},
-		{"deadlock", statusDeadlock, false, false, false, []string{"terminal_outcome"}, VerdictAborted},
+		{"deadlock", engine.StatusDeadlock, false, false, false, []string{"terminal_outcome"}, VerdictAborted},
 		{"excluded", "completed_successfully", false, false, true, nil, VerdictAborted},
 		{"environment integrity", "completed_successfully", false, true, false, []string{"environment_integrity"}, VerdictDefective},
-		{"environment beats deadlock", statusDeadlock, false, false, false, []string{"environment_integrity", "terminal_outcome"}, VerdictDefective},
+		{"environment beats deadlock", engine.StatusDeadlock, false, false, false, []string{"environment_integrity", "terminal_outcome"}, VerdictDefective},
 	}
 	for _, c := range cases {
-		e := &episodeview.Episode{Status: c.status, Execution: episodeview.Execution{Excluded: c.excluded},
-			Evaluation: episodeview.Evaluation{Reliable: c.reliable, LegitimateCompletion: c.legit, Dimensions: dims(c.failing...)}}
+		e := &artefact.Artefact{Status: c.status, Execution: &artefact.Execution{Excluded: c.excluded},
+			Evaluation: artefact.Evaluation{Reliable: c.reliable, LegitimateCompletion: c.legit, Dimensions: dims(c.failing...)}}
 		if got := Verdict(e); got != c.want {
 			t.Errorf("%s: Verdict = %s, want %s", c.name, got, c.want)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/format/decision"
 	"github.com/obaudit/obaudit/provider"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -379,7 +380,7 @@ func (a *Agent) Decide(obs *engine.Observation) (engine.Decision, error) {
 		return a.stop(&Failure{Code: fault, Dispatched: true, HTTPStatus: status, Err: cause})
 	}
 	outcome := "decided"
-	if dec.Kind() == engine.KindMalformed {
+	if dec.Kind() == decision.KindMalformed {
 		outcome = "classified"
 	}
 	a.attempts = append(a.attempts, artefact.Attempt{

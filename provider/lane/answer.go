@@ -6,6 +6,7 @@ import (
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/format/decision"
 )
 
 // Provider faults this agent classifies (execution ledger v3 vocabulary).
@@ -195,7 +196,7 @@ func (a *Answer) Decision() engine.Decision {
 		for k, v := range w {
 			nested[k] = v
 		}
-		nested["kind"] = engine.KindWait
+		nested["kind"] = decision.KindWait
 		rec["wait"] = nested
 	case "retrieve":
 		reqs, ok := args["requests"].([]any)

@@ -3,6 +3,7 @@ package lane
 import (
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/format/decision"
 	"github.com/obaudit/obaudit/provider"
 )
 
@@ -25,8 +26,8 @@ var ToolNames = []string{"act", "wait", "ask", "escalate", "complete", "retrieve
 
 // toolKinds maps a function name to the decision kind it produces.
 var toolKinds = map[string]string{
-	"act": engine.KindAct, "wait": engine.KindWait, "ask": engine.KindAsk,
-	"escalate": engine.KindEscalate, "complete": engine.KindComplete, "retrieve": engine.KindRetrieve,
+	"act": decision.KindAct, "wait": decision.KindWait, "ask": decision.KindAsk,
+	"escalate": decision.KindEscalate, "complete": decision.KindComplete, "retrieve": decision.KindRetrieve,
 }
 
 // toolArguments are the exact argument names each function takes (every

@@ -6,6 +6,7 @@ import (
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/format/decision"
 	"github.com/obaudit/obaudit/provider/lane"
 	"github.com/obaudit/obaudit/provider/openai"
 	"github.com/obaudit/obaudit/refusal"
@@ -72,18 +73,18 @@ func TestDecisionClassification(t *testing.T) {
 		kind string
 		code string
 	}{
-		{"one act", body(t, map[string]any{"output": []any{call("act", act)}}), engine.KindAct, ""},
-		{"text only", body(t, map[string]any{"output": []any{map[string]any{"type": "message", "content": []any{}}}}), engine.KindMalformed, lane.CodeNoToolCall},
-		{"two calls", body(t, map[string]any{"output": []any{call("act", act), call("act", act)}}), engine.KindMalformed, lane.CodeMultipleToolCalls},
-		{"unknown tool", body(t, map[string]any{"output": []any{call("transfer_funds", act)}}), engine.KindMalformed, lane.CodeUnknownTool},
-		{"name not a string", body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": int64(3), "arguments": "{}"}}}), engine.KindMalformed, lane.CodeUnknownTool},
-		{"invented argument", body(t, map[string]any{"output": []any{call("act", withExtra)}}), engine.KindMalformed, lane.CodeMalformedArgs},
-		{"missing argument", body(t, map[string]any{"output": []any{call("complete", map[string]any{"reason": "done"})}}), engine.KindMalformed, lane.CodeMalformedArgs},
-		{"undecodable arguments", body(t, map[string]any{"output": []any{call("act", "{not json")}}), engine.KindMalformed, lane.CodeMalformedArgs},
-		{"wrong type", body(t, map[string]any{"output": []any{call("act", map[string]any{"action_type": "x", "payload": []any{}, "evidence_refs": []any{}, "rationale": "r"})}}), engine.KindMalformed, lane.CodeMalformedArgs},
+		{"one act", body(t, map[string]any{"output": []any{call("act", act)}}), decision.KindAct, ""},
+		{"text only", body(t, map[string]any{"output": []any{map[string]any{"type": "message", "content": []any{}}}}), decision.KindMalformed, lane.CodeNoToolCall},
+		{"two calls", body(t, map[string]any{"output": []any{call("act", act), call("act", act)}}), decision.KindMalformed, lane.CodeMultipleToolCalls},
+		{"unknown tool", body(t, map[string]any{"output": []any{call("transfer_funds", act)}}), decision.KindMalformed, lane.CodeUnknownTool},
+		{"name not a string", body(t, map[string]any{"output": []any{map[string]any{"type": "function_call", "name": int64(3), "arguments": "{}"}}}), decision.KindMalformed, lane.CodeUnknownTool},
+		{"invented argument", body(t, map[string]any{"output": []any{call("act", withExtra)}}), decision.KindMalformed, lane.CodeMalformedArgs},
+		{"missing argument", body(t, map[string]any{"output": []any{call("complete", map[string]any{"reason": "done"})}}), decision.KindMalformed, lane.CodeMalformedArgs},
+		{"undecodable arguments", body(t, map[string]any{"output": []any{call("act", "{not json")}}), decision.KindMalformed, lane.CodeMalformedArgs},
+		{"wrong type", body(t, map[string]any{"output": []any{call("act", map[string]any{"action_type": "x", "payload": []any{}, "evidence_refs": []any{}, "rationale": "r"})}}), decision.KindMalformed, lane.CodeMalformedArgs},
 		{"ask with kinded wait", body(t, map[string]any{"output": []any{call("ask", map[string]any{"recipient_actor_id": "a", "message_fixture_id": "m", "correlation_id": nil,
-			"wait": map[string]any{"kind": "WAIT", "reason": "r", "wake_on": []any{"e"}, "fallback_after_minutes": nil}})}}), engine.KindMalformed, lane.CodeMalformedArgs},
-		{"truncated", body(t, map[string]any{"status": "incomplete", "incomplete_details": map[string]any{"reason": "max_output_tokens"}, "output": []any{call("act", act)}}), engine.KindMalformed, lane.CodeOutputTruncated},
+			"wait": map[string]any{"kind": "WAIT", "reason": "r", "wake_on": []any{"e"}, "fallback_after_minutes": nil}})}}), decision.KindMalformed, lane.CodeMalformedArgs},
+		{"truncated", body(t, map[string]any{"status": "incomplete", "incomplete_details": map[string]any{"reason": "max_output_tokens"}, "output": []any{call("act", act)}}), decision.KindMalformed, lane.CodeOutputTruncated},
 	}
 	for _, c := range cases {
 		a, err := openai.Lane.ParseAnswer(c.body, model)
@@ -99,7 +100,7 @@ func TestDecisionClassification(t *testing.T) {
 		if m, ok := d.(*engine.Malformed); ok && m.Code != c.code {
 			t.Errorf("%s: code %s, want %s", c.name, m.Code, c.code)
 		}
-		if c.kind == engine.KindMalformed {
+		if c.kind == decision.KindMalformed {
 			if _, err := a.NormalizedDigest(); err != nil {
 				t.Errorf("%s: normalized digest: %v", c.name, err)
 			}

@@ -602,3 +602,8 @@ func sprint(x any) string {
 	}
 	return fmt.Sprint(x)
 }
+
+// CheckpointExpiryEvent is the event that closes a human checkpoint left
+// unanswered at its deadline (the checkpoint has no resolution row; the
+// event's payload names it under checkpoint_id).
+const CheckpointExpiryEvent = "approval_deadline_due"
