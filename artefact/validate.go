@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/obaudit/obaudit/canon"
-	amounts "github.com/obaudit/obaudit/internal/amount"
 	"github.com/obaudit/obaudit/format/decision"
+	amounts "github.com/obaudit/obaudit/internal/amount"
 	"github.com/obaudit/obaudit/internal/instant"
 	"github.com/obaudit/obaudit/refusal"
 )
