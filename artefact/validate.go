@@ -30,10 +30,11 @@ import (
 //     contract 7, the provider execution binding and its coherence with the
 //     record;
 //  4. last, the final_state, trajectory and decisions content digests,
-//     recomputed over upstream canonical JSON;
-//  5. for contract 8 and if opts.JSONSchema is set (obaudit validate sets
-//     it), the published JSON Schema, by an independent engine (defence in
-//     depth), run after 1-4 accept the document.
+//     recomputed over upstream canonical JSON.
+//
+// These named checks are the validator. The published JSON Schema
+// (package artefact/schema) is held to them as an oracle by the test suite
+// and is run only on request (obaudit validate --schema).
 //
 // Validation establishes coherence, never attestation: a party who can run
 // the build can mint a fully coherent record. It never opens a ledger.
@@ -44,24 +45,10 @@ func Validate(tree any, opts Options) (*Artefact, error) {
 
 // validate is Validate that also returns the document's upstream canonical
 // encoding (computed once, for the digests).
-//
-// The JSON Schema pass (opts.JSONSchema, for a document that declares
-// contract 8) runs on its own goroutine while the named checks run on this
-// one; both only read the tree. The verdict does not depend on which
-// finishes first: a named check's refusal wins, then the schema's.
 func validate(tree any, opts Options) (*Artefact, []byte, error) {
 	v := validator{opts: &opts}
 	if err := v.document(tree); err != nil {
 		return nil, nil, err
-	}
-	// The JSON Schema pass runs only over a document every named check
-	// accepted: run beside them, a schema engine that collects every
-	// violation spent gigabytes and minutes on a few megabytes of invalid
-	// rows the named checks refuse at the first.
-	if root, ok := tree.(map[string]any); ok && opts.JSONSchema != nil && root["artifact_version"] == int64(Version) {
-		if err := opts.JSONSchema(root); err != nil {
-			return nil, nil, err
-		}
 	}
 	return decode(tree.(map[string]any)), v.encoding, nil
 }
