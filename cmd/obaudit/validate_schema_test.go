@@ -8,8 +8,9 @@ import (
 )
 
 // validate --schema reports both verdicts when they differ: an artefact
-// whose evaluation the re-grade refuses (a relation the published schema
-// cannot state) is refused by the named checks, by class, and passed by the
+// recording fewer agent invocations than its decision tape names (a
+// relation the published schema cannot state) is refused by the named
+// checks, by class, and passed by the
 // schema; the exit code is 1.
 func TestValidateSchemaReportsBothVerdicts(t *testing.T) {
 	p := writeEdited(t, "artifact8-deterministic-reference-v1.json", func(d map[string]any) {
@@ -26,7 +27,7 @@ func TestValidateSchemaReportsBothVerdicts(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Refusal.Class != "validate/summary-mismatch" || !r.Schema.Applicable || !r.Schema.OK {
+	if r.Refusal.Class != "artefact/tape-mismatch" || !r.Schema.Applicable || !r.Schema.OK {
 		t.Fatalf("report %s: want a named refusal beside a passing schema verdict", out.String())
 	}
 }
