@@ -53,7 +53,8 @@
 // reproduced ([Reproducible]). A new upstream contract is a new entry in
 // these tables with its own frozen vectors; the old readers stay.
 // schemas/artefact/v8.json is the published JSON Schema of contract 8;
-// package artefact/schema applies it as an independent second engine.
+// package artefact/schema runs it as published, held to the named checks as
+// an oracle by the tests (obaudit validate --schema runs it too).
 //
 // Deliberate differences from upstream's reader: duplicate keys, NaN and
 // Infinity are refused at parse (upstream's parser takes the last key and

@@ -53,15 +53,6 @@ func (d *Domain) kinds() []string {
 type Options struct {
 	// Domains are the operation types this reader can validate.
 	Domains []Domain
-	// JSONSchema, if set, also holds a contract-8 document to the published
-	// JSON Schema: cmd/obaudit passes artefact/schema.Check (santhosh-tekuri/
-	// jsonschema/v5 over schemas/artefact/v8.json) for `obaudit validate`.
-	// It is called after the named checks accept the document (it must only
-	// read the tree): beside them, an engine that collects every violation
-	// spends memory and time without bound on rows they refuse at the first. The named checks already enforce every
-	// constraint the schema states (the test suite checks both directions),
-	// so this is an independent second engine. Nil skips it.
-	JSONSchema func(tree any) error
 }
 
 func (o *Options) domain(operationType string) *Domain {

@@ -98,10 +98,9 @@ var (
 	// ErrDigestMismatch is returned when a recomputed content digest
 	// (final_state, trajectory, decisions) disagrees with the one recorded.
 	ErrDigestMismatch = refusal.Sentinel("artefact/digest-mismatch")
-	// ErrSchema is returned when a contract-8 document that passed every
-	// named check still violates the published JSON Schema (defence in
-	// depth, run when Options.JSONSchema is set, as obaudit validate always
-	// sets it; package artefact/schema raises it).
+	// ErrSchema is returned by package artefact/schema when a document
+	// violates the published contract-8 JSON Schema (obaudit validate
+	// --schema runs it beside the named checks).
 	ErrSchema = refusal.Sentinel("artefact/schema")
 	// ErrNotReproducible is returned by replay for a contract this build
 	// reads but does not reproduce (1..7).

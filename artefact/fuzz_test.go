@@ -8,13 +8,16 @@ import (
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
 
+// readSeeds are FuzzRead's inline seeds (TestSchemaOracle judges them too).
+var readSeeds = []string{
+	`{}`, `[]`, `null`, `{"artifact_version":8}`, `{"artifact_version":1}`,
+	`{"artifact_version":8,"trajectory":[{"index":0}],"decisions":[{"outcome":{"kind":"ASK","wait":{"kind":"WAIT"}}}]}`,
+}
+
 // FuzzRead: no input makes the reader panic, and whatever it accepts it
 // can re-encode (Encode validates again) for contract 8.
 func FuzzRead(f *testing.F) {
-	for _, s := range []string{
-		`{}`, `[]`, `null`, `{"artifact_version":8}`, `{"artifact_version":1}`,
-		`{"artifact_version":8,"trajectory":[{"index":0}],"decisions":[{"outcome":{"kind":"ASK","wait":{"kind":"WAIT"}}}]}`,
-	} {
+	for _, s := range readSeeds {
 		f.Add([]byte(s))
 	}
 	for _, name := range []string{fixtureDet, fixtureModel, fixtureV1} {

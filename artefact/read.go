@@ -37,16 +37,7 @@ func (d *Document) Version() int { return int(d.Artefact.ArtifactVersion) }
 // limits.CheckDensity allows, is refused as limits/exceeded before it is
 // parsed. Everything else is [Validate].
 func Read(b []byte, opts Options) (*Document, error) {
-	if len(b) > limits.MaxArtefactBytes {
-		return nil, limits.Exceeded("MaxArtefactBytes", limits.MaxArtefactBytes, int64(len(b)))
-	}
-	if err := limits.CheckDensity("artefact", b); err != nil {
-		return nil, err
-	}
-	// The file's digest does not depend on the parse: it is computed beside it.
-	fileSum := make(chan [sha256.Size]byte, 1)
-	go func() { fileSum <- sha256.Sum256(b) }()
-	tree, err := canon.Parse(b)
+	tree, err := Parse(b)
 	if err != nil {
 		return nil, err
 	}
@@ -54,8 +45,21 @@ func Read(b []byte, opts Options) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := <-fileSum
+	sum := sha256.Sum256(b)
 	d := &Document{Artefact: a, Tree: tree.(map[string]any), FileSHA256: hex.EncodeToString(sum[:])}
 	d.Canonical = len(enc)+1 == len(b) && b[len(b)-1] == '\n' && bytes.Equal(enc, b[:len(enc)])
 	return d, nil
+}
+
+// Parse is Read's strict parse alone, with its bounds (the size limit and
+// the density check before anything is parsed), for a caller that judges
+// the tree otherwise (obaudit validate --schema).
+func Parse(b []byte) (any, error) {
+	if len(b) > limits.MaxArtefactBytes {
+		return nil, limits.Exceeded("MaxArtefactBytes", limits.MaxArtefactBytes, int64(len(b)))
+	}
+	if err := limits.CheckDensity("artefact", b); err != nil {
+		return nil, err
+	}
+	return canon.Parse(b)
 }

@@ -30,10 +30,11 @@ import (
 //     contract 7, the provider execution binding and its coherence with the
 //     record;
 //  4. last, the final_state, trajectory and decisions content digests,
-//     recomputed over upstream canonical JSON;
-//  5. for contract 8 and if opts.JSONSchema is set (obaudit validate sets
-//     it), the published JSON Schema, by an independent engine (defence in
-//     depth), run after 1-4 accept the document.
+//     recomputed over upstream canonical JSON.
+//
+// These named checks are the validator. The published JSON Schema
+// (package artefact/schema) is held to them as an oracle by the test suite
+// and is run only on request (obaudit validate --schema).
 //
 // Validation establishes coherence, never attestation: a party who can run
 // the build can mint a fully coherent record. It never opens a ledger.
@@ -44,24 +45,10 @@ func Validate(tree any, opts Options) (*Artefact, error) {
 
 // validate is Validate that also returns the document's upstream canonical
 // encoding (computed once, for the digests).
-//
-// The JSON Schema pass (opts.JSONSchema, for a document that declares
-// contract 8) runs on its own goroutine while the named checks run on this
-// one; both only read the tree. The verdict does not depend on which
-// finishes first: a named check's refusal wins, then the schema's.
 func validate(tree any, opts Options) (*Artefact, []byte, error) {
 	v := validator{opts: &opts}
 	if err := v.document(tree); err != nil {
 		return nil, nil, err
-	}
-	// The JSON Schema pass runs only over a document every named check
-	// accepted: run beside them, a schema engine that collects every
-	// violation spent gigabytes and minutes on a few megabytes of invalid
-	// rows the named checks refuse at the first.
-	if root, ok := tree.(map[string]any); ok && opts.JSONSchema != nil && root["artifact_version"] == int64(Version) {
-		if err := opts.JSONSchema(root); err != nil {
-			return nil, nil, err
-		}
 	}
 	return decode(tree.(map[string]any)), v.encoding, nil
 }
@@ -389,10 +376,7 @@ func rowBody(body map[string]any, shapes []shape, p string, version int, ignore 
 			continue
 		}
 		for _, f := range s {
-			if quickOK(body[f.name], f.kind) {
-				continue
-			}
-			if err := fieldKind(body[f.name], f.kind, key(p, f.name)); err != nil {
+			if err := holdField(body, f.name, f.kind, p); err != nil {
 				return err
 			}
 		}
@@ -415,75 +399,14 @@ func rowBody(body map[string]any, shapes []shape, p string, version int, ignore 
 		body["record_type"], got, version, strings.Join(want, " "))
 }
 
-// quickOK reports, without building a pointer, that x certainly passes
-// fieldKind for kind. It is only a fast path: false means "run the full
-// check", which then finds the refusal (or accepts what quickOK does not
-// cover).
-func quickOK(x any, kind string) bool {
-	switch kind {
-	case kText:
-		s, ok := x.(string)
-		return ok && s != ""
-	case kOptionalText:
-		s, ok := x.(string)
-		return x == nil || ok && s != ""
-	case kString:
-		_, ok := x.(string)
-		return ok
-	case kCounter:
-		n, ok := x.(int64)
-		return ok && n >= 0
-	case kFlag:
-		_, ok := x.(bool)
-		return ok
-	case kInstant:
-		s, ok := x.(string)
-		if !ok {
-			return false
-		}
-		_, ok = instant.Parse(s)
-		return ok
-	case kOptionalInstant:
-		if x == nil {
-			return true
-		}
-		return quickOK(x, kInstant)
-	case kObject, kRecords:
-		_, ok := x.(map[string]any)
-		return ok
-	case kTextList:
-		l, ok := x.([]any)
-		if !ok {
-			return false
-		}
-		for _, e := range l {
-			if s, ok := e.(string); !ok || s == "" {
-				return false
-			}
-		}
-		return true
-	case kBindings:
-		m, ok := x.(map[string]any)
-		if !ok {
-			return false
-		}
-		for _, e := range m {
-			if s, ok := e.(string); !ok || s == "" {
-				return false
-			}
-		}
-		return true
-	case kAuthority:
-		s, ok := x.(string)
-		return ok && slices.Contains(retrievalAuthority, s)
-	case kInitiator:
-		s, ok := x.(string)
-		return ok && slices.Contains(retrievalInitiator, s)
-	case kCause:
-		s, ok := x.(string)
-		return ok && slices.Contains(invalidationCause, s)
+// holdField holds body[name] to its field kind. The pointer is built only
+// when refusing: the one rule (fieldKind) runs first with the empty
+// pointer, and only a refusal runs it again where the value sits.
+func holdField(body map[string]any, name, kind, p string) error {
+	if fieldKind(body[name], kind, "") == nil {
+		return nil
 	}
-	return false
+	return fieldKind(body[name], kind, key(p, name))
 }
 
 func fieldKind(x any, kind, p string) error {
@@ -598,10 +521,7 @@ func outcomeBody(body map[string]any, p, expected string) (string, error) {
 		return "", err
 	}
 	for _, f := range s {
-		if quickOK(body[f.name], f.kind) {
-			continue
-		}
-		if err := fieldKind(body[f.name], f.kind, key(p, f.name)); err != nil {
+		if err := holdField(body, f.name, f.kind, p); err != nil {
 			return "", err
 		}
 	}

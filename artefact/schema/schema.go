@@ -1,17 +1,13 @@
 // Package schema holds contract-8 episode artefacts to the published JSON
-// Schema (schemas/artefact/v8.json), compiled once from the embedded bytes
-// with github.com/santhosh-tekuri/jsonschema/v5 and remote loading disabled.
+// Schema (schemas/artefact/v8.json), compiled on first use from the
+// embedded bytes, exactly as published, with
+// github.com/santhosh-tekuri/jsonschema/v5 and remote loading disabled.
 //
-// It is a second, independent engine beside package artefact's named
-// checks, which already enforce every constraint the schema states (the
-// artefact test suite checks both directions). It lives in its own package
-// so that the reading and replay paths do not link the schema library (and
-// the address parsers it brings); `obaudit validate` always passes [Check]
-// to artefact.Options.JSONSchema, which runs it beside the named checks.
-//
-// What is compiled is an equivalent form of the published document (see
-// flatten), and a document is validated as parts shared among GOMAXPROCS
-// goroutines (see Check).
+// The validator is package artefact's named checks; the schema is held to
+// them as an oracle (artefact's TestSchemaOracle gives every committed
+// vector to both and requires one verdict). `obaudit validate --schema`
+// runs [Check] beside the named checks and reports both verdicts. It lives
+// in its own package so that nothing else links the schema library.
 //
 // # Refusals
 //
@@ -22,10 +18,8 @@ package schema
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/internal/offlineschema"
@@ -33,105 +27,66 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// compiledSchema is the contract-8 schema compiled once: the document
-// schema, each trajectory row type's own subschema ($defs/row_<type>) so
-// that rows are dispatched by record_type in Go rather than through the
-// schema's discriminator, and the decision subschema ($defs/decision). For a
-// row whose record_type is one of the enum's values, $defs/row and
-// $defs/row_<type> accept exactly the same rows (the head checks are
-// repeated inside each row_<type>); any other row is held to $defs/row
-// itself. A document is validated as its parts (see Check), so the parts can
-// be validated in parallel.
+// compiledSchema is the published contract-8 schema with the definitions
+// its list items refer to: the document's trajectory is {"type": "array",
+// "items": {"$ref": "#/$defs/row"}} and its decisions {"type": "array",
+// "items": {"$ref": "#/$defs/decision"}}, and no other keyword constrains
+// either list, so a document holds exactly when the document with both
+// lists emptied holds and each item holds of its definition.
+//
+// $defs/row is a discriminated union: record_type in an enum, and an allOf
+// of one {"if": record_type is T, "then": $defs/row_T} per enum value, T's
+// body restating the head (index, at, record_type). A row whose
+// record_type is T therefore holds of $defs/row exactly when it holds of
+// $defs/row_T (every other branch's condition is false): Check holds such
+// a row to row_T (rows), once, rather than through 34 conditions; any other
+// row is held to $defs/row itself.
 type compiledSchema struct {
-	root     *jsonschema.Schema
-	row      *jsonschema.Schema
-	rows     map[string]*jsonschema.Schema
-	decision *jsonschema.Schema
+	root, row, decision *jsonschema.Schema
+	rows                map[string]*jsonschema.Schema
 }
 
-// compile compiles a contract-8 schema document (the published bytes, or
-// their flattened equivalent) with its row and decision subschemas.
-func compile(doc []byte) (*compiledSchema, error) {
+var compiled = sync.OnceValues(func() (*compiledSchema, error) {
 	c := offlineschema.NewCompiler()
-	if err := c.AddResource(schemas.ArtefactV8ID, bytes.NewReader(doc)); err != nil {
+	if err := c.AddResource(schemas.ArtefactV8ID, bytes.NewReader(schemas.ArtefactV8())); err != nil {
 		return nil, err
 	}
-	out := &compiledSchema{rows: map[string]*jsonschema.Schema{}}
+	out := compiledSchema{rows: map[string]*jsonschema.Schema{}}
 	var err error
-	if out.root, err = c.Compile(schemas.ArtefactV8ID); err != nil {
-		return nil, err
-	}
-	if out.row, err = c.Compile(schemas.ArtefactV8ID + "#/$defs/row"); err != nil {
-		return nil, err
-	}
-	if out.decision, err = c.Compile(schemas.ArtefactV8ID + "#/$defs/decision"); err != nil {
-		return nil, err
+	for _, s := range []struct {
+		to  **jsonschema.Schema
+		ref string
+	}{{&out.root, ""}, {&out.row, "#/$defs/row"}, {&out.decision, "#/$defs/decision"}} {
+		if *s.to, err = c.Compile(schemas.ArtefactV8ID + s.ref); err != nil {
+			return nil, err
+		}
 	}
 	for _, rt := range artefact.RecordTypes(artefact.Version) {
 		if out.rows[rt], err = c.Compile(schemas.ArtefactV8ID + "#/$defs/row_" + rt); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
-}
-
-// compiled is the published schema in its flattened, equivalent form (see
-// flatten), compiled once.
-var compiled = sync.OnceValues(func() (*compiledSchema, error) {
-	doc, err := flatten(schemas.ArtefactV8())
-	if err != nil {
-		return nil, err
-	}
-	return compile(doc)
+	return &out, nil
 })
 
-// Compiled returns the compiled JSON Schema for contract 8, compiled once
-// from the bytes embedded in package schemas (in the equivalent flattened
-// form Check uses) with remote loading disabled. It is safe for concurrent
-// use. Validate on it takes a canon.Parse tree.
-func Compiled() (*jsonschema.Schema, error) {
-	c, err := compiled()
-	if err != nil {
-		return nil, err
-	}
-	return c.root, nil
-}
-
-// Check validates a contract-8 tree (as canon.Parse returns it) against
-// the published JSON Schema alone, without the named checks. A violation is
-// an artefact.ErrSchema refusal whose artefact.Pointer is the instance
-// location of the first leaf the schema reports.
+// Check validates a tree (as canon.Parse returns it) against the
+// published contract-8 JSON Schema alone, without the named checks. A
+// violation is an artefact.ErrSchema refusal whose artefact.Pointer is the
+// instance location of the first leaf the schema reports.
 //
-// The document is validated as parts: the document with an empty
-// trajectory and decision tape (each keyword then holds of the rest), every
-// decision against $defs/decision and every row against its record type's
-// subschema. The parts are shared out in small batches among up to
-// GOMAXPROCS goroutines (the schema is safe for concurrent use), each
-// yielding between batches so that work running beside the check (the
-// named checks, in artefact.Read) keeps its share of the processors. The
-// refusal is the one of the first failing part in document order (the
-// document, then decisions, then rows), whatever order they finish in.
+// The document is validated as parts, in document order, stopping at the
+// first that fails: the document with an empty trajectory and decision
+// tape, then every decision against $defs/decision, then every row against
+// $defs/row_<its record type> (see compiledSchema: the verdict is the
+// whole document's). An
+// engine that collects every violation of a whole document spends memory
+// without bound on a large one invalid everywhere; one part's violations
+// are bounded by that part.
 func Check(tree any) error {
 	c, err := compiled()
 	if err != nil {
 		return fmt.Errorf("artefact/schema: compile embedded schema: %w", err)
 	}
-	return c.check(tree)
-}
-
-// part is one unit of a document's validation: items [lo, hi) of a list
-// (or, for the document itself, no list).
-type part struct {
-	list   []any
-	lo, hi int
-	prefix string // "/trajectory", "/decisions" or "" for the document
-}
-
-// batch is how many rows or decisions one part holds: small enough to
-// share the work evenly, large enough that handing it out costs nothing.
-const batch = 8
-
-func (c *compiledSchema) check(tree any) error {
 	root, ok := tree.(map[string]any)
 	rows, rowsOK := root["trajectory"].([]any)
 	decisions, decisionsOK := root["decisions"].([]any)
@@ -142,69 +97,25 @@ func (c *compiledSchema) check(tree any) error {
 	for k, v := range root {
 		shallow[k] = v
 	}
-	shallow["trajectory"] = []any{}
-	shallow["decisions"] = []any{}
-	parts := []part{{list: []any{shallow}, lo: 0, hi: 1}}
+	shallow["trajectory"], shallow["decisions"] = []any{}, []any{}
+	if err := schemaError(c.root.Validate(shallow), ""); err != nil {
+		return err
+	}
 	for _, l := range []struct {
 		items  []any
+		s      *jsonschema.Schema
 		prefix string
-	}{{decisions, "/decisions"}, {rows, "/trajectory"}} {
-		for lo := 0; lo < len(l.items); lo += batch {
-			parts = append(parts, part{list: l.items, lo: lo, hi: min(lo+batch, len(l.items)), prefix: l.prefix})
-		}
-	}
-	errs := make([]error, len(parts))
-	var next, firstBad atomic.Int64
-	firstBad.Store(int64(len(parts)))
-	work := func() {
-		for {
-			i := next.Add(1) - 1
-			if i >= int64(len(parts)) || i > firstBad.Load() {
-				return
-			}
-			if errs[i] = c.validatePart(parts[i]); errs[i] != nil {
-				for {
-					cur := firstBad.Load()
-					if i >= cur || firstBad.CompareAndSwap(cur, i) {
-						break
-					}
-				}
-			}
-			runtime.Gosched()
-		}
-	}
-	workers := min(runtime.GOMAXPROCS(0), len(parts))
-	var wg sync.WaitGroup
-	for range workers - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (c *compiledSchema) validatePart(p part) error {
-	for i := p.lo; i < p.hi; i++ {
-		item := p.list[i]
-		s, at := c.root, ""
-		switch p.prefix {
-		case "/decisions":
-			s, at = c.decision, "/decisions/"+strconv.Itoa(i)
-		case "/trajectory":
-			s, at = c.row, "/trajectory/"+strconv.Itoa(i)
-			if body, ok := item.(map[string]any); ok {
+	}{{decisions, c.decision, "/decisions/"}, {rows, c.row, "/trajectory/"}} {
+		for i, item := range l.items {
+			s := l.s
+			if body, ok := item.(map[string]any); ok && l.s == c.row {
 				if rt, ok := body["record_type"].(string); ok && c.rows[rt] != nil {
 					s = c.rows[rt]
 				}
 			}
-		}
-		if err := schemaError(s.Validate(item), at); err != nil {
-			return err
+			if err := schemaError(s.Validate(item), l.prefix+strconv.Itoa(i)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -219,4 +130,13 @@ func schemaError(err error, prefix string) error {
 		return err
 	}
 	return artefact.RefusalAt(artefact.ErrSchema, prefix+leaf.InstanceLocation, "violates %s: %s", leaf.KeywordLocation, leaf.Message)
+}
+
+// Applies reports whether the published schema speaks to a tree: every
+// document except one declaring a contract 1..7 this build also reads (the
+// schema is contract 8's, and holds artifact_version to 8).
+func Applies(tree any) bool {
+	root, _ := tree.(map[string]any)
+	v, ok := root["artifact_version"].(int64)
+	return !ok || v < artefact.OldestVersion || v >= artefact.Version
 }

@@ -184,7 +184,7 @@ func checkKind(name string, b []byte, want ...*fileKind) error {
 	if name == "-" {
 		shown = "stdin"
 	}
-	got := sniffKind(b)
+	got := sniffKind(b[:min(len(b), sniffLimit)])
 	if got == nil {
 		if len(want) == 1 && signatures[want[0]] != "" {
 			return refusal.New(errWrongKind, "%s is not %s: it lacks %s", shown, want[0].name, signatures[want[0]])

@@ -28,10 +28,11 @@ type, form and vocabulary; the domain's final-state validator; the evaluation's 
 fields; from contract 2 the decision tape, the execution record and the provenance
 binding between identity, execution and tape; from contract 7 the provider execution
 binding and its coherence with the record; last, the final_state, trajectory and
-decisions digests, recomputed over upstream canonical JSON. A contract-8 document is also
-held to the published JSON Schema (schemas/artefact/v8.json) by an independent engine,
-after the named checks accept it. (--schema, which used to opt into the schema pass,
-is accepted and changes nothing.)
+decisions digests, recomputed over upstream canonical JSON. These named checks are the
+validator; the published JSON Schema (schemas/artefact/v8.json) is held to them as an
+oracle by the test suite. --schema also runs the published schema itself on the document
+(any but one declaring contract 1-7) and reports both verdicts; either refusing exits 1
+(artefact/schema when the schema refuses what the named checks accept).
 
 A contract-8 artefact under an engine version and an operation spec this build carries
 is then re-graded: its summary fields (status, terminal_outcome, replay_final,
@@ -56,20 +57,42 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 				return err
 			}
 			doc, regraded, err := checkArtefact(b)
+			var sv *schemaVerdict
+			if schema {
+				sv = checkSchema(b, doc)
+				if err == nil && sv.err != nil {
+					err = sv.err
+				}
+			}
+			w := cmd.OutOrStdout()
 			if err != nil {
 				if g.json {
-					if werr := writeJSON(cmd, refusedReport(err)); werr != nil {
+					r := refusedReport(err)
+					if sv != nil {
+						r["schema_verdict"] = sv.report()
+					}
+					if werr := writeJSON(cmd, r); werr != nil {
 						return werr
 					}
+				} else if sv != nil {
+					named := "accepted"
+					if sv.err != err {
+						class, _ := refusal.ClassOf(err)
+						named = "refused: " + string(class)
+					}
+					fmt.Fprintf(w, "named checks:     %s\njson schema:      %s\n", named, sv.line())
 				}
 				return err
 			}
 			r := validateReport(doc, regraded)
+			if sv != nil {
+				r["schema_verdict"] = sv.report()
+				r["json_schema"] = sv.notApplicable == ""
+			}
 			if g.json {
 				return writeJSON(cmd, r)
 			}
 			a := doc.Artefact
-			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "artefact OK: contract %d, engine %s, scenario %s, agent %s (%s)\n",
 				doc.Version(), a.EngineVersion, a.ScenarioID, a.AgentID, a.AgentKind)
 			fmt.Fprintf(w, "file sha256:      %s\n", doc.FileSHA256)
@@ -90,9 +113,11 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 				}
 			}
 			fmt.Fprintf(w, "reproducible contract: %v\n", artefact.Reproducible(doc.Version()))
-			schemaLine := "passed (schemas/artefact/v8.json)"
-			if doc.Version() != artefact.Version {
-				schemaLine = fmt.Sprintf("not applicable (contract %d; the published schema is contract %d's)", doc.Version(), artefact.Version)
+			schemaLine := "not run (the named checks are the validator; --schema also runs schemas/artefact/v8.json)"
+			if sv != nil {
+				schemaLine = sv.line()
+			} else if why := schemaNotApplicable(doc.Tree); why != "" {
+				schemaLine = why
 			}
 			fmt.Fprintf(w, "json schema:      %s\n", schemaLine)
 			if regraded.Rederived {
@@ -103,24 +128,74 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 			return nil
 		},
 	}
-	// --schema opted into the JSON Schema pass before it became part of
-	// every validation; it is still accepted, and changes nothing.
-	c.Flags().BoolVar(&schema, "schema", true, "no effect: a contract-8 artefact is always held to the published JSON Schema")
-	c.Flags().MarkHidden("schema")
+	c.Flags().BoolVar(&schema, "schema", false, "also hold the document to the published JSON Schema (schemas/artefact/v8.json) and report both verdicts")
 	agentRun = addAgentRunFlags(c)
 	return c
 }
 
 // validateArtefact is obaudit validate's whole check of an artefact file's
 // bytes: the strict read with every named check of the contract the
-// document declares, every carried pack's final-state validator and, for
-// contract 8, the published JSON Schema (run after the named checks accept
-// the document).
+// document declares and every carried pack's final-state validator.
 func validateArtefact(b []byte) (*artefact.Document, error) {
 	collectLessOften()
-	opts := artefactOptions()
-	opts.JSONSchema = artefactschema.Check
-	return artefact.Read(b, opts)
+	return artefact.Read(b, artefactOptions())
+}
+
+// schemaVerdict is validate --schema's second verdict: the published JSON
+// Schema's on the same document (artefact/schema.Check), or why it does
+// not apply.
+type schemaVerdict struct {
+	notApplicable string // why the schema was not run, or ""
+	err           error  // the schema's refusal
+}
+
+// checkSchema runs the published schema on the document read from b (doc's
+// tree when the named checks accepted it; otherwise b parsed again, under
+// the reader's bounds).
+func checkSchema(b []byte, doc *artefact.Document) *schemaVerdict {
+	var tree any
+	if doc != nil {
+		tree = doc.Tree
+	} else {
+		var err error
+		if tree, err = artefact.Parse(b); err != nil {
+			return &schemaVerdict{notApplicable: "not run (the document does not parse)"}
+		}
+	}
+	if why := schemaNotApplicable(tree); why != "" {
+		return &schemaVerdict{notApplicable: why}
+	}
+	return &schemaVerdict{err: artefactschema.Check(tree)}
+}
+
+// schemaNotApplicable says why the published schema does not speak to a
+// tree (it declares contract 1-7), or "".
+func schemaNotApplicable(tree any) string {
+	if artefactschema.Applies(tree) {
+		return ""
+	}
+	return fmt.Sprintf("not applicable (contract %v; the published schema is contract %d's)", tree.(map[string]any)["artifact_version"], artefact.Version)
+}
+
+func (v *schemaVerdict) line() string {
+	switch {
+	case v.notApplicable != "":
+		return v.notApplicable
+	case v.err != nil:
+		class, _ := refusal.ClassOf(v.err)
+		return "refused: " + string(class) + ": " + refusal.Detail(v.err)
+	}
+	return "passed (schemas/artefact/v8.json)"
+}
+
+func (v *schemaVerdict) report() map[string]any {
+	switch {
+	case v.notApplicable != "":
+		return map[string]any{"applicable": false, "reason": v.notApplicable}
+	case v.err != nil:
+		return map[string]any{"applicable": true, "ok": false, "refusal": refusalObject(v.err)}
+	}
+	return map[string]any{"applicable": true, "ok": true}
 }
 
 // collectLessOften raises the garbage collector's target for the rest of
@@ -168,7 +243,7 @@ func validateReport(doc *artefact.Document, rg *episode.Regraded) map[string]any
 		"agent_id":              a.AgentID,
 		"agent_kind":            a.AgentKind,
 		"digests":               digests,
-		"json_schema":           doc.Version() == artefact.Version,
+		"json_schema":           false,
 		"regraded":              rg.Rederived,
 		"carried":               carriedList(doc, rg),
 	}
@@ -202,14 +277,20 @@ func validateReport(doc *artefact.Document, rg *episode.Regraded) map[string]any
 // refusedReport is the --json report of a refused artefact (the refusal is
 // also printed to stderr and the exit code is 1).
 func refusedReport(err error) map[string]any {
-	class, _ := refusal.ClassOf(err)
-	r := map[string]any{
+	return map[string]any{
 		"mediaType": "application/vnd.obaudit.validate+json;version=1",
 		"ok":        false,
-		"refusal":   map[string]any{"class": string(class), "detail": refusal.Detail(err)},
+		"refusal":   refusalObject(err),
 	}
+}
+
+// refusalObject is a refusal in a --json report: its class, detail and
+// pointer (when it names a value).
+func refusalObject(err error) map[string]any {
+	class, _ := refusal.ClassOf(err)
+	r := map[string]any{"class": string(class), "detail": refusal.Detail(err)}
 	if p, ok := artefact.Pointer(err); ok {
-		r["refusal"].(map[string]any)["pointer"] = p
+		r["pointer"] = p
 	}
 	return r
 }
