@@ -46,16 +46,19 @@ func Read(b []byte, opts Options) (*Document, error) {
 	// The file's digest does not depend on the parse: it is computed beside it.
 	fileSum := make(chan [sha256.Size]byte, 1)
 	go func() { fileSum <- sha256.Sum256(b) }()
-	tree, err := canon.Parse(b)
+	// Canonical bytes are checked as they are parsed, and the content
+	// digests are then taken over spans of them; any other bytes are
+	// re-encoded for the digests.
+	tree, members, err := canon.ParseCanonical(b)
 	if err != nil {
 		return nil, err
 	}
-	a, enc, err := validate(tree, opts)
+	a, enc, err := validate(tree, opts, members)
 	if err != nil {
 		return nil, err
 	}
 	sum := <-fileSum
 	d := &Document{Artefact: a, Tree: tree.(map[string]any), FileSHA256: hex.EncodeToString(sum[:])}
-	d.Canonical = len(enc)+1 == len(b) && b[len(b)-1] == '\n' && bytes.Equal(enc, b[:len(enc)])
+	d.Canonical = members != nil || len(enc)+1 == len(b) && b[len(b)-1] == '\n' && bytes.Equal(enc, b[:len(enc)])
 	return d, nil
 }
