@@ -37,17 +37,23 @@ func (d *Document) Version() int { return int(d.Artefact.ArtifactVersion) }
 // limits.CheckDensity allows, is refused as limits/exceeded before it is
 // parsed. Everything else is [Validate].
 func Read(b []byte, opts Options) (*Document, error) {
-	tree, err := Parse(b)
+	if err := admit(b); err != nil {
+		return nil, err
+	}
+	// Canonical bytes are checked as they are parsed, and the content
+	// digests are then taken over spans of them; any other bytes are
+	// re-encoded for the digests.
+	tree, members, err := canon.ParseCanonical(b)
 	if err != nil {
 		return nil, err
 	}
-	a, enc, err := validate(tree, opts)
+	a, enc, err := validate(tree, opts, members)
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(b)
 	d := &Document{Artefact: a, Tree: tree.(map[string]any), FileSHA256: hex.EncodeToString(sum[:])}
-	d.Canonical = len(enc)+1 == len(b) && b[len(b)-1] == '\n' && bytes.Equal(enc, b[:len(enc)])
+	d.Canonical = members != nil || len(enc)+1 == len(b) && b[len(b)-1] == '\n' && bytes.Equal(enc, b[:len(enc)])
 	return d, nil
 }
 
@@ -55,11 +61,16 @@ func Read(b []byte, opts Options) (*Document, error) {
 // the density check before anything is parsed), for a caller that judges
 // the tree otherwise (obaudit validate --schema).
 func Parse(b []byte) (any, error) {
-	if len(b) > limits.MaxArtefactBytes {
-		return nil, limits.Exceeded("MaxArtefactBytes", limits.MaxArtefactBytes, int64(len(b)))
-	}
-	if err := limits.CheckDensity("artefact", b); err != nil {
+	if err := admit(b); err != nil {
 		return nil, err
 	}
 	return canon.Parse(b)
+}
+
+// admit holds b to the artefact size and density limits, before any parse.
+func admit(b []byte) error {
+	if len(b) > limits.MaxArtefactBytes {
+		return limits.Exceeded("MaxArtefactBytes", limits.MaxArtefactBytes, int64(len(b)))
+	}
+	return limits.CheckDensity("artefact", b)
 }

@@ -39,14 +39,17 @@ import (
 // Validation establishes coherence, never attestation: a party who can run
 // the build can mint a fully coherent record. It never opens a ledger.
 func Validate(tree any, opts Options) (*Artefact, error) {
-	a, _, err := validate(tree, opts)
+	a, _, err := validate(tree, opts, nil)
 	return a, err
 }
 
 // validate is Validate that also returns the document's upstream canonical
-// encoding (computed once, for the digests).
-func validate(tree any, opts Options) (*Artefact, []byte, error) {
-	v := validator{opts: &opts}
+// encoding (computed once, for the digests), unless members holds each
+// top-level value's canonical bytes already (canon.ParseCanonical of
+// canonical input): the digests are then taken over those and no encoding
+// is returned.
+func validate(tree any, opts Options, members map[string][]byte) (*Artefact, []byte, error) {
+	v := validator{opts: &opts, members: members}
 	if err := v.document(tree); err != nil {
 		return nil, nil, err
 	}
@@ -58,6 +61,7 @@ type validator struct {
 	version  int
 	domain   *Domain
 	encoding []byte // the document's canonical encoding, from the digest step
+	members  map[string][]byte
 }
 
 func (v *validator) document(tree any) error {
@@ -190,14 +194,17 @@ func (v *validator) document(tree any) error {
 		return fail(ErrUnregisteredAgent, "/agent_id",
 			"%q is not an agent this build registers; every contract-1 run's decisions came from an in-process agent", root["agent_id"])
 	}
-	enc, spans, err := encodeRoot(root)
-	if err != nil {
-		return refusal.Wrap(ErrBadField, err, "/: not representable as canonical JSON")
+	member := func(name string) []byte { return v.members[name] }
+	if v.members == nil {
+		enc, spans, err := encodeRoot(root)
+		if err != nil {
+			return refusal.Wrap(ErrBadField, err, "/: not representable as canonical JSON")
+		}
+		v.encoding = enc
+		member = func(name string) []byte { sp := spans[name]; return enc[sp[0]:sp[1]] }
 	}
-	v.encoding = enc
 	for _, name := range digested {
-		sp := spans[name]
-		sum := sha256.Sum256(enc[sp[0]:sp[1]])
+		sum := sha256.Sum256(member(name))
 		got := hex.EncodeToString(sum[:])
 		if got != root[name+"_digest_sha256"] {
 			return fail(ErrDigestMismatch, "/"+name+"_digest_sha256",

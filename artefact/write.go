@@ -42,7 +42,7 @@ func EncodeDocument(a *Artefact, opts Options) (*Document, []byte, error) {
 		return nil, nil, refusal.New(ErrUnsupportedVersion, "/artifact_version: this build writes contract %d only, not %d", Version, a.ArtifactVersion)
 	}
 	tree := a.Tree()
-	typed, enc, err := validate(tree, opts)
+	typed, enc, err := validate(tree, opts, nil)
 	if err != nil {
 		// The reader's verdict on these bytes is the one that counts.
 		b, err := canon.Upstream(tree)
@@ -54,7 +54,7 @@ func EncodeDocument(a *Artefact, opts Options) (*Document, []byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if typed, enc, err = validate(parsed, opts); err != nil {
+		if typed, enc, err = validate(parsed, opts, nil); err != nil {
 			return nil, nil, err
 		}
 		tree = parsed.(map[string]any)

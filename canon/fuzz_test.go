@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/gowebpki/jcs"
@@ -24,10 +25,36 @@ func FuzzTransform(f *testing.F) {
 		b, err := os.ReadFile(in)
 		if err == nil {
 			f.Add(b)
+			if up, err := canon.TransformForm(b, canon.UpstreamForm); err == nil {
+				f.Add(append(up, '\n'))
+			}
 		}
+	}
+	for _, s := range []string{`{"a":-0}` + "\n", `{"b":1,"a":2}` + "\n", `{"a":"\u0041"}` + "\n", `{"a":"\n\u001f\"é"}` + "\n",
+		`{"a":1.0,"b":[1e+100,{"d":{},"c":[]}]}` + "\n", `{"a":1.00}` + "\n", `{"a":1}`, `{"a":1}` + "\n\n", `[1]` + "\n"} {
+		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tree, perr := canon.Parse(data)
+		// ParseCanonical reads what Parse reads, and finds data canonical
+		// exactly when it is the upstream encoding of an object plus "\n",
+		// each member's bytes then that member's encoding.
+		ctree, members, cerr := canon.ParseCanonical(data)
+		if (cerr == nil) != (perr == nil) || perr == nil && !reflect.DeepEqual(ctree, tree) {
+			t.Fatalf("ParseCanonical = %v, %v; Parse = %v, %v", ctree, cerr, tree, perr)
+		}
+		if perr == nil {
+			up, err := canon.Upstream(tree)
+			obj, isObj := tree.(map[string]any)
+			if want := err == nil && isObj && string(up)+"\n" == string(data); want != (members != nil) {
+				t.Fatalf("ParseCanonical(%q) canonical = %v, want %v", data, members != nil, want)
+			}
+			for k, b := range members {
+				if want, _ := canon.Upstream(obj[k]); !bytes.Equal(b, want) || len(members) != len(obj) {
+					t.Fatalf("member %q is %q, want %q", k, b, want)
+				}
+			}
+		}
 		out, terr := canon.Transform(data)
 		var eerr error
 		if perr == nil {

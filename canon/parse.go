@@ -3,19 +3,45 @@ package canon
 // Parse reads one JSON document strictly and returns its value tree (see
 // the package documentation for the value types and refusals).
 func Parse(data []byte) (any, error) {
-	p := parser{scanner: scanner{data: data}}
+	v, _, err := parse(data, false)
+	return v, err
+}
+
+// ParseCanonical is [Parse] that also tells whether data is exactly the
+// [Upstream] encoding of its value followed by one newline (the form
+// artefacts are written in), checked while scanning: no whitespace, keys in
+// strictly increasing code-point order, every string, integer and float in
+// its canonical spelling. When it is and the value is an object, members
+// maps each top-level key to its value's bytes within data, which are then
+// that value's upstream canonical encoding, so their digests are digests of
+// spans of data; otherwise members is nil.
+func ParseCanonical(data []byte) (v any, members map[string][]byte, err error) {
+	return parse(data, true)
+}
+
+func parse(data []byte, check bool) (any, map[string][]byte, error) {
+	p := parser{scanner: scanner{data: data}, check: check}
+	if check {
+		p.members = map[string][]byte{}
+	}
 	if err := p.start(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.ws()
 	v, err := p.value(0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if string(data[p.pos:]) != "\n" {
+		p.loose = true
 	}
 	if err := p.end(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return v, nil
+	if _, ok := v.(map[string]any); !ok || p.loose {
+		return v, nil, nil
+	}
+	return v, p.members, nil
 }
 
 type kv struct {
@@ -29,6 +55,26 @@ type parser struct {
 	intern map[string]string // object keys repeat across records: one string each
 	vals   []any             // scratch stack for array elements
 	kvs    []kv              // scratch stack for object members
+	// check: track whether the input is canonical (loose once it is not)
+	// and the top-level members' bytes.
+	check, loose bool
+	members      map[string][]byte
+	quoted       []byte
+}
+
+func (p *parser) ws() {
+	at := p.pos
+	p.scanner.ws()
+	p.loose = p.loose || p.pos != at
+}
+
+// escaped notes whether the escaped string data[start:p.pos], decoded to
+// p.buf, is spelled canonically.
+func (p *parser) escaped(start int) {
+	if p.check && !p.loose {
+		p.quoted = appendQuoted(p.quoted[:0], p.buf)
+		p.loose = string(p.quoted) != string(p.data[start:p.pos])
+	}
 }
 
 // key reads an object key, returning one shared string per distinct key.
@@ -40,6 +86,7 @@ func (p *parser) key() (string, error) {
 		return "", err
 	}
 	if p.pos-start != len(p.buf)+2 {
+		p.escaped(start)
 		return string(p.buf), nil // escaped keys are rare: not interned
 	}
 	if p.intern == nil {
@@ -65,6 +112,7 @@ func (p *parser) string() (any, error) {
 	if p.pos-start == len(p.buf)+2 {
 		return string(p.data[start+1 : p.pos-1]), nil // no escapes: straight from the input
 	}
+	p.escaped(start)
 	return string(p.buf), nil
 }
 
@@ -92,9 +140,15 @@ func (p *parser) value(depth int) (any, error) {
 			return nil, err
 		}
 		if isInt {
+			p.loose = p.loose || string(lit) == "-0"
 			return parseInt(lit, off)
 		}
-		return parseFloat(lit, off)
+		f, err := parseFloat(lit, off)
+		if err == nil && p.check && !p.loose {
+			p.quoted, _ = appendFloat(p.quoted[:0], f, UpstreamForm)
+			p.loose = string(p.quoted) != string(lit)
+		}
+		return f, err
 	}
 	return nil, p.unexpected()
 }
@@ -119,15 +173,20 @@ func (p *parser) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.loose = p.loose || len(p.kvs) > base && k <= p.kvs[len(p.kvs)-1].k
 		p.ws()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
 			return nil, p.unexpected()
 		}
 		p.pos++
 		p.ws()
+		at := p.pos
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
+		}
+		if depth == 0 && p.check {
+			p.members[k] = p.data[at:p.pos]
 		}
 		p.kvs = append(p.kvs, kv{k, v})
 		p.ws()

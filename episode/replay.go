@@ -172,7 +172,7 @@ func Replay(doc *artefact.Document, cfg ReplayConfig) (*artefact.ReplayReport, e
 		if !ok {
 			return nil, refusal.New(ErrUnknownAgent, "agent %q is not registered in this build, so the run it produced cannot be rerun", rec.AgentID)
 		}
-		run.NewAgent, run.AgentKind, run.SelfCheck = reg.New, reg.Kind, engine.SelfCheckRerun
+		run.NewAgent, run.AgentKind = reg.New, reg.Kind
 		reproduction = artefact.ReproductionRerun
 	default:
 		tape := doc.Tree["decisions"].([]any)
@@ -185,11 +185,26 @@ func Replay(doc *artefact.Document, cfg ReplayConfig) (*artefact.ReplayReport, e
 		if source == artefact.SourceModel {
 			run.AgentKind = artefact.KindModel
 		}
-		run.SelfCheck = engine.SelfCheckPlayback
 		reproduction = artefact.ReproductionPlayback
 		carried = []string{"agent_id", "agent_kind", "decisions", "decisions_digest_sha256"}
 	}
+	// The replay's execution is the determinism self-check's second
+	// execution of the recorded one: when it reproduces the recorded
+	// trajectory and final-state digests (which the read recomputed from the
+	// recorded content) the self-check passes without a third execution.
+	// Otherwise the engine's own self-check decides, as the run did (a rerun
+	// for a registered agent, a playback of the tape otherwise).
 	ep, err := engine.Run(run)
+	if err == nil && (ep.TrajectoryDigest != rec.TrajectoryDigest || ep.FinalStateDigest != rec.FinalStateDigest) {
+		players, run.SelfCheck = nil, engine.SelfCheckPlayback
+		if source == artefact.SourceDeterministic {
+			run.SelfCheck = engine.SelfCheckRerun
+		}
+		ep, err = engine.Run(run)
+	} else if err == nil {
+		ok := true
+		ep.ReplayOK = &ok
+	}
 	if err != nil {
 		return nil, err
 	}
