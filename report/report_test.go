@@ -167,11 +167,11 @@ func TestText(t *testing.T) {
 func TestBuildRefusals(t *testing.T) {
 	raw := upstreamtest.Read(t, v1Fixture)
 	_, err := Build(raw, ValidatorFunc(func([]byte) error { return refusal.New(errFakeRefusal, "no") }), Options{})
-	if !errors.Is(err, ErrArtefactInvalid) || !errors.Is(err, errFakeRefusal) {
+	if refusal.Of(err) != ErrArtefactInvalid.Class || !errors.Is(err, errFakeRefusal) {
 		t.Errorf("Build with a refusing validator = %v, want %s wrapping the validator's class", err, ErrArtefactInvalid.Class)
 	}
 	ioErr := errors.New("disk on fire")
-	if _, err := Build(raw, ValidatorFunc(func([]byte) error { return ioErr }), Options{}); !errors.Is(err, ioErr) || errors.Is(err, ErrArtefactInvalid) {
+	if _, err := Build(raw, ValidatorFunc(func([]byte) error { return ioErr }), Options{}); !errors.Is(err, ioErr) || refusal.Of(err) == ErrArtefactInvalid.Class {
 		t.Errorf("Build with a failing validator = %v, want the plain failure", err)
 	}
 	if _, err := Build(raw, nil, Options{}); err == nil {
@@ -183,7 +183,7 @@ func TestBuildRefusals(t *testing.T) {
 		"no dimensions": mutate(t, raw, func(m map[string]any) { m["evaluation"].(map[string]any)["dimensions"] = []any{} }),
 		"bad instant":   mutate(t, raw, func(m map[string]any) { m["started_at"] = "yesterday" }),
 	} {
-		if _, err := Build(doc, accept, Options{}); !errors.Is(err, ErrUnreadable) {
+		if _, err := Build(doc, accept, Options{}); refusal.Of(err) != ErrUnreadable.Class {
 			t.Errorf("%s: Build = %v, want %s", name, err, ErrUnreadable.Class)
 		}
 	}

@@ -147,7 +147,7 @@ func TestExportRefusesInvalidArtefact(t *testing.T) {
 	raw := upstreamtest.Read(t, v1Fixture)
 	refuse := ValidatorFunc(func([]byte) error { return refusal.New(errFakeRefusal, "no") })
 	rec, err := Export(raw, Options{Validator: refuse})
-	if !errors.Is(err, ErrArtefactInvalid) {
+	if refusal.Of(err) != ErrArtefactInvalid.Class {
 		t.Fatalf("Export with a refusing validator = %v, want %s", err, ErrArtefactInvalid.Class)
 	}
 	if !errors.Is(err, errFakeRefusal) {
@@ -159,7 +159,7 @@ func TestExportRefusesInvalidArtefact(t *testing.T) {
 	// A validator failure that is not a judgement stays a plain error.
 	ioErr := errors.New("disk on fire")
 	_, err = Export(raw, Options{Validator: ValidatorFunc(func([]byte) error { return ioErr })})
-	if !errors.Is(err, ioErr) || errors.Is(err, ErrArtefactInvalid) {
+	if !errors.Is(err, ioErr) || refusal.Of(err) == ErrArtefactInvalid.Class {
 		t.Errorf("Export with a failing validator = %v, want the plain failure", err)
 	}
 	if _, err := Export(raw, Options{}); err == nil {
@@ -179,7 +179,7 @@ func TestExportRefusesUnmappable(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Export(raw, Options{Validator: accept})
-			if !errors.Is(err, ErrUnmappable) {
+			if refusal.Of(err) != ErrUnmappable.Class {
 				t.Errorf("Export = %v, want %s", err, ErrUnmappable.Class)
 			}
 		})
@@ -303,7 +303,7 @@ func TestCompileSchemaSupplied(t *testing.T) {
 	}
 	raw := upstreamtest.Read(t, v1Fixture)
 	// harness "operatebench" is a slug the strict schema does not admit.
-	if _, err := Export(raw, Options{Validator: accept, Schema: s}); !errors.Is(err, ErrSchemaInvalid) {
+	if _, err := Export(raw, Options{Validator: accept, Schema: s}); refusal.Of(err) != ErrSchemaInvalid.Class {
 		t.Errorf("Export against a stricter supplied schema = %v, want %s", err, ErrSchemaInvalid.Class)
 	}
 
@@ -331,7 +331,7 @@ func TestCompileSchemaRefusals(t *testing.T) {
 	for name, fsys := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, err := CompileSchema(fsys)
-			if !errors.Is(err, ErrSchemaUnloadable) {
+			if refusal.Of(err) != ErrSchemaUnloadable.Class {
 				t.Errorf("CompileSchema = %v, want %s", err, ErrSchemaUnloadable.Class)
 			}
 		})
