@@ -234,6 +234,29 @@ func TestPlaybackReproducesAndRefuses(t *testing.T) {
 	}
 }
 
+// dupEvent is a domain whose plan schedules its first authored event twice.
+type dupEvent struct{ engine.Domain }
+
+func (d dupEvent) Plan() *engine.Plan {
+	p := *d.Domain.Plan()
+	p.Events = append(append([]engine.PlannedEvent{}, p.Events...), p.Events[0])
+	return &p
+}
+
+// TestEngineRefusesItsConfig: an event identity scheduled twice and a run
+// without a domain or with an unknown self-check mode are refused by class.
+func TestEngineRefusesItsConfig(t *testing.T) {
+	spec, _ := maintenance.DefaultSpec()
+	op, _ := maintenance.NewOperation(spec, "V1")
+	first := runReference(t, "V1", engine.SelfCheckNone)
+	if _, err := engine.Execute(dupEvent{op}, engine.NewPlayback(first.Decisions), pinnedInstance); refusal.Of(err) != engine.ErrDuplicateEventID.Class {
+		t.Errorf("an event scheduled twice: %v, want %s", err, engine.ErrDuplicateEventID.Class)
+	}
+	if _, err := engine.Run(engine.Config{}); refusal.Of(err) != engine.ErrConfig.Class {
+		t.Errorf("no domain: %v, want %s", err, engine.ErrConfig.Class)
+	}
+}
+
 func copyTree(v any) any {
 	b, _ := canon.Upstream(v)
 	out, _ := canon.Parse(b)
