@@ -416,6 +416,39 @@ func (fl testFile) sentinel(e ast.Expr) string {
 	return ""
 }
 
+// TestScriptsAssertExitCodes: in every testscript, each `! exec obaudit`
+// is followed (comments and blank lines aside) by `exitcode N`, since `!`
+// alone cannot tell a refusal (1) from an answer-no (2), a usage error (64)
+// or an I/O failure (70).
+func TestScriptsAssertExitCodes(t *testing.T) {
+	scripts, _ := filepath.Glob("cmd/obaudit/testdata/script/*.txtar")
+	if len(scripts) == 0 {
+		t.Fatal("no testscripts found")
+	}
+	neg := regexp.MustCompile(`^\s*(?:\[[^\]]*\]\s*)*! exec obaudit\b`)
+	code := regexp.MustCompile(`^\s*(?:\[[^\]]*\]\s*)*exitcode [0-9]+$`)
+	for _, f := range scripts {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script, _, _ := strings.Cut(string(b), "\n-- ") // the script, not the archive's files
+		lines := strings.Split(script, "\n")
+		for i, l := range lines {
+			if !neg.MatchString(l) {
+				continue
+			}
+			j := i + 1
+			for j < len(lines) && (strings.TrimSpace(lines[j]) == "" || strings.HasPrefix(strings.TrimSpace(lines[j]), "#")) {
+				j++
+			}
+			if j == len(lines) || !code.MatchString(lines[j]) {
+				t.Errorf("%s:%d: `! exec obaudit` is not followed by `exitcode N`", f, i+1)
+			}
+		}
+	}
+}
+
 // TestNoAmbientNondeterminism: no wall clock, global randomness or
 // environment reads below cmd/ (house style S6).
 func TestNoAmbientNondeterminism(t *testing.T) {
