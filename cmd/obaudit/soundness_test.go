@@ -620,7 +620,6 @@ func cliOutcome(t *testing.T, args []string) string {
 }
 
 func TestSoundnessCorpus(t *testing.T) {
-	t.Parallel()
 	dir := soundnessDir
 	if *soundnessCorpus != "" {
 		dir = *soundnessCorpus
