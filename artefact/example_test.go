@@ -1,23 +1,23 @@
 package artefact_test
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/refusal"
 )
 
 // A refusal names its class and the JSON pointer of the value it is about.
 func ExampleRead_refused() {
 	_, err := artefact.Read([]byte(`{"artifact_version":9}`+"\n"), artefact.Options{})
 	p, _ := artefact.Pointer(err)
-	fmt.Println(errors.Is(err, artefact.ErrUnsupportedVersion), p)
+	fmt.Println(refusal.Of(err), p)
 	_, err = artefact.Read([]byte(`{"artifact_version":1,"surprise":true}`), artefact.Options{})
 	p, _ = artefact.Pointer(err)
-	fmt.Println(errors.Is(err, artefact.ErrUnknownField), p)
+	fmt.Println(refusal.Of(err), p)
 	// Output:
-	// true /artifact_version
-	// true /surprise
+	// artefact/unsupported-version /artifact_version
+	// artefact/unknown-field /surprise
 }
 
 // Each contract has its own field set; contract 8 has 28 keys, every one

@@ -48,7 +48,7 @@ func TestWriteFileCreatesOnceWithMode0600(t *testing.T) {
 		t.Fatalf("mode = %v, %v; want 0600", st.Mode(), err)
 	}
 	// Write once: a second write is refused and the first bytes stay.
-	if err := WriteFile(p, []byte("{}\n")); !errors.Is(err, safefs.ErrExists) {
+	if err := WriteFile(p, []byte("{}\n")); refusal.Of(err) != safefs.ErrExists.Class {
 		t.Fatalf("second WriteFile = %v, want %s", err, safefs.ErrExists.Class)
 	}
 	unchanged(t, p, payload)
@@ -64,7 +64,7 @@ func TestWriteFileRefusesSymlinkedDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := WriteFile(filepath.Join(dir, "link", "a.json"), payload)
-	if !errors.Is(err, safefs.ErrSymlink) {
+	if refusal.Of(err) != safefs.ErrSymlink.Class {
 		t.Fatalf("WriteFile through a symlinked directory = %v, want %s", err, safefs.ErrSymlink.Class)
 	}
 	absent(t, filepath.Join(real, "a.json"))
@@ -80,7 +80,7 @@ func TestWriteFileRefusesSymlinkAtName(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(link, payload); !errors.Is(err, safefs.ErrSymlink) {
+	if err := WriteFile(link, payload); refusal.Of(err) != safefs.ErrSymlink.Class {
 		t.Fatalf("WriteFile onto a symlink = %v, want %s", err, safefs.ErrSymlink.Class)
 	}
 	unchanged(t, target, []byte("keep"))
@@ -91,7 +91,7 @@ func TestWriteFileRefusesSymlinkAtName(t *testing.T) {
 	if err := os.Symlink(missing, dangling); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(dangling, payload); !errors.Is(err, safefs.ErrSymlink) {
+	if err := WriteFile(dangling, payload); refusal.Of(err) != safefs.ErrSymlink.Class {
 		t.Fatalf("WriteFile onto a dangling symlink = %v, want %s", err, safefs.ErrSymlink.Class)
 	}
 	absent(t, missing)
@@ -103,7 +103,7 @@ func TestWriteFileRefusesExistingFile(t *testing.T) {
 	if err := os.WriteFile(p, []byte("earlier run"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(p, payload); !errors.Is(err, safefs.ErrExists) {
+	if err := WriteFile(p, payload); refusal.Of(err) != safefs.ErrExists.Class {
 		t.Fatalf("WriteFile over an existing file = %v, want %s", err, safefs.ErrExists.Class)
 	}
 	unchanged(t, p, []byte("earlier run"))
@@ -216,7 +216,7 @@ func TestWriteFileRefusesBadPaths(t *testing.T) {
 	dir := t.TempDir()
 	// ("./" and leading "../" are resolved, safefs.split: not bad paths.)
 	for _, p := range []string{"", dir + "/../a.json", dir + "/.", dir + "/a\x00.json", dir + "/"} {
-		if err := WriteFile(p, payload); !errors.Is(err, safefs.ErrBadPath) {
+		if err := WriteFile(p, payload); refusal.Of(err) != safefs.ErrBadPath.Class {
 			t.Errorf("WriteFile(%q) = %v, want %s", p, err, safefs.ErrBadPath.Class)
 		}
 	}

@@ -227,6 +227,7 @@ func TestBundleRefusals(t *testing.T) {
 			m["decisions"] = m["decisions"].([]any)[1:]
 			return m
 		}, genuine},
+		{"contract 9", bundle.ErrArtefactVersionMismatch, func(m map[string]any) map[string]any { m["artifact_version"] = int64(9); return m }, genuine},
 		{"contract 7", bundle.ErrContract, func(m map[string]any) map[string]any { m["artifact_version"] = int64(7); return m }, genuine},
 		{"binding missing a key", bundle.ErrContract, func(m map[string]any) map[string]any {
 			delete(binding(m), "pricing_digest_sha256")
@@ -238,11 +239,8 @@ func TestBundleRefusals(t *testing.T) {
 			tree := c.art(artefactTree(t, modelArtefact))
 			p := writeLedger(t, c.ledger())
 			_, err := bundle.Audit(tree, p, bundle.Options{})
-			if !errors.Is(err, c.class) {
+			if refusal.Of(err) != c.class.Class {
 				t.Fatalf("Audit = %v, want %s", err, c.class.Class)
-			}
-			if cl, _ := refusal.ClassOf(err); cl != c.class.Class {
-				t.Errorf("class %s, want exactly %s", cl, c.class.Class)
 			}
 		})
 	}
@@ -254,7 +252,7 @@ func TestVersionMismatchIsIdentity(t *testing.T) {
 	tree := artefactTree(t, modelArtefact)
 	binding(tree)["execution_ledger_version"] = int64(3)
 	_, err := bundle.Audit(tree, upstreamtest.Path(t, ledgerFile), bundle.Options{})
-	if !errors.Is(err, bundle.ErrLedgerVersionMismatch) || !errors.Is(err, bundle.ErrIdentityMismatch) {
+	if refusal.Of(err) != bundle.ErrLedgerVersionMismatch.Class || refusal.Of(errors.Unwrap(err)) != bundle.ErrIdentityMismatch.Class {
 		t.Errorf("Audit = %v", err)
 	}
 }
@@ -264,11 +262,11 @@ func TestLedgerClassKept(t *testing.T) {
 	r := lt.Rows(upstreamtest.Read(t, ledgerFile))
 	r[1]["call"].(map[string]any)["input_token_upper_bound"] = int64(1)
 	_, err := bundle.Audit(artefactTree(t, modelArtefact), writeLedger(t, lt.Rechain(r)), bundle.Options{})
-	if !errors.Is(err, bundle.ErrLedgerState) || !errors.Is(err, execledger.ErrArithmetic) {
+	if refusal.Of(err) != bundle.ErrLedgerState.Class || !errors.Is(err, execledger.ErrArithmetic) {
 		t.Errorf("Audit = %v, want bundle/ledger-state carrying ledger/arithmetic", err)
 	}
 	_, err = bundle.Audit(artefactTree(t, modelArtefact), filepath.Join(t.TempDir(), "absent.ndjson"), bundle.Options{})
-	if !errors.Is(err, bundle.ErrLedgerState) {
+	if refusal.Of(err) != bundle.ErrLedgerState.Class {
 		t.Errorf("Audit(absent ledger) = %v", err)
 	}
 }
@@ -278,7 +276,7 @@ func TestValidateArtefactInjected(t *testing.T) {
 	boom := refusal.New(execledger.ErrSchema, "stand-in artefact refusal")
 	_, err := bundle.Audit(artefactTree(t, modelArtefact), upstreamtest.Path(t, ledgerFile),
 		bundle.Options{ValidateArtefact: func(map[string]any) error { return boom }})
-	if !errors.Is(err, bundle.ErrContract) {
+	if refusal.Of(err) != bundle.ErrContract.Class {
 		t.Errorf("Audit = %v", err)
 	}
 }

@@ -39,11 +39,11 @@ func TestParseInstant(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"2031-3-3T9:0:0Z", "2031-03-03T09:00:00+00:00", "2031-03-03 09:00:00Z", "2031-02-30T09:00:00Z", "2031-03-03T09:00:00.5Z", ""} {
-		if _, err := ParseInstant(bad); !errorsIs(err, ErrMalformedInstant) {
+		if _, err := ParseInstant(bad); !isClass(err, ErrMalformedInstant) {
 			t.Errorf("ParseInstant(%q) = %v, want %s", bad, err, ErrMalformedInstant.Class)
 		}
 	}
-	if _, err := ShiftMinutes("2031-03-03T09:00:00Z", -1); !errorsIs(err, ErrClockRewind) {
+	if _, err := ShiftMinutes("2031-03-03T09:00:00Z", -1); !isClass(err, ErrClockRewind) {
 		t.Errorf("ShiftMinutes(-1) = %v, want %s", err, ErrClockRewind.Class)
 	}
 	if s, _ := ShiftMinutes("2031-03-09T12:30:00Z", 720); s != "2031-03-10T00:30:00Z" {
@@ -51,7 +51,7 @@ func TestParseInstant(t *testing.T) {
 	}
 	c := clock{}
 	c.now, c.nowText = 100, FormatInstant(100)
-	if err := c.advanceTo(40); !errorsIs(err, ErrClockRewind) {
+	if err := c.advanceTo(40); !isClass(err, ErrClockRewind) {
 		t.Errorf("advanceTo(past) = %v, want %s", err, ErrClockRewind.Class)
 	}
 }
@@ -102,7 +102,7 @@ func TestDecisionRecordRoundTrip(t *testing.T) {
 			t.Errorf("round trip %s -> %s", b1, b2)
 		}
 	}
-	if _, err := DecisionFromRecord(map[string]any{"kind": "SHOUT"}); !errorsIs(err, ErrMalformedDecision) {
+	if _, err := DecisionFromRecord(map[string]any{"kind": "SHOUT"}); !isClass(err, ErrMalformedDecision) {
 		t.Errorf("unknown kind: %v, want %s", err, ErrMalformedDecision.Class)
 	}
 }

@@ -1,5 +1,6 @@
 package engine
 
-import "errors"
+import "github.com/obaudit/obaudit/refusal"
 
-func errorsIs(err, target error) bool { return errors.Is(err, target) }
+// isClass: err's surfaced class is exactly want's.
+func isClass(err error, want *refusal.Refusal) bool { return refusal.Of(err) == want.Class }

@@ -18,7 +18,7 @@ func TestClockShiftMatchesShiftMinutes(t *testing.T) {
 			if got != want || (err == nil) != (wantErr == nil) || (err == nil && gotSec != sec+m*60) {
 				t.Errorf("shift(%d) at %s = %s, %v; ShiftMinutes %s, %v", m, c.nowText, got, err, want, wantErr)
 			}
-			if err != nil && !errorsIs(err, ErrClockRewind) {
+			if err != nil && !isClass(err, ErrClockRewind) {
 				t.Errorf("shift(%d) = %v, want %s", m, err, ErrClockRewind.Class)
 			}
 		}

@@ -2,7 +2,6 @@ package evaluator_test
 
 import (
 	"bytes"
-	"errors"
 	"testing"
 
 	"github.com/obaudit/obaudit/canon"
@@ -91,7 +90,7 @@ func TestUnknownEngineRefused(t *testing.T) {
 	doc := loadArtefact(t, fixtureV1)
 	for _, v := range []string{"", "0.13.0", "0.9.0+obaudit.2", "0.9"} {
 		_, err := evaluator.Evaluate(v, maintenanceContract("V1"), runOf(t, doc, yes()))
-		if !errors.Is(err, engine.ErrUnknownEngineVersion) {
+		if refusal.Of(err) != engine.ErrUnknownEngineVersion.Class {
 			t.Errorf("Evaluate(%q) = %v, want class %s", v, err, engine.ErrUnknownEngineVersion.Class)
 		}
 	}

@@ -1,11 +1,11 @@
 package evaluator_test
 
 import (
-	"errors"
 	"slices"
 	"testing"
 
 	"github.com/obaudit/obaudit/evaluator"
+	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
 )
 
@@ -367,7 +367,7 @@ func TestUnreadableRecordsRefused(t *testing.T) {
 			mutate(doc)
 			r := runOf(t, doc, yes())
 			_, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), r)
-			if !errors.Is(err, evaluator.ErrUnreadableRecord) {
+			if refusal.Of(err) != evaluator.ErrUnreadableRecord.Class {
 				t.Fatalf("Evaluate = %v, want %s", err, evaluator.ErrUnreadableRecord.Class)
 			}
 		})
@@ -381,7 +381,7 @@ func TestRunFromArtefactRefusesMalformed(t *testing.T) {
 		if field == "status" {
 			doc[field] = int64(1)
 		}
-		if _, err := evaluator.RunFromArtefact(doc, yes()); !errors.Is(err, evaluator.ErrMalformedRun) {
+		if _, err := evaluator.RunFromArtefact(doc, yes()); refusal.Of(err) != evaluator.ErrMalformedRun.Class {
 			t.Errorf("RunFromArtefact with %s mistyped = %v, want %s", field, err, evaluator.ErrMalformedRun.Class)
 		}
 	}

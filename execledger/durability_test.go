@@ -89,14 +89,14 @@ func TestCreateLocation(t *testing.T) {
 		t.Errorf("mode %v, want 0600 (D8)", fi.Mode().Perm())
 	}
 	// D7: the file exists (even as written by this run).
-	if _, err := execledger.Create(p, lt.Header(), execledger.WriterOptions{}); !errors.Is(err, safefs.ErrExists) {
+	if _, err := execledger.Create(p, lt.Header(), execledger.WriterOptions{}); refusal.Of(err) != safefs.ErrExists.Class {
 		t.Errorf("Create(existing) = %v, want fs/exists", err)
 	}
 	// D6: directory mode 0755.
 	open := filepath.Join(t.TempDir(), "open")
 	os.Mkdir(open, 0o755)
 	os.Chmod(open, 0o755) // whatever the umask
-	if _, err := execledger.Create(filepath.Join(open, "l.ndjson"), lt.Header(), execledger.WriterOptions{}); !errors.Is(err, execledger.ErrLocation) {
+	if _, err := execledger.Create(filepath.Join(open, "l.ndjson"), lt.Header(), execledger.WriterOptions{}); refusal.Of(err) != execledger.ErrLocation.Class {
 		t.Errorf("Create(0755 dir) = %v, want ledger/location", err)
 	}
 	// D3: the directory is reached through a symbolic link.
@@ -110,12 +110,12 @@ func TestCreateLocation(t *testing.T) {
 	// D4: an ancestor is a symbolic link.
 	anc := filepath.Join(t.TempDir(), "anc")
 	os.Symlink(filepath.Dir(d), anc)
-	if _, err := execledger.Create(filepath.Join(anc, "evidence", "l3.ndjson"), lt.Header(), execledger.WriterOptions{}); !errors.Is(err, safefs.ErrSymlink) {
+	if _, err := execledger.Create(filepath.Join(anc, "evidence", "l3.ndjson"), lt.Header(), execledger.WriterOptions{}); refusal.Of(err) != safefs.ErrSymlink.Class {
 		t.Errorf("Create(symlinked ancestor) = %v, want fs/symlink", err)
 	}
 	// D5: the ledger name is a (dangling) symbolic link.
 	os.Symlink(filepath.Join(d, "nowhere"), filepath.Join(d, "dangling.ndjson"))
-	if _, err := execledger.Create(filepath.Join(d, "dangling.ndjson"), lt.Header(), execledger.WriterOptions{}); !errors.Is(err, safefs.ErrSymlink) && !errors.Is(err, safefs.ErrExists) {
+	if _, err := execledger.Create(filepath.Join(d, "dangling.ndjson"), lt.Header(), execledger.WriterOptions{}); refusal.Of(err) != safefs.ErrSymlink.Class && refusal.Of(err) != safefs.ErrExists.Class {
 		t.Errorf("Create(dangling symlink name) = %v, want fs/symlink or fs/exists", err)
 	}
 	if _, err := os.Stat(filepath.Join(d, "nowhere")); err == nil {
@@ -170,14 +170,14 @@ func TestWriteFaults(t *testing.T) {
 						t.Errorf("poisoned=%v finalized=%v", w.Poisoned(), w.Finalized())
 					}
 					for i := 0; i < 2; i++ {
-						if err := w.RecordCall(lt.Answered(w.Calls(), 1, 5)); !errors.Is(err, execledger.ErrWriterState) {
+						if err := w.RecordCall(lt.Answered(w.Calls(), 1, 5)); refusal.Of(err) != execledger.ErrWriterState.Class {
 							t.Errorf("RecordCall after poison = %v, want ledger/writer-state", err)
 						}
-						if err := w.Finalize("aborted", "2031-03-03T09:05:00Z", lt.Str("execution_aborted")); !errors.Is(err, execledger.ErrWriterState) {
+						if err := w.Finalize("aborted", "2031-03-03T09:05:00Z", lt.Str("execution_aborted")); refusal.Of(err) != execledger.ErrWriterState.Class {
 							t.Errorf("Finalize after poison = %v, want ledger/writer-state", err)
 						}
 					}
-					if _, err := w.Binding(); !errors.Is(err, execledger.ErrNoBinding) {
+					if _, err := w.Binding(); refusal.Of(err) != execledger.ErrNoBinding.Class {
 						t.Errorf("Binding after poison = %v, want ledger/no-binding", err)
 					}
 					last, _ := os.Stat(p)
@@ -343,7 +343,7 @@ func TestWriterRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w, f := newW()
 			size := f.Size()
-			if err := w.RecordCall(tc.call()); !errors.Is(err, tc.class) {
+			if err := w.RecordCall(tc.call()); refusal.Of(err) != tc.class.Class {
 				t.Errorf("RecordCall = %v, want %s", err, tc.class.Class)
 			}
 			if f.Size() != size || w.Poisoned() {
@@ -353,38 +353,38 @@ func TestWriterRefusals(t *testing.T) {
 	}
 	// O6, O7 and terminal admissibility at Finalize.
 	w, _ := newW()
-	if err := w.Finalize("scored", "2031-03-03T09:05:00Z", lt.Str("provider_server_error")); !errors.Is(err, execledger.ErrSchema) {
+	if err := w.Finalize("scored", "2031-03-03T09:05:00Z", lt.Str("provider_server_error")); refusal.Of(err) != execledger.ErrSchema.Class {
 		t.Errorf("O6 Finalize(scored, code) = %v", err)
 	}
-	if err := w.Finalize("excluded", "2031-03-03T09:05:00Z", nil); !errors.Is(err, execledger.ErrInadmissible) && !errors.Is(err, execledger.ErrSchema) {
+	if err := w.Finalize("excluded", "2031-03-03T09:05:00Z", nil); refusal.Of(err) != execledger.ErrInadmissible.Class && refusal.Of(err) != execledger.ErrSchema.Class {
 		t.Errorf("O7 Finalize(excluded, nil) = %v", err)
 	}
 	w.RecordCall(lt.Faulted(0, 1, 0))
-	if err := w.Finalize("scored", "2031-03-03T09:05:00Z", nil); !errors.Is(err, execledger.ErrInadmissible) {
+	if err := w.Finalize("scored", "2031-03-03T09:05:00Z", nil); refusal.Of(err) != execledger.ErrInadmissible.Class {
 		t.Errorf("Finalize(scored) over a fault = %v, want ledger/inadmissible", err)
 	}
 	// L12: nothing after finalise.
 	if err := w.Finalize("excluded", "2031-03-03T09:05:00Z", lt.Str("provider_server_error")); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.RecordCall(lt.Answered(1, 1, 1)); !errors.Is(err, execledger.ErrWriterState) {
+	if err := w.RecordCall(lt.Answered(1, 1, 1)); refusal.Of(err) != execledger.ErrWriterState.Class {
 		t.Errorf("RecordCall after Finalize = %v", err)
 	}
-	if err := w.Finalize("aborted", "2031-03-03T09:05:00Z", lt.Str("execution_aborted")); !errors.Is(err, execledger.ErrWriterState) {
+	if err := w.Finalize("aborted", "2031-03-03T09:05:00Z", lt.Str("execution_aborted")); refusal.Of(err) != execledger.ErrWriterState.Class {
 		t.Errorf("Finalize after Finalize = %v", err)
 	}
-	if _, err := w.Binding(); !errors.Is(err, execledger.ErrNoBinding) {
+	if _, err := w.Binding(); refusal.Of(err) != execledger.ErrNoBinding.Class {
 		t.Errorf("Binding of an excluded run = %v, want ledger/no-binding", err)
 	}
 	// O8: header intended_artifact_version 6.
 	h := lt.Header()
 	h.IntendedArtefactVersion = 6
-	if _, err := execledger.NewWriter(&lt.MemFile{}, h); !errors.Is(err, execledger.ErrSchema) {
+	if _, err := execledger.NewWriter(&lt.MemFile{}, h); refusal.Of(err) != execledger.ErrSchema.Class {
 		t.Errorf("O8 NewWriter(intended 6) = %v", err)
 	}
 	h = lt.Header()
 	h.Provider.Settings["headers"] = map[string]any{"Authorization": "Bearer x"}
-	if _, err := execledger.NewWriter(&lt.MemFile{}, h); !errors.Is(err, execledger.ErrForbiddenContent) {
+	if _, err := execledger.NewWriter(&lt.MemFile{}, h); refusal.Of(err) != execledger.ErrForbiddenContent.Class {
 		t.Errorf("NewWriter(secret settings) = %v", err)
 	}
 }

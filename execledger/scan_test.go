@@ -2,9 +2,10 @@ package execledger
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/obaudit/obaudit/refusal"
 )
 
 // TestScan is spec §11.5.
@@ -28,7 +29,7 @@ func TestScan(t *testing.T) {
 		{"x": strings.Repeat("é", 257)}, // 257 code points
 	}
 	for _, m := range bad {
-		if err := Scan(m, "row"); !errors.Is(err, ErrForbiddenContent) {
+		if err := Scan(m, "row"); refusal.Of(err) != ErrForbiddenContent.Class {
 			t.Errorf("Scan(%.60v) = %v, want %s", m, err, ErrForbiddenContent.Class)
 		}
 	}
@@ -50,7 +51,7 @@ func TestScan(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		deep = []any{deep}
 	}
-	if err := Scan(deep, "row"); !errors.Is(err, ErrSchema) {
+	if err := Scan(deep, "row"); refusal.Of(err) != ErrSchema.Class {
 		t.Errorf("Scan(depth 40) = %v, want %s", err, ErrSchema.Class)
 	}
 }

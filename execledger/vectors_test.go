@@ -88,7 +88,7 @@ func TestVectors(t *testing.T) {
 			if verdict == "ok" && arg == execledger.StatusIncomplete {
 				_, err := execledger.Read(bytes.NewReader(data), execledger.Options{RequireComplete: true})
 				var ie *execledger.IncompleteError
-				if !errors.Is(err, execledger.ErrIncomplete) || !errors.As(err, &ie) || ie.Audit.Complete() {
+				if refusal.Of(err) != execledger.ErrIncomplete.Class || !errors.As(err, &ie) || ie.Audit.Complete() {
 					t.Errorf("strict Read = %v, want ledger/incomplete with the prefix audit", err)
 				}
 			}

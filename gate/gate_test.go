@@ -1,7 +1,6 @@
 package gate_test
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -233,12 +232,12 @@ func TestTeethAlwaysPassingEvaluator(t *testing.T) {
 // A manifest missing a dimension is refused before anything runs.
 func TestTeethManifestMissingDimension(t *testing.T) {
 	_, err := editOracle(t, "deterministic_replay, environment_integrity, retrieval_discipline]\n\ncontrols", "deterministic_replay, environment_integrity]\n\ncontrols")
-	if !errors.Is(err, oracle.ErrVocabularyMismatch) {
+	if refusal.Of(err) != oracle.ErrVocabularyMismatch.Class {
 		t.Fatalf("Load = %v, want %s", err, oracle.ErrVocabularyMismatch.Class)
 	}
 	_, err = editOracle(t, "must_pass_dimensions: [critical_invariants, authority_boundaries, recovery, obligations, deterministic_replay, environment_integrity, retrieval_discipline]",
 		"must_pass_dimensions: [critical_invariants, authority_boundaries, recovery, obligations, deterministic_replay, environment_integrity]")
-	if !errors.Is(err, oracle.ErrDimensionUnjudged) {
+	if refusal.Of(err) != oracle.ErrDimensionUnjudged.Class {
 		t.Fatalf("Load = %v, want %s", err, oracle.ErrDimensionUnjudged.Class)
 	}
 }
@@ -276,11 +275,11 @@ func TestReferenceMustBeReliable(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	spec, m := defaults(t)
 	_, err := gate.Run(gate.Options{Subject: subject(t, spec, m), EngineVersion: "0.13.0"})
-	if !errors.Is(err, engine.ErrUnknownEngineVersion) {
+	if refusal.Of(err) != engine.ErrUnknownEngineVersion.Class {
 		t.Errorf("unknown engine: %v", err)
 	}
 	_, err = gate.Run(gate.Options{Subject: subject(t, spec, m), Agents: []string{"reference", "chaos_monkey"}})
-	if !errors.Is(err, agents.ErrUnknownAgent) {
+	if refusal.Of(err) != agents.ErrUnknownAgent.Class {
 		t.Errorf("unknown agent: %v", err)
 	}
 	other, err := editOracle(t, `operation_id: "lettings_maintenance_synthetic_v1"`, `operation_id: "lettings_inventory_v1"`)

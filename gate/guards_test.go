@@ -1,7 +1,6 @@
 package gate_test
 
 import (
-	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/evaluator"
 	"github.com/obaudit/obaudit/gate"
+	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
 )
 
@@ -273,7 +273,7 @@ const secondSettlement = `      - {event_id: %s, type: payment_settlement_confir
 // evaluator reports the undeclared refusal and finds no double mutation.
 func TestGuardDuplicateEvent(t *testing.T) {
 	_, err := maintenance.LoadSpec(specWith(t, "event_id: v1_e12,", strings.Replace(secondSettlement, "%s", "v1_e12", 1)), "dup-id.yaml")
-	if !errors.Is(err, maintenance.ErrDuplicateIdentity) {
+	if refusal.Of(err) != maintenance.ErrDuplicateIdentity.Class {
 		t.Fatalf("an event id authored twice: %v, want %s", err, maintenance.ErrDuplicateIdentity.Class)
 	}
 	spec, err := maintenance.LoadSpec(specWith(t, "event_id: v1_e12,", strings.Replace(secondSettlement, "%s", "v1_e12b", 1)), "dup-settlement.yaml")

@@ -252,7 +252,7 @@ func faultCell(t *testing.T, id string, f Fault) {
 				t.Errorf("measured %s forfeited %s reserved %s, %d forfeits", m, fo, re, forfeits)
 			}
 			// The ledger of a fault cell binds no artefact.
-			if _, err := a.Binding(); !errors.Is(err, execledger.ErrNoBinding) {
+			if _, err := a.Binding(); refusal.Of(err) != execledger.ErrNoBinding.Class {
 				t.Errorf("binding from an excluded ledger: %v", err)
 			}
 		}
@@ -279,7 +279,7 @@ func TestRewrittenRowsAreRefused(t *testing.T) {
 		rows := ledgertest.Rows(b)
 		edit(rows[5]["call"].(map[string]any))
 		_, err := execledger.Read(bytes.NewReader(ledgertest.Rewrite(rows)), execledger.Options{})
-		if !errors.Is(err, execledger.ErrRowDigest) {
+		if refusal.Of(err) != execledger.ErrRowDigest.Class {
 			t.Errorf("%s rewritten: %v", name, err)
 		}
 	}
@@ -298,7 +298,7 @@ func TestCallBoundExcludes(t *testing.T) {
 	if r.OK() || r.AsExpected() || r.Status != "excluded" || r.ExclusionCode != "provider_budget" || len(r.Ledger.Calls) != 3 || r.ProviderRequests != 3 || r.ArtefactPath != "" {
 		t.Errorf("%s %s, %d calls, %d requests, artefact %q", r.Status, r.ExclusionCode, len(r.Ledger.Calls), r.ProviderRequests, r.ArtefactPath)
 	}
-	if !errors.Is(r.Stop, provider.ErrCallBound) {
+	if refusal.Of(r.Stop) != provider.ErrCallBound.Class {
 		t.Errorf("stop %v", r.Stop)
 	}
 	if r.Ledger.Header.Controls.MaxProviderCalls != 3 || r.Ledger.Header.Controls.ExpectedProviderCalls != 3 {
@@ -324,7 +324,7 @@ func TestTokenCeilingPerCall(t *testing.T) {
 	if r.Status != "excluded" || r.ExclusionCode != "provider_budget" || len(r.Ledger.Calls) != 0 || r.ProviderRequests != 0 {
 		t.Fatalf("%s %s, %d calls, %d requests", r.Status, r.ExclusionCode, len(r.Ledger.Calls), r.ProviderRequests)
 	}
-	if !errors.Is(r.Stop, provider.ErrTokenCapExceeded) || !errors.Is(r.Stop, provider.ErrCostCapExceeded) || r.Stop.Dispatched {
+	if refusal.Of(r.Stop) != provider.ErrTokenCapExceeded.Class || !errors.Is(r.Stop, provider.ErrCostCapExceeded) || r.Stop.Dispatched {
 		t.Errorf("stop %v", r.Stop)
 	}
 	if r.Ledger.Header.Controls.TokenHardCap != 4097 {
@@ -339,7 +339,7 @@ func TestTokenCeilingPerCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r2.ExclusionCode != "provider_budget" || r2.ProviderRequests != 0 || errors.Is(r2.Stop, provider.ErrTokenCapExceeded) || !errors.Is(r2.Stop, provider.ErrCostCapExceeded) {
+	if r2.ExclusionCode != "provider_budget" || r2.ProviderRequests != 0 || refusal.Of(r2.Stop) == provider.ErrTokenCapExceeded.Class || refusal.Of(r2.Stop) != provider.ErrCostCapExceeded.Class {
 		t.Errorf("cost cap: %s, %d requests, stop %v", r2.ExclusionCode, r2.ProviderRequests, r2.Stop)
 	}
 }
@@ -367,7 +367,7 @@ func TestUpFrontRefusals(t *testing.T) {
 		cfg.Reference = nil // nothing may reach the script
 		c.mod(&cfg)
 		_, err := Run(cfg)
-		if !errors.Is(err, c.class) {
+		if refusal.Of(err) != c.class.Class {
 			t.Errorf("%s: %v, want %s", name, err, c.class.Class)
 		}
 		if got := entries(t, dir); len(got) != 0 {
@@ -394,7 +394,7 @@ func TestNotLoopback(t *testing.T) {
 	defer lb.Close()
 	for _, u := range []string{"https://example.com/v1/responses", "https://203.0.113.7/v1/responses", "https://localhost.invalid/"} {
 		_, err := lb.Client.Get(u)
-		if !errors.Is(err, ErrNotLoopback) {
+		if refusal.Of(err) != ErrNotLoopback.Class {
 			t.Errorf("%s: %v", u, err)
 		}
 	}
@@ -454,7 +454,7 @@ func TestSelfCheck(t *testing.T) {
 	otherDecision := exchanged()
 	otherDecision.Tape[2] = otherDecision.Tape[5]
 	for name, sc := range map[string]*Script{"other bodies": otherBodies, "fewer bodies": fewer, "other answer": otherAnswer, "other decision": otherDecision} {
-		if err := check(sc); !errors.Is(err, ErrSelfCheck) {
+		if err := check(sc); refusal.Of(err) != ErrSelfCheck.Class {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/provider"
+	"github.com/obaudit/obaudit/refusal"
 )
 
 func dec(t *testing.T, s string) execledger.Decimal {
@@ -37,7 +38,7 @@ func TestCheckMaxCalls(t *testing.T) {
 		}
 	}
 	for _, n := range []int64{61, 100, 0, -1} {
-		if err := provider.CheckMaxCalls(n); !errors.Is(err, provider.ErrCallBound) {
+		if err := provider.CheckMaxCalls(n); refusal.Of(err) != provider.ErrCallBound.Class {
 			t.Errorf("CheckMaxCalls(%d) = %v, want preflight/call-bound", n, err)
 		}
 	}
@@ -45,10 +46,10 @@ func TestCheckMaxCalls(t *testing.T) {
 
 // TestTokenExposure is F5.
 func TestTokenExposure(t *testing.T) {
-	if err := provider.CheckTokenExposure(61, provider.TokenHardCap); !errors.Is(err, provider.ErrTokenExposure) {
+	if err := provider.CheckTokenExposure(61, provider.TokenHardCap); refusal.Of(err) != provider.ErrTokenExposure.Class {
 		t.Errorf("61 calls: %v", err)
 	}
-	if err := provider.CheckTokenExposure(60, 1000); !errors.Is(err, provider.ErrTokenExposure) {
+	if err := provider.CheckTokenExposure(60, 1000); refusal.Of(err) != provider.ErrTokenExposure.Class {
 		t.Errorf("cap 1000: %v", err)
 	}
 	if err := provider.CheckTokenExposure(60, provider.TokenHardCap); err != nil {
@@ -64,7 +65,7 @@ func TestWorstCase(t *testing.T) {
 	if err := provider.CheckWorstCase(60, rates(t), dec(t, "10.00")); err != nil {
 		t.Error(err)
 	}
-	if err := provider.CheckWorstCase(60, rates(t), dec(t, "4.2")); !errors.Is(err, provider.ErrCostExposure) {
+	if err := provider.CheckWorstCase(60, rates(t), dec(t, "4.2")); refusal.Of(err) != provider.ErrCostExposure.Class {
 		t.Errorf("cap 4.2: %v", err)
 	}
 }
@@ -81,14 +82,14 @@ func TestGuardTokenCap(t *testing.T) {
 		}
 	}
 	_, err = g.Authorize(1000)
-	if !errors.Is(err, provider.ErrTokenCapExceeded) || !errors.Is(err, provider.ErrCostCapExceeded) {
+	if refusal.Of(err) != provider.ErrTokenCapExceeded.Class || !errors.Is(err, provider.ErrCostCapExceeded) {
 		t.Errorf("third Authorize = %v, want token-cap (a cost-cap refusal)", err)
 	}
 	if g.ReservedTokens() != 2*5096 {
 		t.Errorf("reserved %d", g.ReservedTokens())
 	}
 	g2, _ := provider.NewGuard(dec(t, "10"), rates(t), 4096, 4096)
-	if _, err := g2.Authorize(1); !errors.Is(err, provider.ErrTokenCapExceeded) || g2.ReservedTokens() != 0 {
+	if _, err := g2.Authorize(1); refusal.Of(err) != provider.ErrTokenCapExceeded.Class || g2.ReservedTokens() != 0 {
 		t.Errorf("F8: %v, reserved %d", err, g2.ReservedTokens())
 	}
 	g3, _ := provider.NewGuard(dec(t, "10"), rates(t), 4096, 0)
@@ -101,7 +102,7 @@ func TestGuardTokenCap(t *testing.T) {
 func TestGuardCostCap(t *testing.T) {
 	g, _ := provider.NewGuard(dec(t, "0.0001"), rates(t), 4096, provider.TokenHardCap)
 	_, err := g.Authorize(14706)
-	if !errors.Is(err, provider.ErrCostCapExceeded) || errors.Is(err, provider.ErrTokenCapExceeded) {
+	if refusal.Of(err) != provider.ErrCostCapExceeded.Class || refusal.Of(err) == provider.ErrTokenCapExceeded.Class {
 		t.Errorf("F10: %v, want a cost-cap refusal that is not the token cap", err)
 	}
 	g, _ = provider.NewGuard(dec(t, "1"), rates(t), 4096, provider.TokenHardCap)
@@ -115,14 +116,14 @@ func TestGuardCostCap(t *testing.T) {
 	r2, _ := g.Authorize(14706)
 	g.Forfeit(r2)
 	r3, _ := g.Authorize(10)
-	if _, err := g.Settle(r3, 100000, 100000); !errors.Is(err, provider.ErrReservationBreached) {
+	if _, err := g.Settle(r3, 100000, 100000); refusal.Of(err) != provider.ErrReservationBreached.Class {
 		t.Errorf("breach: %v", err)
 	}
 	m, f, o := g.Totals()
 	if f.String() != "0.0593425" || o.String() != "0" || m.String() == "0" {
 		t.Errorf("totals %s %s %s", m, f, o)
 	}
-	if _, err := provider.NewGuard(dec(t, "0"), rates(t), 4096, 0); !errors.Is(err, provider.ErrCostExposure) {
+	if _, err := provider.NewGuard(dec(t, "0"), rates(t), 4096, 0); refusal.Of(err) != provider.ErrCostExposure.Class {
 		t.Errorf("zero cap: %v", err)
 	}
 }
@@ -131,7 +132,7 @@ func TestGuardCostCap(t *testing.T) {
 func TestRefuseLiveEnvironment(t *testing.T) {
 	env := map[string]string{"OPENAI_API_KEY": "sk-not-read", "OPENAI_BASE_URL": ""}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	if _, err := provider.RefuseLiveEnvironment(lookup); !errors.Is(err, provider.ErrLiveEnvironment) {
+	if _, err := provider.RefuseLiveEnvironment(lookup); refusal.Of(err) != provider.ErrLiveEnvironment.Class {
 		t.Errorf("with a key: %v", err)
 	}
 	delete(env, "OPENAI_API_KEY")
@@ -141,7 +142,7 @@ func TestRefuseLiveEnvironment(t *testing.T) {
 	// Every lane's credential variable is checked.
 	for _, name := range []string{"ANTHROPIC_API_KEY", "XAI_API_KEY", "MISTRAL_API_KEY"} {
 		one := func(k string) (string, bool) { return "x", k == name }
-		if _, err := provider.RefuseLiveEnvironment(one); !errors.Is(err, provider.ErrLiveEnvironment) {
+		if _, err := provider.RefuseLiveEnvironment(one); refusal.Of(err) != provider.ErrLiveEnvironment.Class {
 			t.Errorf("%s set: %v", name, err)
 		}
 	}

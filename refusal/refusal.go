@@ -19,8 +19,10 @@
 //
 //	return refusal.New(ErrChainBreak, "row %d: previous digest mismatch", n)
 //
-// Callers match by class with [errors.Is] or read it with [ClassOf]; tests
-// assert classes, never messages.
+// Callers read the class with [ClassOf] (or [Of]); tests assert the exact
+// class, refusal.Of(err) == pkg.ErrX.Class, never messages. ([errors.Is]
+// matches a class anywhere in the chain, so it also passes when a wrapper
+// surfaces a different class.)
 //
 // Leaf packages that may not import refusal (canon) implement the
 // [Classed] interface instead; [ClassOf] recognises both.
@@ -201,4 +203,11 @@ func Detail(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// Of returns the class of the first refusal in err's chain, or "" when err
+// carries none: [ClassOf] for comparisons, refusal.Of(err) == want.
+func Of(err error) Class {
+	c, _ := ClassOf(err)
+	return c
 }

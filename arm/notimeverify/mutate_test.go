@@ -1,7 +1,6 @@
 package notimeverify_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/obaudit/obaudit/arm/notimeverify"
@@ -147,7 +146,7 @@ func TestMutatedPairsAreRefused(t *testing.T) {
 		m := clone(t, nt)
 		mutate(m)
 		_, err := notimeverify.Verify(full, m)
-		if c, _ := refusal.ClassOf(err); !errors.Is(err, notimeverify.ErrMismatch) || c != "notimeverify/mismatch" {
+		if c, _ := refusal.ClassOf(err); refusal.Of(err) != notimeverify.ErrMismatch.Class || c != "notimeverify/mismatch" {
 			t.Errorf("%s: %v, want notimeverify/mismatch", name, err)
 		}
 	}
@@ -169,7 +168,7 @@ func TestMutatedPairsAreRefused(t *testing.T) {
 	for name, mutate := range fullCases {
 		f := full
 		f.Trajectory = mutate(append([]any(nil), full.Trajectory...))
-		if _, err := notimeverify.Verify(f, nt); !errors.Is(err, notimeverify.ErrMismatch) {
+		if _, err := notimeverify.Verify(f, nt); refusal.Of(err) != notimeverify.ErrMismatch.Class {
 			t.Errorf("%s: %v, want a mismatch", name, err)
 		}
 	}

@@ -324,6 +324,7 @@ func TestCampaignShardKilled(t *testing.T) {
 // --continue finishes the campaign with the merge's interrupted identities
 // ERROR in the report.
 func TestCampaignShardSIGKILL(t *testing.T) {
+	t.Parallel() // sleep-bound: the two kill loops overlap
 	bin := filepath.Join(t.TempDir(), "obaudit")
 	self, err := os.Executable()
 	if err != nil {

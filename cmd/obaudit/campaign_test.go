@@ -305,6 +305,7 @@ func TestCampaignTamper(t *testing.T) {
 // never a refusal), and --continue finishes it with every killed trial
 // recorded ERROR (interrupted).
 func TestCampaignSIGKILL(t *testing.T) {
+	t.Parallel() // sleep-bound: the two kill loops overlap
 	bin := filepath.Join(t.TempDir(), "obaudit")
 	self, err := os.Executable()
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"github.com/obaudit/obaudit/commitment"
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
+	"github.com/obaudit/obaudit/refusal"
 )
 
 // preflightArtefact runs obaudit preflight (the reference cell) into a
@@ -114,7 +114,7 @@ func TestReplayRebuildsRequestDigests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := signReplay.Check(context.Background(), commitment.Inputs{Artefact: in}); !errors.Is(err, episode.ErrRequestDigestMismatch) {
+			if err := signReplay.Check(context.Background(), commitment.Inputs{Artefact: in}); refusal.Of(err) != episode.ErrRequestDigestMismatch.Class {
 				t.Fatalf("obaudit sign's replay check = %v, want %s", err, episode.ErrRequestDigestMismatch.Class)
 			}
 		})

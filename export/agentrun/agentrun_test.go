@@ -2,7 +2,6 @@ package agentrun
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -255,7 +254,7 @@ func TestCompileSchemaSupplied(t *testing.T) {
 	}
 	raw := upstreamtest.Read(t, v1Fixture)
 	// harness "operatebench" is a slug the strict schema does not admit.
-	if _, err := Export(artefacttest.Read(t, raw), defaultOp(), s); !errors.Is(err, ErrSchemaInvalid) {
+	if _, err := Export(artefacttest.Read(t, raw), defaultOp(), s); refusal.Of(err) != ErrSchemaInvalid.Class {
 		t.Errorf("Export against a stricter supplied schema = %v, want %s", err, ErrSchemaInvalid.Class)
 	}
 
@@ -283,7 +282,7 @@ func TestCompileSchemaRefusals(t *testing.T) {
 	for name, fsys := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, err := CompileSchema(fsys)
-			if !errors.Is(err, ErrSchemaUnloadable) {
+			if refusal.Of(err) != ErrSchemaUnloadable.Class {
 				t.Errorf("CompileSchema = %v, want %s", err, ErrSchemaUnloadable.Class)
 			}
 		})

@@ -21,6 +21,7 @@ import (
 	"github.com/obaudit/obaudit/provider"
 	"github.com/obaudit/obaudit/provider/lane"
 	"github.com/obaudit/obaudit/provider/openai"
+	"github.com/obaudit/obaudit/refusal"
 )
 
 const model = "gpt-5.6-luna"
@@ -303,7 +304,7 @@ func TestFaults(t *testing.T) {
 			if err := x.w.Finalize("excluded", "2035-01-02T03:05:00Z", &c.fault); err != nil {
 				t.Fatalf("the excluded terminal is refused: %v", err)
 			}
-			if _, err := x.w.Binding(); !errors.Is(err, execledger.ErrNoBinding) {
+			if _, err := x.w.Binding(); refusal.Of(err) != execledger.ErrNoBinding.Class {
 				t.Errorf("an excluded journal backs a binding: %v", err)
 			}
 		})
@@ -318,7 +319,7 @@ func TestGuardRefusesBeforeDispatch(t *testing.T) {
 		name     string
 		cap      string
 		tokenCap int64
-		class    error
+		class    *refusal.Refusal
 	}{
 		{"cost cap", "0.000001", provider.TokenHardCap, provider.ErrCostCapExceeded},
 		{"token cap", "10", 4097, provider.ErrTokenCapExceeded},
@@ -335,7 +336,7 @@ func TestGuardRefusesBeforeDispatch(t *testing.T) {
 			})
 			_, err := x.agent.Decide(steps[0].obs)
 			var f *lane.Failure
-			if !errors.As(err, &f) || f.Code != lane.ExclusionBudget || f.Dispatched || !errors.Is(err, c.class) {
+			if !errors.As(err, &f) || f.Code != lane.ExclusionBudget || f.Dispatched || refusal.Of(err) != c.class.Class {
 				t.Fatalf("error %v, want an undispatched budget stop of class %v", err, c.class)
 			}
 			if x.hits.Load() != 0 || len(x.ledger(t).Calls) != 0 {
@@ -364,7 +365,7 @@ func TestCallBound(t *testing.T) {
 	}
 	_, err := x.agent.Decide(steps[3].obs)
 	var f *lane.Failure
-	if !errors.As(err, &f) || f.Code != lane.ExclusionBudget || !errors.Is(err, provider.ErrCallBound) {
+	if !errors.As(err, &f) || f.Code != lane.ExclusionBudget || refusal.Of(err) != provider.ErrCallBound.Class {
 		t.Fatalf("call 4: %v", err)
 	}
 	if x.hits.Load() != 3 || len(x.ledger(t).Calls) != 3 {
@@ -392,7 +393,7 @@ func TestReservationBreached(t *testing.T) {
 	x := newHarness(t, answer(t, steps[0].rec, 10_000_000), nil)
 	_, err := x.agent.Decide(steps[0].obs)
 	var f *lane.Failure
-	if !errors.As(err, &f) || f.Code != lane.ExclusionBudget || !errors.Is(err, provider.ErrReservationBreached) {
+	if !errors.As(err, &f) || f.Code != lane.ExclusionBudget || refusal.Of(err) != provider.ErrReservationBreached.Class {
 		t.Fatalf("%v", err)
 	}
 	a := x.ledger(t)
@@ -430,13 +431,13 @@ func TestRunIdentity(t *testing.T) {
 	steps := referenceSteps(t)
 	x := newHarness(t, answer(t, steps[0].rec, 4211), nil)
 	x.agent.BeginEpisode(engine.AgentIdentity{OperationInstanceID: "opinst_" + "22222222222222222222222222222222"})
-	if _, err := x.agent.Decide(steps[0].obs); !errors.Is(err, lane.ErrRunIdentity) {
+	if _, err := x.agent.Decide(steps[0].obs); refusal.Of(err) != lane.ErrRunIdentity.Class {
 		t.Errorf("episode of another instance: %v", err)
 	}
 	y := newHarness(t, answer(t, steps[0].rec, 4211), func(cfg *lane.Config) {
 		cfg.OperationInstanceID = "opinst_" + "33333333333333333333333333333333"
 	})
-	if _, err := y.agent.Decide(steps[0].obs); !errors.Is(err, lane.ErrRunIdentity) {
+	if _, err := y.agent.Decide(steps[0].obs); refusal.Of(err) != lane.ErrRunIdentity.Class {
 		t.Errorf("observation of another instance: %v", err)
 	}
 	if x.hits.Load()+y.hits.Load() != 0 {
@@ -450,7 +451,7 @@ func TestNewRefusesEndpoint(t *testing.T) {
 		Lane: openai.Lane, Client: x.srv.Client(), BaseURL: "http://127.0.0.1/v1", Profile: profile, Ledger: x.w,
 		Now: time.Now, OperationInstanceID: instance, MaxCalls: 1,
 	})
-	if !errors.Is(err, lane.ErrEndpoint) {
+	if refusal.Of(err) != lane.ErrEndpoint.Class {
 		t.Errorf("%v", err)
 	}
 }
@@ -564,7 +565,7 @@ func TestWireDispatch(t *testing.T) {
 	lane.WrapTransport(x.agent, func(capture, next http.RoundTripper) http.RoundTripper {
 		return &twice{capture: capture, next: next}
 	})
-	if _, err := x.agent.Decide(steps[0].obs); !errors.Is(err, lane.ErrWireDispatch) {
+	if _, err := x.agent.Decide(steps[0].obs); refusal.Of(err) != lane.ErrWireDispatch.Class {
 		t.Fatalf("two dispatches in one turn: %v", err)
 	}
 	if n := len(x.ledger(t).Calls); n != 0 {
@@ -585,7 +586,7 @@ func TestDialRefusalIsNotAFault(t *testing.T) {
 	})
 	_, err := x.agent.Decide(steps[0].obs)
 	var f *lane.Failure
-	if !errors.Is(err, preflight.ErrNotLoopback) || errors.As(err, &f) {
+	if refusal.Of(err) != preflight.ErrNotLoopback.Class || errors.As(err, &f) {
 		t.Fatalf("%v", err)
 	}
 	if len(x.ledger(t).Calls) != 0 {

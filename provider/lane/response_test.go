@@ -1,7 +1,6 @@
 package lane_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/obaudit/obaudit/canon"
@@ -167,7 +166,7 @@ func TestParseBaseURL(t *testing.T) {
 	}
 	for _, s := range []string{"http://127.0.0.1/v1", "https://user:pw@127.0.0.1/v1", "https://127.0.0.1/v1?x=1", "https://127.0.0.1/v1#f", "https:///v1", "ftp://x", "%%"} {
 		_, err := lane.ParseBaseURL(s)
-		if !errors.Is(err, lane.ErrEndpoint) {
+		if refusal.Of(err) != lane.ErrEndpoint.Class {
 			t.Errorf("%s: %v, want %s", s, err, lane.ErrEndpoint.Class)
 		}
 	}

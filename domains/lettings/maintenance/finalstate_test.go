@@ -1,7 +1,6 @@
 package maintenance_test
 
 import (
-	"errors"
 	"slices"
 	"testing"
 
@@ -192,7 +191,7 @@ func TestFinalStateMutationsAreRefusedByClass(t *testing.T) {
 			}
 			m.edit(state)
 			err := maintenance.ValidateFinalState(state, version, contract, false)
-			if !errors.Is(err, m.class) {
+			if refusal.Of(err) != m.class.Class {
 				t.Fatalf("err = %v, want class %s", err, m.class.Class)
 			}
 			if p, ok := maintenance.StatePointer(err); !ok || p != m.pointer {
@@ -206,7 +205,7 @@ func TestFinalStateMutationsAreRefusedByClass(t *testing.T) {
 // required), and an optional text.
 func TestReportingActorEngines(t *testing.T) {
 	state, _, _ := fixtureState(t, "artifact8-deterministic-reference-v1.json")
-	if err := maintenance.ValidateFinalState(state, "0.12.0", 8, false); !errors.Is(err, maintenance.ErrStateMissingField) {
+	if err := maintenance.ValidateFinalState(state, "0.12.0", 8, false); refusal.Of(err) != maintenance.ErrStateMissingField.Class {
 		t.Fatalf("0.12.0 without the root: %v, want %s", err, maintenance.ErrStateMissingField.Class)
 	}
 	state["issue_reporting_actor_id"] = "customer_1"
@@ -214,7 +213,7 @@ func TestReportingActorEngines(t *testing.T) {
 		t.Fatalf("0.12.0 with the root: %v", err)
 	}
 	state["issue_reporting_actor_id"] = int64(1)
-	if err := maintenance.ValidateFinalState(state, "0.12.0", 8, false); !errors.Is(err, maintenance.ErrStateBadField) {
+	if err := maintenance.ValidateFinalState(state, "0.12.0", 8, false); refusal.Of(err) != maintenance.ErrStateBadField.Class {
 		t.Fatalf("0.12.0 with a numeric actor: %v, want %s", err, maintenance.ErrStateBadField.Class)
 	}
 }
@@ -241,7 +240,7 @@ func TestRecoveryCommunications(t *testing.T) {
 		t.Fatalf("a bound recovery: %v", err)
 	}
 	// Without the recovery operation the secondary-channel fields are unknown.
-	if err := maintenance.ValidateFinalState(base(), schemas.EngineUpstream, 8, false); !errors.Is(err, maintenance.ErrStateUnknownField) {
+	if err := maintenance.ValidateFinalState(base(), schemas.EngineUpstream, 8, false); refusal.Of(err) != maintenance.ErrStateUnknownField.Class {
 		t.Fatalf("recovery fields outside operation 0.7.0: %v, want %s", err, maintenance.ErrStateUnknownField.Class)
 	}
 	for _, tc := range []struct {
@@ -258,7 +257,7 @@ func TestRecoveryCommunications(t *testing.T) {
 	} {
 		state := base()
 		tc.edit(state["communications"].([]any))
-		if err := maintenance.ValidateFinalState(state, schemas.EngineUpstream, 8, true); !errors.Is(err, tc.class) {
+		if err := maintenance.ValidateFinalState(state, schemas.EngineUpstream, 8, true); refusal.Of(err) != tc.class.Class {
 			t.Errorf("%s: %v, want %s", tc.name, err, tc.class.Class)
 		}
 	}
@@ -270,7 +269,7 @@ func TestRecoveryCommunications(t *testing.T) {
 		again[k] = v
 	}
 	state["communications"] = append(comms, again)
-	if err := maintenance.ValidateFinalState(state, schemas.EngineUpstream, 8, true); !errors.Is(err, maintenance.ErrStateRecoveryUnbound) {
+	if err := maintenance.ValidateFinalState(state, schemas.EngineUpstream, 8, true); refusal.Of(err) != maintenance.ErrStateRecoveryUnbound.Class {
 		t.Errorf("recovered twice: %v, want %s", err, maintenance.ErrStateRecoveryUnbound.Class)
 	}
 }

@@ -2,7 +2,6 @@ package maintenance_test
 
 import (
 	"bytes"
-	"errors"
 	"runtime"
 	"strings"
 	"testing"
@@ -211,27 +210,50 @@ func TestPlaybackReproducesAndRefuses(t *testing.T) {
 		t.Error("playback did not reproduce the episode")
 	}
 	// Another instance id: every observation digest differs.
-	if _, err := engine.Execute(op, engine.NewPlayback(first.Decisions), "opinst_ffffffffffffffffffffffffffffffff"); !errors.Is(err, engine.ErrObservationMismatch) {
+	if _, err := engine.Execute(op, engine.NewPlayback(first.Decisions), "opinst_ffffffffffffffffffffffffffffffff"); refusal.Of(err) != engine.ErrObservationMismatch.Class {
 		t.Errorf("playback under another instance: %v, want %s", err, engine.ErrObservationMismatch.Class)
 	}
-	if _, err := engine.Execute(op, engine.NewPlayback(first.Decisions[:10]), pinnedInstance); !errors.Is(err, engine.ErrTapeExhausted) {
+	if _, err := engine.Execute(op, engine.NewPlayback(first.Decisions[:10]), pinnedInstance); refusal.Of(err) != engine.ErrTapeExhausted.Class {
 		t.Errorf("short tape: %v, want %s", err, engine.ErrTapeExhausted.Class)
 	}
 	long := append(append([]any{}, first.Decisions...), first.Decisions[0])
-	if _, err := engine.Execute(op, engine.NewPlayback(long), pinnedInstance); !errors.Is(err, engine.ErrTapeUnconsumed) {
+	if _, err := engine.Execute(op, engine.NewPlayback(long), pinnedInstance); refusal.Of(err) != engine.ErrTapeUnconsumed.Class {
 		t.Errorf("long tape: %v, want %s", err, engine.ErrTapeUnconsumed.Class)
 	}
 	swapped := append([]any{}, first.Decisions...)
 	swapped[0], swapped[2] = swapped[2], swapped[0]
-	if _, err := engine.Execute(op, engine.NewPlayback(swapped), pinnedInstance); !errors.Is(err, engine.ErrDecisionOrder) {
+	if _, err := engine.Execute(op, engine.NewPlayback(swapped), pinnedInstance); refusal.Of(err) != engine.ErrDecisionOrder.Class {
 		t.Errorf("reordered tape: %v, want %s", err, engine.ErrDecisionOrder.Class)
 	}
 	bad := append([]any{}, first.Decisions...)
 	rec := copyTree(bad[1]).(map[string]any)
 	rec["outcome"].(map[string]any)["kind"] = "SHOUT"
 	bad[1] = rec
-	if _, err := engine.Execute(op, engine.NewPlayback(bad), pinnedInstance); !errors.Is(err, engine.ErrMalformedDecision) {
+	if _, err := engine.Execute(op, engine.NewPlayback(bad), pinnedInstance); refusal.Of(err) != engine.ErrMalformedDecision.Class {
 		t.Errorf("malformed decision: %v, want %s", err, engine.ErrMalformedDecision.Class)
+	}
+}
+
+// dupEvent is a domain whose plan schedules its first authored event twice.
+type dupEvent struct{ engine.Domain }
+
+func (d dupEvent) Plan() *engine.Plan {
+	p := *d.Domain.Plan()
+	p.Events = append(append([]engine.PlannedEvent{}, p.Events...), p.Events[0])
+	return &p
+}
+
+// TestEngineRefusesItsConfig: an event identity scheduled twice and a run
+// without a domain or with an unknown self-check mode are refused by class.
+func TestEngineRefusesItsConfig(t *testing.T) {
+	spec, _ := maintenance.DefaultSpec()
+	op, _ := maintenance.NewOperation(spec, "V1")
+	first := runReference(t, "V1", engine.SelfCheckNone)
+	if _, err := engine.Execute(dupEvent{op}, engine.NewPlayback(first.Decisions), pinnedInstance); refusal.Of(err) != engine.ErrDuplicateEventID.Class {
+		t.Errorf("an event scheduled twice: %v, want %s", err, engine.ErrDuplicateEventID.Class)
+	}
+	if _, err := engine.Run(engine.Config{}); refusal.Of(err) != engine.ErrConfig.Class {
+		t.Errorf("no domain: %v, want %s", err, engine.ErrConfig.Class)
 	}
 }
 
@@ -279,19 +301,19 @@ func TestLoaderRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := maintenance.LoadSpec(specWith(t, tc.old, tc.new), "mutated.yaml")
-			if !errors.Is(err, tc.want) {
+			if refusal.Of(err) != tc.want.Class {
 				t.Errorf("LoadSpec(%s) = %v, want %s", tc.name, err, tc.want.Class)
 			}
 		})
 	}
-	if _, err := maintenance.LoadSpec([]byte("a: 1\n---\nb: 2\n"), "two.yaml"); !errors.Is(err, maintenance.ErrFormat) {
+	if _, err := maintenance.LoadSpec([]byte("a: 1\n---\nb: 2\n"), "two.yaml"); refusal.Of(err) != maintenance.ErrFormat.Class {
 		t.Errorf("two documents: %v, want %s", err, maintenance.ErrFormat.Class)
 	}
 }
 
 func TestUnknownScenarioAndIdentity(t *testing.T) {
 	spec, _ := maintenance.DefaultSpec()
-	if _, err := maintenance.NewOperation(spec, "V9"); !errors.Is(err, maintenance.ErrUnknownScenario) {
+	if _, err := maintenance.NewOperation(spec, "V9"); refusal.Of(err) != maintenance.ErrUnknownScenario.Class {
 		t.Errorf("NewOperation(V9) = %v, want %s", err, maintenance.ErrUnknownScenario.Class)
 	}
 	changed, err := maintenance.LoadSpec(maintenance.DefaultOperation(), "copy.yaml")
@@ -299,7 +321,7 @@ func TestUnknownScenarioAndIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed.Policy.ApprovalThresholdMinor = 1
-	if _, err := maintenance.NewOperation(changed, "V1"); !errors.Is(err, maintenance.ErrIdentityMismatch) {
+	if _, err := maintenance.NewOperation(changed, "V1"); refusal.Of(err) != maintenance.ErrIdentityMismatch.Class {
 		t.Errorf("NewOperation(changed spec) = %v, want %s", err, maintenance.ErrIdentityMismatch.Class)
 	}
 }
