@@ -41,17 +41,35 @@ type appender struct {
 	shutdown func(context.Context) error
 	reader   tessera.LogReader
 	awaiter  *tessera.PublicationAwaiter
-	cancel   context.CancelFunc
+	ctx      context.Context // the appender's own; stop cancels it
+	stop     context.CancelFunc
+	closed   bool
 }
 
 // close publishes a checkpoint committing to every entry added and
 // returns it.
 func (a *appender) close(ctx context.Context) ([]byte, error) {
-	defer a.cancel()
+	a.closed = true
+	defer a.stop()
 	if err := a.shutdown(ctx); err != nil {
 		return nil, err
 	}
 	return a.reader.ReadCheckpoint(ctx)
+}
+
+// cancel releases an appender that is not closed (a refusal, an error):
+// tessera's driver is first let finish what it is integrating, so no
+// write of its lands after the caller returns (a process exiting then
+// would leave a temporary file in the log), unless the run was already
+// cancelled, when its goroutines are stopping anyway.
+func (a *appender) cancel() {
+	if !a.closed && a.ctx.Err() == nil {
+		a.closed = true
+		sctx, done := context.WithTimeout(context.WithoutCancel(a.ctx), 5*time.Second)
+		a.shutdown(sctx)
+		done()
+	}
+	a.stop()
 }
 
 // quiesce waits until a published checkpoint covers every entry the log

@@ -147,5 +147,5 @@ func openAppender(ctx context.Context, dir string, signer note.Signer) (*appende
 		return nil, err
 	}
 	return &appender{add: a.Add, shutdown: shutdown, reader: reader,
-		awaiter: tessera.NewPublicationAwaiter(ctx, reader.ReadCheckpoint, 10*time.Millisecond), cancel: cancel}, nil
+		awaiter: tessera.NewPublicationAwaiter(ctx, reader.ReadCheckpoint, 10*time.Millisecond), ctx: ctx, stop: cancel}, nil
 }

@@ -42,6 +42,7 @@ func newTwoArmCampaign(t *testing.T, agents, variants []string, trials int) (dir
 // pair proven as arms verify proves it) and reports δ with its paired
 // matrix; V3, ineligible under the protocol, is named, never dropped.
 func TestCampaignArms(t *testing.T) {
+	t.Parallel()
 	dir, key, held := newTwoArmCampaign(t, []string{"reference", "always_wait"}, []string{"V1", "V2", "V3"}, 2)
 	mustRun(t, "campaign", "run", dir, "--key", key, "--parallel", "2")
 	var v map[string]any

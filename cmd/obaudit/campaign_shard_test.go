@@ -107,6 +107,7 @@ func merge(t *testing.T, args ...string) (int, mergeJSON, string) {
 // TestCampaignShardMerge: 4 shards merged give the one-machine campaign's
 // log entries and report byte for byte; a second merge appends nothing.
 func TestCampaignShardMerge(t *testing.T) {
+	t.Parallel()
 	dir, one, key := shardedCampaign(t, 4, []int{0, 1, 2, 3})
 	// The shards wrote only beneath their own directories: the campaign
 	// is as planned, and no two shards hold the same trial.
@@ -164,6 +165,7 @@ func TestCampaignShardMerge(t *testing.T) {
 // an identity in a shard the partition does not give it, an edited
 // manifest — each refused by class, and nothing written to the campaign.
 func TestCampaignShardMergeRefusals(t *testing.T) {
+	t.Parallel()
 	base, _, key := shardedCampaign(t, 3, []int{0, 1, 2})
 	other, okey := newCampaign(t, []string{"reference", "complete_early", "always_act"}, []string{"V1", "V3"}, 2)
 	mustRun(t, "campaign", "run", other, "--key", okey, "--shard", "1/3")
@@ -270,6 +272,7 @@ func firstTrial(t *testing.T, shardDir string) string {
 // append leaves; TestCampaignSIGKILL kills real runs) and removing the
 // directories of the identities it never reached.
 func TestCampaignShardKilled(t *testing.T) {
+	t.Parallel()
 	dir, _, key := shardedCampaign(t, 2, []int{0, 1})
 	sd := campaign.ShardID{K: 1, N: 2}.Dir(dir)
 	entries := logEntries(t, sd)

@@ -186,6 +186,7 @@ func TestCampaignRoundTrip(t *testing.T) {
 // TestCampaignTamper: rewriting any one result is refused against the
 // pre-dispatch checkpoint, with or without the log key.
 func TestCampaignTamper(t *testing.T) {
+	t.Parallel()
 	dir, key := newCampaign(t, []string{"reference", "always_wait"}, []string{"V1", "V3"}, 2)
 	held := filepath.Join(t.TempDir(), "held.checkpoint")
 	pre, _ := os.ReadFile(filepath.Join(dir, campaign.PreDispatchFile))

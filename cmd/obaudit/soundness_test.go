@@ -620,6 +620,7 @@ func cliOutcome(t *testing.T, args []string) string {
 }
 
 func TestSoundnessCorpus(t *testing.T) {
+	t.Parallel()
 	dir := soundnessDir
 	if *soundnessCorpus != "" {
 		dir = *soundnessCorpus
