@@ -3,6 +3,8 @@ package campaign
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"github.com/obaudit/obaudit/internal/safefs"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/transparency-dev/tessera"
+	"github.com/transparency-dev/tessera/api/layout"
 	"github.com/transparency-dev/tessera/client"
 	"golang.org/x/mod/sumdb/note"
 )
@@ -148,4 +151,43 @@ func openAppender(ctx context.Context, dir string, signer note.Signer) (*appende
 	}
 	return &appender{add: a.Add, shutdown: shutdown, reader: reader,
 		awaiter: tessera.NewPublicationAwaiter(ctx, reader.ReadCheckpoint, 10*time.Millisecond), ctx: ctx, stop: cancel}, nil
+}
+
+// MaxLogObject bounds one object read back from a log store: a full tile or
+// entry bundle of a campaign's entries is far below it.
+const MaxLogObject = 64 << 20
+
+// ObjectLog reads a published log back from an object store through get,
+// which returns one object's bytes by its tlog-tiles path beneath the
+// store's prefix (wrapping fs.ErrNotExist for a missing one). The object
+// stores' LogStore implementations embed it.
+type ObjectLog struct {
+	Get func(ctx context.Context, name string) ([]byte, error)
+}
+
+// ReadCheckpoint reads the published checkpoint.
+func (o ObjectLog) ReadCheckpoint(ctx context.Context) ([]byte, error) {
+	return o.Get(ctx, layout.CheckpointPath)
+}
+
+// ReadTile reads one hash tile.
+func (o ObjectLog) ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error) {
+	return o.Get(ctx, layout.TilePath(level, index, p))
+}
+
+// ReadEntryBundle reads one entry bundle.
+func (o ObjectLog) ReadEntryBundle(ctx context.Context, index uint64, p uint8) ([]byte, error) {
+	return o.Get(ctx, layout.EntriesPath(index, p))
+}
+
+// ReadObject reads r whole, refusing more than MaxLogObject bytes.
+func ReadObject(r io.Reader, where string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxLogObject+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxLogObject {
+		return nil, fmt.Errorf("%s is larger than %d bytes", where, MaxLogObject)
+	}
+	return b, nil
 }

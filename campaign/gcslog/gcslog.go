@@ -10,13 +10,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 
 	gcs "cloud.google.com/go/storage"
+	"github.com/obaudit/obaudit/campaign"
 	"github.com/transparency-dev/tessera"
-	"github.com/transparency-dev/tessera/api/layout"
 	tesseragcp "github.com/transparency-dev/tessera/storage/gcp"
 )
 
@@ -31,10 +30,17 @@ type Config struct {
 }
 
 // Store is a campaign log store over GCS and Spanner.
-type Store struct{ cfg Config }
+type Store struct {
+	campaign.ObjectLog
+	cfg Config
+}
 
 // New returns the store.
-func New(cfg Config) *Store { return &Store{cfg: cfg} }
+func New(cfg Config) *Store {
+	s := &Store{cfg: cfg}
+	s.Get = s.get
+	return s
+}
 
 // URL is the storage URL the campaign records.
 func (s *Store) URL() string { return s.cfg.URL }
@@ -44,23 +50,6 @@ func (s *Store) Driver(ctx context.Context) (tessera.Driver, error) {
 	return tesseragcp.New(ctx, tesseragcp.Config{GCSClient: s.cfg.Client, Bucket: s.cfg.Bucket,
 		BucketPrefix: s.cfg.Prefix, Spanner: s.cfg.Spanner})
 }
-
-// ReadCheckpoint reads the published checkpoint.
-func (s *Store) ReadCheckpoint(ctx context.Context) ([]byte, error) {
-	return s.get(ctx, layout.CheckpointPath)
-}
-
-// ReadTile reads one hash tile.
-func (s *Store) ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error) {
-	return s.get(ctx, layout.TilePath(level, index, p))
-}
-
-// ReadEntryBundle reads one entry bundle.
-func (s *Store) ReadEntryBundle(ctx context.Context, index uint64, p uint8) ([]byte, error) {
-	return s.get(ctx, layout.EntriesPath(index, p))
-}
-
-const maxObject = 64 << 20
 
 func (s *Store) get(ctx context.Context, name string) ([]byte, error) {
 	key := name
@@ -75,12 +64,5 @@ func (s *Store) get(ctx context.Context, name string) ([]byte, error) {
 		return nil, fmt.Errorf("gs://%s/%s: %w", s.cfg.Bucket, key, err)
 	}
 	defer r.Close()
-	b, err := io.ReadAll(io.LimitReader(r, maxObject+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxObject {
-		return nil, fmt.Errorf("gs://%s/%s is larger than %d bytes", s.cfg.Bucket, key, maxObject)
-	}
-	return b, nil
+	return campaign.ReadObject(r, "gs://"+s.cfg.Bucket+"/"+key)
 }

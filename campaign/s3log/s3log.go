@@ -10,15 +10,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/obaudit/obaudit/campaign"
 	"github.com/transparency-dev/tessera"
-	"github.com/transparency-dev/tessera/api/layout"
 	tesseraaws "github.com/transparency-dev/tessera/storage/aws"
 )
 
@@ -36,6 +35,7 @@ type Config struct {
 
 // Store is a campaign log store over S3 and MySQL.
 type Store struct {
+	campaign.ObjectLog
 	cfg Config
 	s3  *s3.Client
 }
@@ -47,7 +47,9 @@ func New(cfg Config) *Store {
 		opts = func(*s3.Options) {}
 	}
 	cfg.S3Options = opts
-	return &Store{cfg: cfg, s3: s3.NewFromConfig(cfg.SDK, opts)}
+	s := &Store{cfg: cfg, s3: s3.NewFromConfig(cfg.SDK, opts)}
+	s.Get = s.get
+	return s
 }
 
 // URL is the storage URL the campaign records.
@@ -59,25 +61,6 @@ func (s *Store) Driver(ctx context.Context) (tessera.Driver, error) {
 	return tesseraaws.New(ctx, tesseraaws.Config{SDKConfig: &sdk, S3Options: s.cfg.S3Options,
 		Bucket: s.cfg.Bucket, BucketPrefix: s.cfg.Prefix, DSN: s.cfg.DSN})
 }
-
-// ReadCheckpoint reads the published checkpoint.
-func (s *Store) ReadCheckpoint(ctx context.Context) ([]byte, error) {
-	return s.get(ctx, layout.CheckpointPath)
-}
-
-// ReadTile reads one hash tile.
-func (s *Store) ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error) {
-	return s.get(ctx, layout.TilePath(level, index, p))
-}
-
-// ReadEntryBundle reads one entry bundle.
-func (s *Store) ReadEntryBundle(ctx context.Context, index uint64, p uint8) ([]byte, error) {
-	return s.get(ctx, layout.EntriesPath(index, p))
-}
-
-// maxObject bounds one object read: a full tile or entry bundle of a
-// campaign's entries is far below it.
-const maxObject = 64 << 20
 
 func (s *Store) get(ctx context.Context, name string) ([]byte, error) {
 	key := name
@@ -93,12 +76,5 @@ func (s *Store) get(ctx context.Context, name string) ([]byte, error) {
 		return nil, fmt.Errorf("s3://%s/%s: %w", s.cfg.Bucket, key, err)
 	}
 	defer r.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxObject+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxObject {
-		return nil, fmt.Errorf("s3://%s/%s is larger than %d bytes", s.cfg.Bucket, key, maxObject)
-	}
-	return b, nil
+	return campaign.ReadObject(r.Body, "s3://"+s.cfg.Bucket+"/"+key)
 }
