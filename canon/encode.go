@@ -141,17 +141,11 @@ func Append(dst []byte, v any, f Form) ([]byte, error) {
 	return e.value(dst, v, 0)
 }
 
-// Encode returns the canonical encoding of v in form f.
-func Encode(v any, f Form) ([]byte, error) { return Append(nil, v, f) }
-
 // JCS returns the RFC 8785 encoding of v.
 func JCS(v any) ([]byte, error) { return Append(nil, v, JCSForm) }
 
 // Upstream returns upstream OperateBench's canonical encoding of v.
 func Upstream(v any) ([]byte, error) { return Append(nil, v, UpstreamForm) }
-
-// UpstreamSpaced returns the upstream encoding with ", " and ": " separators.
-func UpstreamSpaced(v any) ([]byte, error) { return Append(nil, v, UpstreamSpacedForm) }
 
 // Digest returns the lower-case hex SHA-256 of v's RFC 8785 bytes.
 func Digest(v any) (string, error) { return DigestForm(v, JCSForm) }

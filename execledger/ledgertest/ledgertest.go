@@ -176,7 +176,7 @@ func Rows(b []byte) []map[string]any {
 
 // Line renders one row as the writer does (spaced canonical form).
 func Line(row map[string]any) []byte {
-	b, err := canon.UpstreamSpaced(row)
+	b, err := canon.Append(nil, row, canon.UpstreamSpacedForm)
 	if err != nil {
 		panic(err)
 	}
@@ -193,9 +193,11 @@ func Rewrite(rows []map[string]any) []byte {
 	return b.Bytes()
 }
 
-// Redigest recomputes one row's own digest (not its successors' links).
+// Redigest recomputes one row's own digest (not its successors' links): the
+// upstream digest of the row without its row_digest_sha256 key.
 func Redigest(row map[string]any) {
-	d, err := execledger.RowDigest(row)
+	delete(row, "row_digest_sha256")
+	d, err := canon.UpstreamDigest(row)
 	if err != nil {
 		panic(err)
 	}
