@@ -9,10 +9,33 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/execledger"
 )
+
+// ClockStart is where a [Clock] starts.
+var ClockStart = time.Date(2035, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// Clock is an injected clock for a run under test: each reading is one
+// second after the last, the first one second after [ClockStart].
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a clock at [ClockStart].
+func NewClock() *Clock { return &Clock{t: ClockStart} }
+
+// Now advances the clock one second and returns it.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Second)
+	return c.t
+}
 
 // MemFile is an in-memory execledger.AppendFile.
 type MemFile struct{ bytes.Buffer }
