@@ -113,6 +113,28 @@ func utf16Key(r rune) int {
 	return int(r) << 12
 }
 
+// MapLeaves returns a copy of the tree v with every object and array
+// rebuilt and f applied to every other value (a tree of what [Parse]
+// returns): the walk under the arms' normalisations and the schema
+// library's number form.
+func MapLeaves(v any, f func(any) any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = MapLeaves(e, f)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = MapLeaves(e, f)
+		}
+		return l
+	}
+	return f(v)
+}
+
 // Append appends the canonical encoding of v in form f to dst.
 //
 // v is a tree of nil, bool, string, int, int64, float64, []any, []string and
