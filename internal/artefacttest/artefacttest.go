@@ -47,3 +47,19 @@ func Unchecked(t testing.TB, raw []byte) *artefact.Document {
 	}
 	return artefact.Unchecked(v.(map[string]any), canon.SHA256Hex(raw))
 }
+
+// Mutate parses raw, hands f the top-level object to edit, and returns the
+// edited tree's upstream canonical bytes (no trailing newline).
+func Mutate(t testing.TB, raw []byte, f func(map[string]any)) []byte {
+	t.Helper()
+	v, err := canon.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f(v.(map[string]any))
+	b, err := canon.Upstream(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
