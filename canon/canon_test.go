@@ -437,3 +437,25 @@ func TestFloatFormatters(t *testing.T) {
 		}
 	}
 }
+
+// TestMapLeaves: f sees every value that is not an object or array, in a
+// rebuilt tree that shares no container with the input.
+func TestMapLeaves(t *testing.T) {
+	in := map[string]any{"a": []any{int64(1), "x", map[string]any{"b": nil}}, "c": map[string]any{}}
+	var seen []any
+	out := canon.MapLeaves(in, func(v any) any {
+		seen = append(seen, v)
+		if s, ok := v.(string); ok {
+			return s + "!"
+		}
+		return v
+	})
+	got, err := canon.JCS(out)
+	if err != nil || string(got) != `{"a":[1,"x!",{"b":null}],"c":{}}` || len(seen) != 3 {
+		t.Fatalf("MapLeaves = %s, %v (f saw %v)", got, err, seen)
+	}
+	out.(map[string]any)["a"].([]any)[0] = "changed"
+	if in["a"].([]any)[0] != int64(1) {
+		t.Error("the output shares an array with the input")
+	}
+}

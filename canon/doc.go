@@ -12,7 +12,7 @@
 //     floats in Python's repr form ("30.0" stays "30.0", where JCS writes
 //     "30"). Every digest that must agree with an upstream artefact or
 //     ledger uses this form; [UpstreamDigest] hashes it.
-//   - [UpstreamSpaced]: the upstream form with ", " and ": " separators, as
+//   - [UpstreamSpacedForm]: the upstream form with ", " and ": " separators, as
 //     upstream writes execution-ledger lines.
 //
 // String escaping is the same in every form: '"' and '\' escaped, the five
@@ -28,7 +28,7 @@
 //
 // # Refusals
 //
-// The reader refuses, each with its own class (see [Classes]): a byte order
+// The reader refuses, each with its own class (the Err variables): a byte order
 // mark, invalid UTF-8, lone surrogates, duplicate object keys (after
 // unescaping), nesting deeper than [MaxDepth] containers, integers outside
 // ±(2^53−1) ([MaxSafeInteger]), NaN, Infinity and numbers that overflow to

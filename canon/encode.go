@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -64,13 +65,7 @@ func (f Form) colon() string {
 // code points (UTF-8 bytes) for the upstream forms.
 func compareKeys(f Form, a, b string) int {
 	if f != JCSForm {
-		switch {
-		case a < b:
-			return -1
-		case a > b:
-			return 1
-		}
-		return 0
+		return strings.Compare(a, b)
 	}
 	return compareUTF16(a, b)
 }
@@ -80,6 +75,13 @@ func compareKeyBytes(f Form, a, b []byte) int {
 	if f != JCSForm {
 		return bytes.Compare(a, b)
 	}
+	return compareUTF16(a, b)
+}
+
+// compareUTF16 compares two valid UTF-8 strings by their UTF-16 code units.
+// This differs from code-point order only where a supplementary character
+// (encoded with surrogates D800–DFFF) meets a character in E000–FFFF.
+func compareUTF16[S string | []byte](a, b S) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i < n && a[i] == b[i] {
@@ -91,32 +93,13 @@ func compareKeyBytes(f Form, a, b []byte) int {
 	if a[i] < 0x80 && b[i] < 0x80 {
 		return int(a[i]) - int(b[i])
 	}
-	for i > 0 && !utf8.RuneStart(a[i]) {
-		i--
-	}
-	ra, _ := utf8.DecodeRune(a[i:])
-	rb, _ := utf8.DecodeRune(b[i:])
-	return utf16Key(ra) - utf16Key(rb)
-}
-
-// compareUTF16 compares two valid UTF-8 strings by their UTF-16 code units.
-// This differs from code-point order only where a supplementary character
-// (encoded with surrogates D800–DFFF) meets a character in E000–FFFF.
-func compareUTF16(a, b string) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	if i == n {
-		return len(a) - len(b)
-	}
 	// Back up to the start of the rune that differs.
 	for i > 0 && !utf8.RuneStart(a[i]) {
 		i--
 	}
-	ra, _ := utf8.DecodeRuneInString(a[i:])
-	rb, _ := utf8.DecodeRuneInString(b[i:])
+	// At most one rune's bytes each: the conversion needs no allocation.
+	ra, _ := utf8.DecodeRuneInString(string(a[i:min(len(a), i+utf8.UTFMax)]))
+	rb, _ := utf8.DecodeRuneInString(string(b[i:min(len(b), i+utf8.UTFMax)]))
 	return utf16Key(ra) - utf16Key(rb)
 }
 
@@ -130,6 +113,28 @@ func utf16Key(r rune) int {
 	return int(r) << 12
 }
 
+// MapLeaves returns a copy of the tree v with every object and array
+// rebuilt and f applied to every other value (a tree of what [Parse]
+// returns): the walk under the arms' normalisations and the schema
+// library's number form.
+func MapLeaves(v any, f func(any) any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = MapLeaves(e, f)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = MapLeaves(e, f)
+		}
+		return l
+	}
+	return f(v)
+}
+
 // Append appends the canonical encoding of v in form f to dst.
 //
 // v is a tree of nil, bool, string, int, int64, float64, []any, []string and
@@ -141,17 +146,11 @@ func Append(dst []byte, v any, f Form) ([]byte, error) {
 	return e.value(dst, v, 0)
 }
 
-// Encode returns the canonical encoding of v in form f.
-func Encode(v any, f Form) ([]byte, error) { return Append(nil, v, f) }
-
 // JCS returns the RFC 8785 encoding of v.
 func JCS(v any) ([]byte, error) { return Append(nil, v, JCSForm) }
 
 // Upstream returns upstream OperateBench's canonical encoding of v.
 func Upstream(v any) ([]byte, error) { return Append(nil, v, UpstreamForm) }
-
-// UpstreamSpaced returns the upstream encoding with ", " and ": " separators.
-func UpstreamSpaced(v any) ([]byte, error) { return Append(nil, v, UpstreamSpacedForm) }
 
 // Digest returns the lower-case hex SHA-256 of v's RFC 8785 bytes.
 func Digest(v any) (string, error) { return DigestForm(v, JCSForm) }

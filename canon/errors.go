@@ -53,22 +53,6 @@ var (
 	ErrUnsupportedValue = &Error{Class: "canon/unsupported-value", Offset: -1}
 )
 
-// Classes returns every class this package can raise, sorted.
-func Classes() []string {
-	return []string{
-		ErrBOM.Class,
-		ErrDuplicateKey.Class,
-		ErrInvalidUTF8.Class,
-		ErrLoneSurrogate.Class,
-		ErrNonFinite.Class,
-		ErrNumberOutOfRange.Class,
-		ErrSyntax.Class,
-		ErrTooDeep.Class,
-		ErrTrailingData.Class,
-		ErrUnsupportedValue.Class,
-	}
-}
-
 func errAt(sentinel *Error, off int, format string, args ...any) *Error {
 	return &Error{Class: sentinel.Class, Detail: fmt.Sprintf("offset %d: ", off) + fmt.Sprintf(format, args...), Offset: off}
 }

@@ -142,22 +142,3 @@ func appendFloat(dst []byte, f float64, form Form) ([]byte, error) {
 	}
 	return appendPython(dst, f), nil
 }
-
-// FormatES6 renders a finite float as RFC 8785 §3.2.2.3 (ECMAScript's
-// Number.prototype.toString) does, without obaudit's I-JSON restriction
-// (see [JCS]): the number formatter alone, as gowebpki/jcs's NumberToJSON.
-func FormatES6(f float64) (string, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "", errf(ErrNonFinite, "non-finite float %v", f)
-	}
-	return string(appendES6(nil, f)), nil
-}
-
-// FormatPython renders a finite float as Python's repr does (the upstream
-// form).
-func FormatPython(f float64) (string, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "", errf(ErrNonFinite, "non-finite float %v", f)
-	}
-	return string(appendPython(nil, f)), nil
-}

@@ -153,14 +153,26 @@ func (p *parser) value(depth int) (any, error) {
 	return nil, p.unexpected()
 }
 
-func (p *parser) object(depth int) (any, error) {
+// open enters the container at p.pos: it refuses nesting deeper than
+// MaxDepth, steps past the opening bracket and any whitespace, and reports
+// whether the container closes at once (stepping past close).
+func (p *parser) open(depth int, close byte) (empty bool, err error) {
 	if depth >= MaxDepth {
-		return nil, errAt(ErrTooDeep, p.pos, "more than %d nested containers", MaxDepth)
+		return false, errAt(ErrTooDeep, p.pos, "more than %d nested containers", MaxDepth)
 	}
 	p.pos++
 	p.ws()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+	if p.pos < len(p.data) && p.data[p.pos] == close {
 		p.pos++
+		return true, nil
+	}
+	return false, nil
+}
+
+func (p *parser) object(depth int) (any, error) {
+	if empty, err := p.open(depth, '}'); err != nil {
+		return nil, err
+	} else if empty {
 		return map[string]any{}, nil
 	}
 	base := len(p.kvs)
@@ -217,13 +229,9 @@ func (p *parser) object(depth int) (any, error) {
 }
 
 func (p *parser) array(depth int) (any, error) {
-	if depth >= MaxDepth {
-		return nil, errAt(ErrTooDeep, p.pos, "more than %d nested containers", MaxDepth)
-	}
-	p.pos++
-	p.ws()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
+	if empty, err := p.open(depth, ']'); err != nil {
+		return nil, err
+	} else if empty {
 		return []any{}, nil
 	}
 	base := len(p.vals)

@@ -8,6 +8,7 @@ package commonoutcome
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 
 	"github.com/obaudit/obaudit/arm/notimewire"
@@ -179,7 +180,7 @@ func Evaluate(p *notimewire.ProjectionV1, card Card) notimewire.CommonOutcomeV1 
 		}
 	}
 	// common_decision_obligations_discharged
-	for _, id := range sortedKeys(obligations) {
+	for _, id := range slices.Sorted(maps.Keys(obligations)) {
 		switch obligations[id] {
 		case "open":
 			fail(PredObligations, CodeObligationOpen)
@@ -274,15 +275,6 @@ func strings(v any) []string {
 			out = append(out, s)
 		}
 	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
 	return out
 }
 

@@ -32,15 +32,3 @@ func sum(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
-
-// RowDigest returns the row digest of row (a parsed row object): the
-// SHA-256 of its upstream canonical JSON without the row_digest_sha256 key.
-func RowDigest(row map[string]any) (string, error) {
-	m := make(map[string]any, len(row))
-	for k, v := range row {
-		if k != "row_digest_sha256" {
-			m[k] = v
-		}
-	}
-	return canon.UpstreamDigest(m)
-}

@@ -269,75 +269,38 @@ func TestWriterRefusals(t *testing.T) {
 		}
 		return w, f
 	}
+	answered := func() execledger.Call { return lt.Answered(0, 1, 0) }
+	faulted := func() execledger.Call { return lt.Faulted(0, 1, 0) }
+	edit := func(base func() execledger.Call, change func(*execledger.Call)) func() execledger.Call {
+		return func() execledger.Call { c := base(); change(&c); return c }
+	}
 	cases := []struct {
 		name  string
 		class *refusal.Refusal
 		call  func() execledger.Call
 	}{
-		{"O1 decision on a forfeited fault", execledger.ErrSchema, func() execledger.Call {
-			c := lt.Faulted(0, 1, 0)
-			c.Decision = lt.Answered(0, 1, 0).Decision
-			return c
-		}},
-		{"O2 usage without counts", execledger.ErrSchema, func() execledger.Call {
-			c := lt.Answered(0, 1, 0)
-			c.Attempts[0].InputTokens = nil
-			return c
-		}},
-		{"O3 measured without amount", execledger.ErrSchema, func() execledger.Call {
-			c := lt.Answered(0, 1, 0)
-			c.Attempts[0].CostMeasuredUSD = nil
-			return c
-		}},
-		{"O4 measured and forfeited", execledger.ErrSchema, func() execledger.Call {
-			c := lt.Answered(0, 1, 0)
-			c.Attempts[0].CostForfeitedUSD = lt.Str("0.02")
-			return c
-		}},
-		{"O5 response evidence on a timeout", execledger.ErrSchema, func() execledger.Call {
-			c := lt.Faulted(0, 1, 0)
+		{"O1 decision on a forfeited fault", execledger.ErrSchema, edit(faulted, func(c *execledger.Call) { c.Decision = lt.Answered(0, 1, 0).Decision })},
+		{"O2 usage without counts", execledger.ErrSchema, edit(answered, func(c *execledger.Call) { c.Attempts[0].InputTokens = nil })},
+		{"O3 measured without amount", execledger.ErrSchema, edit(answered, func(c *execledger.Call) { c.Attempts[0].CostMeasuredUSD = nil })},
+		{"O4 measured and forfeited", execledger.ErrSchema, edit(answered, func(c *execledger.Call) { c.Attempts[0].CostForfeitedUSD = lt.Str("0.02") })},
+		{"O5 response evidence on a timeout", execledger.ErrSchema, edit(faulted, func(c *execledger.Call) {
 			c.Attempts[0].Fault, c.Attempts[0].HTTPStatus, c.Attempts[0].ResponseReceived = lt.Str("provider_timeout"), nil, false
 			c.Attempts[0].ResponseModel = lt.Str("gpt-5.6-luna")
-			return c
-		}},
-		{"V2 v3 HTTP status without response", execledger.ErrSchema, func() execledger.Call {
-			c := lt.Faulted(0, 1, 0)
+		})},
+		{"V2 v3 HTTP status without response", execledger.ErrSchema, edit(faulted, func(c *execledger.Call) {
 			c.Attempts[0].Fault, c.Attempts[0].HTTPStatus, c.Attempts[0].ResponseReceived = lt.Str("provider_request_rejected"), lt.Int(400), false
 			c.TerminalReason = lt.Str("fault_not_retryable")
-			return c
-		}},
-		{"S9 prose terminal reason", execledger.ErrSchema, func() execledger.Call {
-			c := lt.Answered(0, 1, 0)
-			c.TerminalReason = lt.Str("the provider says it is busy right now")
-			return c
-		}},
-		{"A8 reservation 0.01", execledger.ErrArithmetic, func() execledger.Call {
-			c := lt.Answered(0, 1, 0)
-			c.Attempts[0].CostReservationUSD = lt.Str("0.01")
-			return c
-		}},
-		{"A9 measured 0.0001", execledger.ErrArithmetic, func() execledger.Call {
-			c := lt.Answered(0, 1, 0)
-			c.Attempts[0].CostMeasuredUSD = lt.Str("0.0001")
-			return c
-		}},
-		{"A10 measured without usage", execledger.ErrSchema, func() execledger.Call {
-			c := lt.Answered(0, 1, 0)
+		})},
+		{"S9 prose terminal reason", execledger.ErrSchema, edit(answered, func(c *execledger.Call) { c.TerminalReason = lt.Str("the provider says it is busy right now") })},
+		{"A8 reservation 0.01", execledger.ErrArithmetic, edit(answered, func(c *execledger.Call) { c.Attempts[0].CostReservationUSD = lt.Str("0.01") })},
+		{"A9 measured 0.0001", execledger.ErrArithmetic, edit(answered, func(c *execledger.Call) { c.Attempts[0].CostMeasuredUSD = lt.Str("0.0001") })},
+		{"A10 measured without usage", execledger.ErrSchema, edit(answered, func(c *execledger.Call) {
 			c.Attempts[0].UsageReported = false
 			c.Attempts[0].InputTokens, c.Attempts[0].OutputTokens = nil, nil
-			return c
-		}},
-		{"A11 partial forfeit", execledger.ErrArithmetic, func() execledger.Call {
-			c := lt.Faulted(0, 1, 0)
-			c.Attempts[0].CostForfeitedUSD = lt.Str("0.01")
-			return c
-		}},
+		})},
+		{"A11 partial forfeit", execledger.ErrArithmetic, edit(faulted, func(c *execledger.Call) { c.Attempts[0].CostForfeitedUSD = lt.Str("0.01") })},
 		{"L11 call_index 7 after none", execledger.ErrWriterState, func() execledger.Call { return lt.Answered(7, 1, 0) }},
-		{"secret in a digest field", execledger.ErrForbiddenContent, func() execledger.Call {
-			c := lt.Answered(0, 1, 0)
-			c.Attempts[0].ResponseModel = lt.Str("sk-abcdefghijklmnop")
-			return c
-		}},
+		{"secret in a digest field", execledger.ErrForbiddenContent, edit(answered, func(c *execledger.Call) { c.Attempts[0].ResponseModel = lt.Str("sk-abcdefghijklmnop") })},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

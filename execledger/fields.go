@@ -1,7 +1,5 @@
 package execledger
 
-import "slices"
-
 // Kinds of evidence a ledger field is, to one reader (the same three words
 // as the artefact's field table).
 const (
@@ -113,48 +111,6 @@ var fieldKinds = []FieldKind{
 	{"terminal/totals/forfeited_reservation_usd", Derived, Derived},
 	{"terminal/totals/reserved_usd", Derived, Derived},
 	{"terminal/totals/fault_counts", Derived, Derived},
-}
-
-// FieldKinds returns the ledger's field table, in row order.
-func FieldKinds() []FieldKind { return slices.Clone(fieldKinds) }
-
-// TableFields returns every field pointer the table must have a row for,
-// from the exact field sets the reader enforces.
-func TableFields() []string {
-	out := slices.Clone(envelopeBase)
-	add := func(prefix string, names []string) {
-		for _, n := range names {
-			out = append(out, prefix+n)
-		}
-	}
-	for _, f := range headerFields {
-		switch f {
-		case "provider":
-			add("header/provider/", providerFields)
-		case "controls":
-			add("header/controls/", controlsFields)
-		default:
-			out = append(out, "header/"+f)
-		}
-	}
-	for _, f := range callFields {
-		switch f {
-		case "attempts":
-			add("call/attempts/[]/", attemptFields)
-		case "decision":
-			add("call/decision/", decisionFields)
-		default:
-			out = append(out, "call/"+f)
-		}
-	}
-	for _, f := range terminalFields {
-		if f == "totals" {
-			add("terminal/totals/", totalsFields)
-			continue
-		}
-		out = append(out, "terminal/"+f)
-	}
-	return out
 }
 
 // CarriedFields returns the fields reader ("ledger" or "bundle") carries.

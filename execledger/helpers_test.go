@@ -38,13 +38,13 @@ func upstreamStyle(t *testing.T, v int) []byte {
 		v    any
 	}{{"header", h}, {"call", parse(call)}, {"terminal", parse(term)}} {
 		row := map[string]any{"ledger_version": int64(v), "row_index": int64(i), "row_kind": pl.kind, "previous_row_digest_sha256": prev, pl.kind: pl.v}
-		d, err := RowDigest(row)
+		d, err := canon.UpstreamDigest(row)
 		if err != nil {
 			t.Fatal(err)
 		}
 		row["row_digest_sha256"] = d
 		prev = d
-		b, _ := canon.UpstreamSpaced(row)
+		b, _ := canon.Append(nil, row, canon.UpstreamSpacedForm)
 		out = append(append(out, b...), '\n')
 	}
 	if _, err := Read(bytesReader(out), Options{RequireComplete: true}); err != nil {

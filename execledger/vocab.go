@@ -146,14 +146,5 @@ var (
 	}
 )
 
-// ProviderFaults returns the provider faults ledger version v owns (nil for
-// an unknown version).
-func ProviderFaults(v int) []string {
-	if vc := vocabFor(int64(v)); vc != nil {
-		return slices.Clone(vc.faults)
-	}
-	return nil
-}
-
 // ExclusionCodes returns every code a terminal row may carry.
 func ExclusionCodes() []string { return slices.Clone(exclusionCodes) }

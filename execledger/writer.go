@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -307,16 +306,6 @@ func (w *Writer) Calls() int64 { return w.t.calls }
 
 // Rates returns the header's pinned rates.
 func (w *Writer) Rates() Rates { return w.h.rates }
-
-// NewExecutionRunID mints "exec_" and 32 lowercase hex from 16 bytes of
-// rand (crypto/rand.Reader in production; injected, never ambient).
-func NewExecutionRunID(rand io.Reader) (string, error) {
-	var b [16]byte
-	if _, err := io.ReadFull(rand, b[:]); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("exec_%x", b[:]), nil
-}
 
 // normalizeSeconds accepts nil, int64, int or float64 durations and refuses
 // anything else, so that Call.Map yields only parse-shaped values.

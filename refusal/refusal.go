@@ -31,7 +31,6 @@ package refusal
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -134,18 +133,6 @@ func Register(cs ...Class) {
 		}
 		registry[c] = true
 	}
-}
-
-// Classes returns every registered class, sorted.
-func Classes() []Class {
-	mu.Lock()
-	defer mu.Unlock()
-	out := make([]Class, 0, len(registry))
-	for c := range registry {
-		out = append(out, c)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // New returns a refusal of sentinel's class with a formatted detail.

@@ -44,12 +44,15 @@ func (r *Report) chart(zoom int, plotW float64) Chart {
 
 	head("Agent", "what the agent did")
 	inv := &lane{label: "invocations", title: "each agent invocation at the instant its waking event arrived; click one to open its detail"}
-	for _, g := range groupInvocations(tl.Invocations) {
+	for _, g := range runs(tl.Invocations, func(a, b InvocationMark) bool { return a.AtText == b.AtText }) {
 		inv.items = append(inv.items, r.invocationItem(p, g))
 	}
 	props := &lane{label: "proposals", empty: "the agent proposed nothing", title: "actions and completions the agent proposed: accepted (green) or refused (red, with the refusal code)"}
-	for _, g := range groupProposals(tl.Proposals) {
-		props.items = append(props.items, proposalItem(p, g))
+	sameProposal := func(a, b ProposalMark) bool {
+		return a.AtText == b.AtText && a.ActionType == b.ActionType && a.Accepted == b.Accepted && a.Code == b.Code
+	}
+	for _, g := range runs(tl.Proposals, sameProposal) {
+		props.items = append(props.items, proposalItem(p, g[0], len(g)))
 	}
 	msgs := &lane{label: "messages dispatched", empty: "no message was dispatched", title: "each dispatch of an accepted send: delivered, failed as the scenario authored (purple), or failed unexpectedly (red)"}
 	for _, m := range tl.Messages {
@@ -90,8 +93,8 @@ func (r *Report) chart(zoom int, plotW float64) Chart {
 	}
 	head("Evaluator", "findings that name an instant")
 	fl := &lane{label: "findings", empty: "no finding names an instant", title: "evaluator findings that name an instant"}
-	for _, g := range groupFindings(tl.Findings) {
-		fl.items = append(fl.items, findingItem(p, g, r.asAuthored()))
+	for _, g := range runs(tl.Findings, func(a, b FindingMark) bool { return a.AtText == b.AtText && a.Code == b.Code }) {
+		fl.items = append(fl.items, findingItem(p, g[0], len(g), r.asAuthored()))
 	}
 	lanes = append(lanes, fl)
 
@@ -422,15 +425,17 @@ func orNone(s string) string {
 	return s
 }
 
-// groupInvocations puts invocations at one instant into one mark.
-func groupInvocations(ms []InvocationMark) [][]InvocationMark {
-	var out [][]InvocationMark
-	for _, m := range ms {
-		if k := len(out) - 1; k >= 0 && out[k][0].AtText == m.AtText {
-			out[k] = append(out[k], m)
+// runs splits xs into runs of consecutive elements that same holds for
+// with the run's first: invocations at one instant, identical proposals or
+// findings at one instant, each drawn as one mark.
+func runs[T any](xs []T, same func(first, x T) bool) [][]T {
+	var out [][]T
+	for _, x := range xs {
+		if k := len(out) - 1; k >= 0 && same(out[k][0], x) {
+			out[k] = append(out[k], x)
 			continue
 		}
-		out = append(out, []InvocationMark{m})
+		out = append(out, []T{x})
 	}
 	return out
 }
@@ -460,25 +465,8 @@ func (r *Report) invocationItem(p plot, g []InvocationMark) item {
 	})
 }
 
-// proposalGroup is one or more identical proposals at one instant.
-type proposalGroup struct {
-	ProposalMark
-	n int
-}
-
-func groupProposals(ps []ProposalMark) []proposalGroup {
-	var out []proposalGroup
-	for _, pm := range ps {
-		if k := len(out) - 1; k >= 0 && out[k].AtText == pm.AtText && out[k].ActionType == pm.ActionType && out[k].Accepted == pm.Accepted && out[k].Code == pm.Code {
-			out[k].n++
-			continue
-		}
-		out = append(out, proposalGroup{pm, 1})
-	}
-	return out
-}
-
-func proposalItem(p plot, g proposalGroup) item {
+// proposalItem is the mark of n identical proposals g at one instant.
+func proposalItem(p plot, g ProposalMark, n int) item {
 	x := p.x(g.At)
 	label := g.ActionType
 	if !g.Accepted {
@@ -488,16 +476,16 @@ func proposalItem(p plot, g proposalGroup) item {
 		}
 		label += " ✗ " + code
 	}
-	if g.n > 1 {
-		label += fmt.Sprintf(" ×%d", g.n)
+	if n > 1 {
+		label += fmt.Sprintf(" ×%d", n)
 	}
 	result := "accepted"
 	if !g.Accepted {
 		result = "refused " + g.Code
 	}
 	title := fmt.Sprintf("%s proposed at %s in invocation %d (trajectory row %d): %s", g.ActionType, g.AtText, g.Invocation, g.Row, result)
-	if g.n > 1 {
-		title += fmt.Sprintf("; %d identical proposals at this instant", g.n)
+	if n > 1 {
+		title += fmt.Sprintf("; %d identical proposals at this instant", n)
 	}
 	col := cAgent
 	if !g.Accepted {
@@ -666,28 +654,12 @@ func provisionalItem(p plot, pv ProvisionalSpan, end time.Time) item {
 	})
 }
 
-type findingGroup struct {
-	FindingMark
-	n int
-}
-
-func groupFindings(fs []FindingMark) []findingGroup {
-	var out []findingGroup
-	for _, fm := range fs {
-		if k := len(out) - 1; k >= 0 && out[k].AtText == fm.AtText && out[k].Code == fm.Code {
-			out[k].n++
-			continue
-		}
-		out = append(out, findingGroup{fm, 1})
-	}
-	return out
-}
-
-func findingItem(p plot, g findingGroup, authored bool) item {
+// findingItem is the mark of n identical findings g at one instant.
+func findingItem(p plot, g FindingMark, n int, authored bool) item {
 	x := p.x(g.At)
 	label := g.Code
-	if g.n > 1 {
-		label += fmt.Sprintf(" ×%d", g.n)
+	if n > 1 {
+		label += fmt.Sprintf(" ×%d", n)
 	}
 	title := fmt.Sprintf("%s (%s) at %s: %s", g.Code, g.Dimension, g.AtText, g.Detail)
 	col := cRefused

@@ -88,6 +88,3 @@ func Build(doc *artefact.Document, opts Options) (*Report, error) {
 	}
 	return r, nil
 }
-
-// Timeline returns the derived timeline.
-func (r *Report) Timeline() *Timeline { return r.tl }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
@@ -159,25 +158,11 @@ func TestText(t *testing.T) {
 	}
 }
 
-func mutate(t *testing.T, raw []byte, f func(map[string]any)) []byte {
-	t.Helper()
-	v, err := canon.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f(v.(map[string]any))
-	b, err := canon.Upstream(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestFailingEpisode renders a V1 artefact with one refused proposal, a
 // breached obligation and findings spliced in, and checks each reaches the
 // page and the text.
 func TestFailingEpisode(t *testing.T) {
-	raw := mutate(t, upstreamTest(t), func(m map[string]any) {
+	raw := artefacttest.Mutate(t, upstreamTest(t), func(m map[string]any) {
 		rows := m["trajectory"].([]any)
 		var at int
 		for i, r := range rows {

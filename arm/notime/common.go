@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/obaudit/obaudit/arm/notimewire"
+	"github.com/obaudit/obaudit/canon"
 )
 
 // The runtime's own arm-neutral entry rule, used for the running common
@@ -30,26 +31,12 @@ var dropped = map[string]bool{"index": true, "transition": true, "at": true, "de
 	"as_of": true, "observational": true, "reason": true, "due_at": true}
 
 func normalise(v any) any {
-	switch x := v.(type) {
-	case string:
-		if instantLike().MatchString(x) {
+	return canon.MapLeaves(v, func(leaf any) any {
+		if x, ok := leaf.(string); ok && instantLike().MatchString(x) {
 			return "<time>"
 		}
-		return x
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = normalise(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = normalise(e)
-		}
-		return out
-	}
-	return v
+		return leaf
+	})
 }
 
 func commonEntry(row map[string]any) *notimewire.EntryV1 {

@@ -9,6 +9,7 @@
 package notime
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -207,10 +208,10 @@ func Compile(d engine.Domain, prof Profile) (*notimewire.PlanV1, error) {
 		full := slices.Clone(g)
 		slices.SortFunc(full, func(a, b *engine.PlannedEvent) int {
 			if a.DelayMinutes != b.DelayMinutes {
-				return cmpI(a.DelayMinutes, b.DelayMinutes)
+				return cmp.Compare(a.DelayMinutes, b.DelayMinutes)
 			}
 			if a.Sequence != b.Sequence {
-				return cmpI(a.Sequence, b.Sequence)
+				return cmp.Compare(a.Sequence, b.Sequence)
 			}
 			return strings.Compare(a.EventID, b.EventID)
 		})
@@ -370,7 +371,7 @@ func Compile(d engine.Domain, prof Profile) (*notimewire.PlanV1, error) {
 	}
 	slices.SortFunc(out.Events, func(a, b notimewire.EventV1) int {
 		if a.AuthoredSequence != b.AuthoredSequence {
-			return cmpI(a.AuthoredSequence, b.AuthoredSequence)
+			return cmp.Compare(a.AuthoredSequence, b.AuthoredSequence)
 		}
 		return strings.Compare(a.EventID, b.EventID)
 	})
@@ -445,19 +446,9 @@ func cycleText(c *string) string {
 
 func noTimeCmp(a, b *engine.PlannedEvent) int {
 	if a.Sequence != b.Sequence {
-		return cmpI(a.Sequence, b.Sequence)
+		return cmp.Compare(a.Sequence, b.Sequence)
 	}
 	return strings.Compare(a.EventID, b.EventID)
-}
-
-func cmpI(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {

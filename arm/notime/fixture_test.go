@@ -349,19 +349,29 @@ func trace(rows []map[string]any) []string {
 	return out
 }
 
+// stage judges one stage's error against the refusal class the cell
+// expects of it (want, "" for none): stop is true when the cell ends here,
+// with diff what differs ("" when the refusal is exactly the one wanted).
+func stage(name string, err error, want string) (diff string, stop bool) {
+	if want != "" {
+		if cl, _ := refusal.ClassOf(err); string(cl) != want {
+			return fmt.Sprintf("%s: %v, want refusal %s", name, err, want), true
+		}
+		return "", true
+	}
+	if err != nil {
+		return fmt.Sprintf("%s: %v", name, err), true
+	}
+	return "", false
+}
+
 // runCell compiles and runs one cell; it returns what differs from the
 // cell's expectation ("" when nothing does).
 func runCell(c fxCell) (string, *notimewire.RunV1, *fxAgent) {
 	d := c.domain()
 	plan, err := Compile(d, fxProfile(d))
-	if c.Expect.Refusal != "" {
-		if cl, _ := refusal.ClassOf(err); string(cl) != c.Expect.Refusal {
-			return fmt.Sprintf("compile: %v, want refusal %s", err, c.Expect.Refusal), nil, nil
-		}
-		return "", nil, nil
-	}
-	if err != nil {
-		return fmt.Sprintf("compile: %v", err), nil, nil
+	if diff, stop := stage("compile", err, c.Expect.Refusal); stop {
+		return diff, nil, nil
 	}
 	for id, want := range c.Expect.Relations {
 		var got []string
@@ -390,14 +400,8 @@ func runCell(c fxCell) (string, *notimewire.RunV1, *fxAgent) {
 	}
 	ag := &fxAgent{script: c.Agent}
 	rec, err := Run(Config{Domain: d, Profile: fxProfile(d), Plan: plan, Agent: ag, AgentID: "fx", AgentKind: "fixture", OperationInstanceID: "opinst_00000000000000000000000000000000"})
-	if c.Expect.RunRefusal != "" {
-		if cl, _ := refusal.ClassOf(err); string(cl) != c.Expect.RunRefusal {
-			return fmt.Sprintf("run: %v, want refusal %s", err, c.Expect.RunRefusal), nil, nil
-		}
-		return "", nil, nil
-	}
-	if err != nil {
-		return fmt.Sprintf("run: %v", err), nil, nil
+	if diff, stop := stage("run", err, c.Expect.RunRefusal); stop {
+		return diff, nil, nil
 	}
 	got := trace(rec.Trajectory)
 	if !slices.Equal(got, c.Expect.Trace) {

@@ -2,6 +2,7 @@ package notime
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -520,9 +521,7 @@ func (r *run) serve(b *engine.Retrieve, turn int) {
 	r.batches++
 	results := r.st.Serve(engine.CanonicalTools(b), notimewire.Anchor)
 	served := make(map[string]*engine.ToolResult, len(r.served)+len(results))
-	for t, x := range r.served {
-		served[t] = x
-	}
+	maps.Copy(served, r.served)
 	r.served = served
 	for pos, x := range results {
 		if x.OK {

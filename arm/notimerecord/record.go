@@ -186,25 +186,15 @@ func coherent(r *notimewire.RunV1) error {
 // toSchemaValue turns canon's int64/float64 into the json.Number the schema
 // library validates numbers as.
 func toSchemaValue(v any) any {
-	switch x := v.(type) {
-	case int64:
-		return json.Number(strconv.FormatInt(x, 10))
-	case float64:
-		return json.Number(strconv.FormatFloat(x, 'g', -1, 64))
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = toSchemaValue(e)
+	return canon.MapLeaves(v, func(leaf any) any {
+		switch x := leaf.(type) {
+		case int64:
+			return json.Number(strconv.FormatInt(x, 10))
+		case float64:
+			return json.Number(strconv.FormatFloat(x, 'g', -1, 64))
 		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = toSchemaValue(e)
-		}
-		return l
-	}
-	return v
+		return leaf
+	})
 }
 
 // fixNumbers turns json.Number in the free-form trees back into canon's

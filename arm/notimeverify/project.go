@@ -33,25 +33,12 @@ var anyInstant = sync.OnceValue(func() *regexp.Regexp {
 })
 
 func strip(v any) any {
-	switch x := v.(type) {
-	case string:
-		if anyInstant().MatchString(x) {
+	return canon.MapLeaves(v, func(leaf any) any {
+		if x, ok := leaf.(string); ok && anyInstant().MatchString(x) {
 			return "<time>"
 		}
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = strip(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = strip(e)
-		}
-		return l
-	}
-	return v
+		return leaf
+	})
 }
 
 func entry(r map[string]any) (notimewire.EntryV1, bool) {

@@ -2,6 +2,8 @@ package notimeverify
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -131,7 +133,7 @@ func partitions(d engine.Domain) (map[string]map[string]string, []spec, error) {
 		rel[e.EventID] = map[string]string{}
 	}
 	var specs []spec
-	for _, name := range sortedKeys(cycles) {
+	for _, name := range slices.Sorted(maps.Keys(cycles)) {
 		cyc := cycles[name]
 		ck := cause(engine.TriggerOnAction, completeKey, cyc)
 		// offset(e): Full minutes after the accepted COMPLETE at which e is

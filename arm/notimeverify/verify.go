@@ -439,12 +439,3 @@ func countConditionals(p *engine.Plan) int64 {
 	}
 	return n
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

@@ -51,11 +51,7 @@ func FullRun(d engine.Domain, a Agent, instanceID string) (*engine.Episode, erro
 
 // NoTimeRun compiles d and runs the No-Time arm with a fresh agent.
 func NoTimeRun(d engine.Domain, a Agent, instanceID string) (*notimewire.RunV1, error) {
-	prof, err := notime.MaintenanceProfile(d.Static())
-	if err != nil {
-		return nil, err
-	}
-	plan, err := notime.Compile(d, prof)
+	prof, plan, err := compile(d)
 	if err != nil {
 		return nil, err
 	}
@@ -66,23 +62,25 @@ func NoTimeRun(d engine.Domain, a Agent, instanceID string) (*notimewire.RunV1, 
 // compiler's refusal when the protocol calls the plan ineligible (nil:
 // eligible). Campaigns seal the answer in their plan and re-derive it.
 func Eligible(d engine.Domain) error {
+	_, _, err := compile(d)
+	return err
+}
+
+// compile is d's maintenance profile and its No-Time plan.
+func compile(d engine.Domain) (notime.Profile, *notimewire.PlanV1, error) {
 	prof, err := notime.MaintenanceProfile(d.Static())
 	if err != nil {
-		return err
+		return notime.Profile{}, nil, err
 	}
-	_, err = notime.Compile(d, prof)
-	return err
+	plan, err := notime.Compile(d, prof)
+	return prof, plan, err
 }
 
 // Replay re-executes a recorded No-Time run from its decision tape (no
 // agent, no provider) and reports whether it reproduced the record byte for
 // byte (so every carried field is re-derived, not only the digests).
 func Replay(d engine.Domain, rec *notimewire.RunV1) (bool, error) {
-	prof, err := notime.MaintenanceProfile(d.Static())
-	if err != nil {
-		return false, err
-	}
-	plan, err := notime.Compile(d, prof)
+	prof, plan, err := compile(d)
 	if err != nil {
 		return false, err
 	}

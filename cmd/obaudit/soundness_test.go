@@ -279,13 +279,13 @@ func forge(t *testing.T, p forgery) (art, ledger []byte) {
 			r["row_index"] = int64(i)
 			r["previous_row_digest_sha256"] = prev
 			delete(r, "row_digest_sha256")
-			d, err := execledger.RowDigest(r)
+			d, err := canon.UpstreamDigest(r)
 			if err != nil {
 				t.Fatal(err)
 			}
 			r["row_digest_sha256"] = d
 			prev = d
-			line, err := canon.UpstreamSpaced(r)
+			line, err := canon.Append(nil, r, canon.UpstreamSpacedForm)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,10 +9,33 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/execledger"
 )
+
+// ClockStart is where a [Clock] starts.
+var ClockStart = time.Date(2035, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// Clock is an injected clock for a run under test: each reading is one
+// second after the last, the first one second after [ClockStart].
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a clock at [ClockStart].
+func NewClock() *Clock { return &Clock{t: ClockStart} }
+
+// Now advances the clock one second and returns it.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Second)
+	return c.t
+}
 
 // MemFile is an in-memory execledger.AppendFile.
 type MemFile struct{ bytes.Buffer }
@@ -176,7 +199,7 @@ func Rows(b []byte) []map[string]any {
 
 // Line renders one row as the writer does (spaced canonical form).
 func Line(row map[string]any) []byte {
-	b, err := canon.UpstreamSpaced(row)
+	b, err := canon.Append(nil, row, canon.UpstreamSpacedForm)
 	if err != nil {
 		panic(err)
 	}
@@ -193,9 +216,11 @@ func Rewrite(rows []map[string]any) []byte {
 	return b.Bytes()
 }
 
-// Redigest recomputes one row's own digest (not its successors' links).
+// Redigest recomputes one row's own digest (not its successors' links): the
+// upstream digest of the row without its row_digest_sha256 key.
 func Redigest(row map[string]any) {
-	d, err := execledger.RowDigest(row)
+	delete(row, "row_digest_sha256")
+	d, err := canon.UpstreamDigest(row)
 	if err != nil {
 		panic(err)
 	}

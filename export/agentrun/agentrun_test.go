@@ -139,16 +139,7 @@ func TestExportValidatesAgainstSchema(t *testing.T) {
 
 func mutateV1(t *testing.T, f func(map[string]any)) []byte {
 	t.Helper()
-	v, err := canon.Parse(upstreamtest.Read(t, v1Fixture))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f(v.(map[string]any))
-	b, err := canon.Upstream(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
+	return append(artefacttest.Mutate(t, upstreamtest.Read(t, v1Fixture), f), '\n')
 }
 
 func TestValidateRecordRefusals(t *testing.T) {

@@ -38,3 +38,13 @@ func TestMappingDocTable(t *testing.T) {
 		}
 	}
 }
+
+// Codes returns every finding code in the table, sorted.
+func Codes() []string {
+	out := make([]string, 0, len(codeClasses()))
+	for c := range codeClasses() {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}

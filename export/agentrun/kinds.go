@@ -1,9 +1,6 @@
 package agentrun
 
-import (
-	"slices"
-	"sync"
-)
+import "sync"
 
 // Failure kinds of the Agent Run schema (failures[].kind).
 const (
@@ -170,14 +167,4 @@ func ClassOf(code string) (FailureClass, bool) {
 		return unknownClass, false
 	}
 	return c, true
-}
-
-// Codes returns every finding code in the table, sorted.
-func Codes() []string {
-	out := make([]string, 0, len(codeClasses()))
-	for c := range codeClasses() {
-		out = append(out, c)
-	}
-	slices.Sort(out)
-	return out
 }

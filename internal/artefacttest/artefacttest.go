@@ -1,6 +1,6 @@
 // Package artefacttest gives tests of the readers of a checked artefact
 // (report, export) the [artefact.Document] their callers hand them: Read
-// validates as cmd/obaudit does (the default pack's operation and agents;
+// validates as cmd/obaudit does (each pack's operation, agents and terminals;
 // the final state's shape is the pack's and not checked here), Unchecked
 // decodes a tree no validator accepts (hostile strings, spliced rows).
 // Only tests import it.
@@ -12,20 +12,26 @@ import (
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/domains"
-	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 )
 
-// Read reads and validates raw as an artefact of the default pack.
+// Options are the reader's options for every pack obaudit carries, as
+// cmd/obaudit registers them (operation type, agents and kinds, terminal
+// classes) but with the final state's shape unchecked and no recovery rule.
+func Options() artefact.Options {
+	var opts artefact.Options
+	for _, p := range domains.Packs() {
+		d := p.ArtefactDomain()
+		opts.Domains = append(opts.Domains, artefact.Domain{OperationType: d.OperationType, Agents: d.Agents,
+			TerminalClasses: d.TerminalClasses,
+			ValidateState:   func(map[string]any, string, int, bool) error { return nil }})
+	}
+	return opts
+}
+
+// Read reads and validates raw as an artefact of a pack obaudit carries.
 func Read(t testing.TB, raw []byte) *artefact.Document {
 	t.Helper()
-	p := domains.Default()
-	agents := map[string]string{}
-	for _, a := range p.Agents {
-		agents[a.ID] = a.Kind
-	}
-	d, err := artefact.Read(raw, artefact.Options{Domains: []artefact.Domain{{OperationType: p.OperationType, Agents: agents,
-		TerminalClasses: maintenance.ProducibleTerminals,
-		ValidateState:   func(map[string]any, string, int, bool) error { return nil }}}})
+	d, err := artefact.Read(raw, Options())
 	if err != nil {
 		t.Fatalf("artefact.Read = %v", err)
 	}
@@ -40,4 +46,20 @@ func Unchecked(t testing.TB, raw []byte) *artefact.Document {
 		t.Fatal(err)
 	}
 	return artefact.Unchecked(v.(map[string]any), canon.SHA256Hex(raw))
+}
+
+// Mutate parses raw, hands f the top-level object to edit, and returns the
+// edited tree's upstream canonical bytes (no trailing newline).
+func Mutate(t testing.TB, raw []byte, f func(map[string]any)) []byte {
+	t.Helper()
+	v, err := canon.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f(v.(map[string]any))
+	b, err := canon.Upstream(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

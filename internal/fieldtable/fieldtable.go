@@ -6,8 +6,47 @@ package fieldtable
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
+
+// Row is one row of a field table declared in code: a field pointer and
+// its kind to each reader, in column order.
+type Row struct {
+	Field string
+	Kinds []string
+}
+
+// Rows holds a field table to the exact field set its readers enforce
+// (want): every field has exactly one row, every row names a field of want,
+// and every kind is one of kinds. It returns the table's markdown rows, for
+// [Check], and every problem found.
+func Rows(table []Row, want []string, kinds ...string) (rows []string, problems []error) {
+	var fields []string
+	for _, r := range table {
+		if slices.Contains(fields, r.Field) {
+			problems = append(problems, fmt.Errorf("%s has two rows", r.Field))
+		}
+		fields = append(fields, r.Field)
+		for _, k := range r.Kinds {
+			if !slices.Contains(kinds, k) {
+				problems = append(problems, fmt.Errorf("%s: kind %q", r.Field, k))
+			}
+		}
+		rows = append(rows, "| `/"+r.Field+"` | "+strings.Join(r.Kinds, " | ")+" |")
+	}
+	for _, f := range want {
+		if !slices.Contains(fields, f) {
+			problems = append(problems, fmt.Errorf("field %s has no row in the field table", f))
+		}
+	}
+	for _, f := range fields {
+		if !slices.Contains(want, f) {
+			problems = append(problems, fmt.Errorf("row %s names no field of the format", f))
+		}
+	}
+	return rows, problems
+}
 
 // Check compares the region of the markdown file at path between
 // "<!-- begin NAME -->" and "<!-- end NAME -->" with rows. With update, it

@@ -117,19 +117,11 @@ func (messages) StatusFault(status int, body []byte) string {
 // ParseAnswer reads a 200 body as a Messages answer from model ("" takes
 // any stated model).
 func (messages) ParseAnswer(body []byte, model string) (*lane.Answer, error) {
-	v, err := canon.Parse(body)
+	m, a, err := lane.ReadAnswer(body, model)
 	if err != nil {
-		return nil, lane.ErrNotAnAnswer
+		return nil, err
 	}
-	m, ok := v.(map[string]any)
-	if !ok || m["type"] != "message" || m["role"] != "assistant" {
-		return nil, lane.ErrNotAnAnswer
-	}
-	a := &lane.Answer{}
-	if a.ID, ok = m["id"].(string); !ok {
-		return nil, lane.ErrNotAnAnswer
-	}
-	if a.Model, ok = m["model"].(string); !ok || (model != "" && a.Model != model) {
+	if m["type"] != "message" || m["role"] != "assistant" {
 		return nil, lane.ErrNotAnAnswer
 	}
 	switch m["stop_reason"] {
@@ -152,14 +144,11 @@ func (messages) ParseAnswer(body []byte, model string) (*lane.Answer, error) {
 		if it["type"] != "tool_use" {
 			continue
 		}
-		tc := lane.ToolCall{Arguments: lane.ObjectArguments(it["input"])}
+		args := lane.ObjectArguments(it["input"])
 		if _, isObject := it["input"].(map[string]any); !isObject {
-			tc.Arguments = "arguments_undecodable"
+			args = "arguments_undecodable"
 		}
-		if n, ok := it["name"].(string); ok {
-			tc.Name = n
-		}
-		a.ToolCalls = append(a.ToolCalls, tc)
+		a.AddCall(it["name"], args)
 	}
 	if a.UsageReported, a.InputTokens, a.OutputTokens, err = lane.Usage(m["usage"], "input_tokens", "output_tokens"); err != nil {
 		return nil, err

@@ -24,7 +24,6 @@ package chatcompletions
 import (
 	"net/http"
 
-	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/provider/lane"
 )
 
@@ -91,19 +90,11 @@ func (completions) StatusFault(status int, _ []byte) string { return lane.Status
 // ParseAnswer reads a 200 body as a chat completion from model ("" takes
 // any stated model).
 func (completions) ParseAnswer(body []byte, model string) (*lane.Answer, error) {
-	v, err := canon.Parse(body)
+	m, a, err := lane.ReadAnswer(body, model)
 	if err != nil {
-		return nil, lane.ErrNotAnAnswer
+		return nil, err
 	}
-	m, ok := v.(map[string]any)
-	if !ok || m["object"] != "chat.completion" {
-		return nil, lane.ErrNotAnAnswer
-	}
-	a := &lane.Answer{}
-	if a.ID, ok = m["id"].(string); !ok {
-		return nil, lane.ErrNotAnAnswer
-	}
-	if a.Model, ok = m["model"].(string); !ok || (model != "" && a.Model != model) {
+	if m["object"] != "chat.completion" {
 		return nil, lane.ErrNotAnAnswer
 	}
 	choices, ok := m["choices"].([]any)
@@ -132,11 +123,7 @@ func (completions) ParseAnswer(body []byte, model string) (*lane.Answer, error) 
 			if cm == nil || fn == nil || cm["type"] != "function" {
 				return nil, lane.ErrNotAnAnswer
 			}
-			tc := lane.ToolCall{Arguments: lane.StringArguments(fn["arguments"])}
-			if n, ok := fn["name"].(string); ok {
-				tc.Name = n
-			}
-			a.ToolCalls = append(a.ToolCalls, tc)
+			a.AddCall(fn["name"], lane.StringArguments(fn["arguments"]))
 		}
 	default:
 		return nil, lane.ErrNotAnAnswer

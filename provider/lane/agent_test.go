@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -72,19 +71,6 @@ func referenceSteps(t *testing.T) []step {
 	return r.steps
 }
 
-// clock advances one second per reading.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Second)
-	return c.t
-}
-
 type harness struct {
 	srv   *httptest.Server
 	file  *ledgertest.MemFile
@@ -120,10 +106,10 @@ func newHarness(t *testing.T, h http.HandlerFunc, mod func(*lane.Config)) *harne
 	if x.guard, err = provider.NewGuard(capUSD, rates, provider.MaxOutputTokens, provider.TokenHardCap); err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{t: time.Date(2035, 1, 2, 3, 4, 5, 0, time.UTC)}
+	c := ledgertest.NewClock()
 	cfg := lane.Config{
 		Client: x.srv.Client(), BaseURL: x.srv.URL + "/v1", Lane: openai.Lane, Profile: profile, Credential: "test-not-a-credential",
-		MaxCalls: 60, Guard: x.guard, Ledger: x.w, Now: c.Now, RunStart: c.t, OperationInstanceID: instance,
+		MaxCalls: 60, Guard: x.guard, Ledger: x.w, Now: c.Now, RunStart: ledgertest.ClockStart, OperationInstanceID: instance,
 		TurnDeadline: 5 * time.Second,
 	}
 	if mod != nil {
@@ -479,7 +465,7 @@ func TestWholeRunAgainstScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{t: time.Date(2035, 1, 2, 3, 4, 5, 0, time.UTC)}
+	c := ledgertest.NewClock()
 	agent, err := lane.New(lane.Config{
 		Client: lb.Client, BaseURL: lb.BaseURL, Lane: openai.Lane, Profile: profile, Credential: preflight.Credential,
 		MaxCalls: 60, Ledger: w, Now: c.Now, OperationInstanceID: instance,

@@ -93,6 +93,40 @@ type Answer struct {
 // provider_response_invalid; the error text is never written anywhere).
 var ErrNotAnAnswer = errors.New("not an answer this lane reads")
 
+// ReadAnswer begins every lane's ParseAnswer: body must be one strict JSON
+// object stating a string id and a string model that is model ("" takes
+// any stated model). It returns the object and an answer carrying the ID
+// and Model, or [ErrNotAnAnswer].
+func ReadAnswer(body []byte, model string) (map[string]any, *Answer, error) {
+	v, err := canon.Parse(body)
+	if err != nil {
+		return nil, nil, ErrNotAnAnswer
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, nil, ErrNotAnAnswer
+	}
+	a := &Answer{}
+	if a.ID, ok = m["id"].(string); !ok {
+		return nil, nil, ErrNotAnAnswer
+	}
+	if a.Model, ok = m["model"].(string); !ok || (model != "" && a.Model != model) {
+		return nil, nil, ErrNotAnAnswer
+	}
+	return m, a, nil
+}
+
+// AddCall appends the tool call the answer stated as name (kept only when
+// a string) with arguments (read by [StringArguments] or
+// [ObjectArguments]).
+func (a *Answer) AddCall(name, arguments any) {
+	tc := ToolCall{Arguments: arguments}
+	if n, ok := name.(string); ok {
+		tc.Name = n
+	}
+	a.ToolCalls = append(a.ToolCalls, tc)
+}
+
 // StringArguments reads a tool call's arguments stated as a JSON text (the
 // OpenAI shapes): the parsed value, or "arguments_undecodable".
 func StringArguments(v any) any {

@@ -3,7 +3,6 @@ package openai
 import (
 	"net/http"
 
-	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/provider/lane"
 )
 
@@ -74,19 +73,11 @@ func (responses) StatusFault(status int, _ []byte) string { return lane.StatusFa
 // (or incomplete at the output ceiling), or whose output or usage is
 // malformed is declined.
 func (responses) ParseAnswer(body []byte, model string) (*lane.Answer, error) {
-	v, err := canon.Parse(body)
+	m, a, err := lane.ReadAnswer(body, model)
 	if err != nil {
-		return nil, lane.ErrNotAnAnswer
+		return nil, err
 	}
-	m, ok := v.(map[string]any)
-	if !ok || m["object"] != "response" {
-		return nil, lane.ErrNotAnAnswer
-	}
-	a := &lane.Answer{}
-	if a.ID, ok = m["id"].(string); !ok {
-		return nil, lane.ErrNotAnAnswer
-	}
-	if a.Model, ok = m["model"].(string); !ok || (model != "" && a.Model != model) {
+	if m["object"] != "response" {
 		return nil, lane.ErrNotAnAnswer
 	}
 	switch m["status"] {
@@ -113,11 +104,7 @@ func (responses) ParseAnswer(body []byte, model string) (*lane.Answer, error) {
 		if it["type"] != "function_call" {
 			continue
 		}
-		tc := lane.ToolCall{Arguments: lane.StringArguments(it["arguments"])}
-		if n, ok := it["name"].(string); ok {
-			tc.Name = n
-		}
-		a.ToolCalls = append(a.ToolCalls, tc)
+		a.AddCall(it["name"], lane.StringArguments(it["arguments"]))
 	}
 	if a.UsageReported, a.InputTokens, a.OutputTokens, err = lane.Usage(m["usage"], "input_tokens", "output_tokens"); err != nil {
 		return nil, err

@@ -61,9 +61,6 @@ var schemaJSON []byte
 //go:embed profiles/*.json
 var embedded embed.FS
 
-// SchemaJSON returns the profile schema.
-func SchemaJSON() []byte { return bytes.Clone(schemaJSON) }
-
 // Lanes are the lanes this build speaks, by ID.
 var Lanes = []lane.Lane{openai.Lane, anthropic.Lane, chatcompletions.Lane}
 

@@ -52,9 +52,6 @@ func StandIns() map[string][]byte {
 	}
 }
 
-// ExternalIDs lists the external $ids the seed references, sorted.
-func ExternalIDs() []string { return []string{OKFEnvelopeID, CaseStudyID} }
-
 func mustRead(name string) []byte {
 	b, err := files.ReadFile(name)
 	if err != nil {

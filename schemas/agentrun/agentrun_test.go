@@ -101,3 +101,6 @@ func refs(t *testing.T, b []byte) []string {
 	}
 	return out
 }
+
+// ExternalIDs lists the external $ids the seed references, sorted.
+func ExternalIDs() []string { return []string{OKFEnvelopeID, CaseStudyID} }
