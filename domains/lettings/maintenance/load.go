@@ -2,12 +2,10 @@ package maintenance
 
 import (
 	_ "embed"
-	"os"
 	"slices"
 	"sync"
 
 	"github.com/obaudit/obaudit/engine"
-	"github.com/obaudit/obaudit/internal/limits"
 	"github.com/obaudit/obaudit/internal/python"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -32,18 +30,6 @@ func DefaultSpec() (*Spec, error) {
 		defaultSpec, defaultErr = LoadSpec(defaultOperation, "embedded:lettings_maintenance_synthetic_v1.yaml")
 	})
 	return defaultSpec, defaultErr
-}
-
-// LoadSpecFile reads and loads an operation spec file.
-func LoadSpecFile(path string) (*Spec, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > limits.MaxInputBytes {
-		return nil, limits.Exceeded("MaxInputBytes", limits.MaxInputBytes, int64(len(b)))
-	}
-	return LoadSpec(b, path)
 }
 
 // LoadSpec parses an operation spec with the strict YAML reader and

@@ -94,9 +94,6 @@ var defaultManifest []byte
 // DefaultSource names the shipped manifest in reports and refusals.
 const DefaultSource = "negative_controls_v0_5.yaml"
 
-// DefaultBytes returns a copy of the shipped manifest's bytes.
-func DefaultBytes() []byte { return slices.Clone(defaultManifest) }
-
 // Vocabulary is what a manifest is checked against: the evaluator's
 // dimensions in report order and its finding-code catalogue. The caller
 // supplies it (this package does not import the evaluator).
@@ -164,37 +161,6 @@ func (m *Manifest) Source() string { return m.source }
 // OperationID is the operation the oracle was authored for.
 func (m *Manifest) OperationID() string { return m.operationID }
 
-// SemanticScenarioID is the semantic scenario the oracle was authored for.
-func (m *Manifest) SemanticScenarioID() string { return m.semanticScenarioID }
-
-// AuthoredAgainstOperationVersion is the operation version it was written
-// against.
-func (m *Manifest) AuthoredAgainstOperationVersion() string { return m.authoredAgainst }
-
-// Provenance returns the authorship statement.
-func (m *Manifest) Provenance() Provenance { return m.provenance }
-
-// Dimensions returns result_vector_dimensions, in report order.
-func (m *Manifest) Dimensions() []string { return slices.Clone(m.dimensions) }
-
-// AgentIDs returns the declared agents in file order.
-func (m *Manifest) AgentIDs() []string {
-	out := make([]string, len(m.controls))
-	for i, c := range m.controls {
-		out[i] = c.AgentID
-	}
-	return out
-}
-
-// Controls returns copies of every control, in file order.
-func (m *Manifest) Controls() []Control {
-	out := make([]Control, len(m.controls))
-	for i, c := range m.controls {
-		out[i] = c.clone()
-	}
-	return out
-}
-
 // Control returns a copy of the control declared for agentID.
 func (m *Manifest) Control(agentID string) (Control, bool) {
 	for _, c := range m.controls {
@@ -203,25 +169,6 @@ func (m *Manifest) Control(agentID string) (Control, bool) {
 		}
 	}
 	return Control{}, false
-}
-
-// Targets is the agent's causal failure closure (a read-only view: a copy),
-// or nil if the oracle declares no control for it.
-func (m *Manifest) Targets(agentID string) []string {
-	c, _ := m.Control(agentID)
-	return c.Closure
-}
-
-// ExpectedFindings is the agent's required finding codes, or nil.
-func (m *Manifest) ExpectedFindings(agentID string) []string {
-	c, _ := m.Control(agentID)
-	return c.RequiredFindings
-}
-
-// MustPass is the agent's must-pass dimensions, or nil.
-func (m *Manifest) MustPass(agentID string) []string {
-	c, _ := m.Control(agentID)
-	return c.MustPass
 }
 
 // Default loads the shipped manifest.
