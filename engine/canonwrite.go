@@ -68,14 +68,7 @@ func appendValue(dst []byte, v any, depth int) []byte {
 		return append(dst, ']')
 	case []string:
 		checkDepth(depth)
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, e)
-		}
-		return append(dst, ']')
+		return appendStrings(dst, x)
 	case map[string]any:
 		checkDepth(depth)
 		return appendObjectAt(dst, x, "", nil, depth)
