@@ -142,19 +142,6 @@ var (
 	dimensionsV2 = dimensionsV6[:10:10]
 )
 
-// Dimensions returns the result vector contract v graded, in order.
-func Dimensions(v int) []string {
-	switch {
-	case v == 1:
-		return slices.Clone(dimensionsV1)
-	case v >= 2 && v <= 5:
-		return slices.Clone(dimensionsV2)
-	case v >= 6 && v <= 8:
-		return slices.Clone(dimensionsV6)
-	}
-	return nil
-}
-
 func dimensionVector(v int) []string {
 	switch {
 	case v == 1:
@@ -227,15 +214,6 @@ type field struct{ name, kind string }
 
 // shape is an exact body: every field, and nothing else.
 type shape []field
-
-func (s shape) has(name string) bool {
-	for _, f := range s {
-		if f.name == name {
-			return true
-		}
-	}
-	return false
-}
 
 func (s shape) names() []string {
 	out := make([]string, len(s))
@@ -422,6 +400,3 @@ var (
 		"input_tokens", "output_tokens", "decision_call_index",
 	}
 )
-
-// BindingFields returns the exact key set of a provider execution binding.
-func BindingFields() []string { return slices.Clone(bindingFields) }

@@ -93,34 +93,6 @@ var fieldKinds = []FieldKind{
 	{"provider_execution/decision_call_index", Derived, Carried, Derived},
 }
 
-// FieldKinds returns the contract-8 field table, in document order.
-func FieldKinds() []FieldKind { return slices.Clone(fieldKinds) }
-
-// TableFields returns every field pointer the table must have a row for:
-// the contract-8 top-level fields, with operation, agent_execution (and its
-// attempts) and provider_execution expanded to their exact field sets.
-func TableFields() []string {
-	var out []string
-	expand := map[string][]string{"operation": operationFields, "agent_execution": executionFields, "provider_execution": bindingFields}
-	for _, f := range fieldsV7 {
-		sub, ok := expand[f]
-		if !ok {
-			out = append(out, f)
-			continue
-		}
-		for _, s := range sub {
-			if f == "agent_execution" && s == "attempts" {
-				for _, a := range attemptFields {
-					out = append(out, f+"/attempts/[]/"+a)
-				}
-				continue
-			}
-			out = append(out, f+"/"+s)
-		}
-	}
-	return out
-}
-
 // CarriedFields returns the fields a reader ("validate", "replay" or
 // "bundle") carries for a document of contract v, by table order: the
 // table's carried rows whose top-level field the contract has.

@@ -439,25 +439,6 @@ func ptrStr(x any) *string {
 	return nil
 }
 
-// Clone returns a deep copy of a JSON tree.
-func Clone(x any) any {
-	switch v := x.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, e := range v {
-			m[k] = Clone(e)
-		}
-		return m
-	case []any:
-		a := make([]any, len(v))
-		for i, e := range v {
-			a[i] = Clone(e)
-		}
-		return a
-	}
-	return x
-}
-
 // Event is one delivered event of a validated artefact ("events"[i]):
 // validation holds every field to its kind, so the view reads them without
 // checking again.

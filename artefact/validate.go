@@ -1152,9 +1152,6 @@ func instantField(x any, p string) (int64, error) {
 	return t, nil
 }
 
-// FormatInstant renders Unix seconds in the one instant form.
-func FormatInstant(sec int64) string { return instant.Format(sec) }
-
 // amount holds a USD amount to an exact, non-negative decimal string in its
 // one canonical rendering (internal/amount: no exponent, no trailing zeros,
 // no sign).

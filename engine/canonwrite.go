@@ -68,14 +68,7 @@ func appendValue(dst []byte, v any, depth int) []byte {
 		return append(dst, ']')
 	case []string:
 		checkDepth(depth)
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, e)
-		}
-		return append(dst, ']')
+		return appendStrings(dst, x)
 	case map[string]any:
 		checkDepth(depth)
 		return appendObjectAt(dst, x, "", nil, depth)
@@ -239,23 +232,9 @@ func appendKey(dst []byte, k string) []byte {
 	return append(dst, '"', ':')
 }
 
-// CanonicalDigest is the lower-case hex SHA-256 of v's upstream canonical
-// JSON.
-func CanonicalDigest(v any) string {
-	return hexSum(AppendCanonical(nil, v))
-}
-
 func hexSum(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-// EncodeRecords returns the canonical bytes of a served records object and
-// its record version (the first n hex characters of their SHA-256). Domains
-// use it to fill [ToolResult.RecordsJSON] and [ToolResult.RecordVersion].
-func EncodeRecords(records map[string]any, n int) ([]byte, string) {
-	b := AppendCanonical(nil, records)
-	return b, VersionOf(b, n)
 }
 
 // VersionOf is the record version of already-encoded records: the first n

@@ -172,13 +172,7 @@ func (r *Retrieve) Record() map[string]any {
 	if argumentless(r) {
 		// No arguments: nothing conflicts, and every request records {}.
 		var stack [16]string
-		tools := stack[:0]
-		for _, q := range r.Requests {
-			if !containsString(tools, q.Tool) {
-				tools = append(tools, q.Tool)
-			}
-		}
-		sortStrings(tools)
+		tools := r.distinctTools(stack[:0])
 		reqs := make([]any, len(tools))
 		for i, t := range tools {
 			reqs[i] = map[string]any{"tool": t, "arguments": map[string]any{}}

@@ -77,13 +77,7 @@ func appendDecision(b []byte, d Decision) []byte {
 		// Without arguments no two requests conflict: the record is the
 		// sorted, de-duplicated tools, each with empty arguments.
 		var stack [16]string
-		tools := stack[:0]
-		for _, q := range o.Requests {
-			if !containsString(tools, q.Tool) {
-				tools = append(tools, q.Tool)
-			}
-		}
-		sortStrings(tools)
+		tools := o.distinctTools(stack[:0])
 		b = append(b, `{"kind":"RETRIEVE","requests":[`...)
 		for i, t := range tools {
 			if i > 0 {
@@ -137,6 +131,18 @@ func argumentless(r *Retrieve) bool {
 		}
 	}
 	return true
+}
+
+// distinctTools appends to dst the request tools, de-duplicated and sorted:
+// an argumentless retrieve's record (no two of its requests conflict).
+func (r *Retrieve) distinctTools(dst []string) []string {
+	for _, q := range r.Requests {
+		if !containsString(dst, q.Tool) {
+			dst = append(dst, q.Tool)
+		}
+	}
+	sortStrings(dst)
+	return dst
 }
 
 func containsString(xs []string, s string) bool {

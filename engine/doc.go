@@ -109,7 +109,7 @@
 // digests, each a SHA-256 over upstream canonical JSON
 // ([AppendCanonical]). Nothing is read from the wall clock or from
 // randomness: the instance id is injected and instants are the canonical
-// "YYYY-MM-DDTHH:MM:SSZ" ([ParseInstant], [FormatInstant], [ShiftMinutes]).
+// "YYYY-MM-DDTHH:MM:SSZ" ([ParseInstant], [FormatInstant]).
 //
 // # Self-check modes
 //

@@ -256,7 +256,7 @@ type ToolResult struct {
 	// be shared with trajectory rows and other results.
 	Records map[string]any
 	// RecordsJSON is the upstream canonical JSON of Records when the domain
-	// already has it (see [EncodeRecords]); nil means the engine encodes it.
+	// already has it ([AppendCanonical]); nil means the engine encodes it.
 	RecordsJSON []byte
 	OK          bool
 
@@ -339,13 +339,6 @@ func (r *ToolResult) Tree() map[string]any {
 		"record_version": r.RecordVersion, "as_of": r.AsOf, "schema_id": r.SchemaID,
 		"records": r.Records, "ok": r.OK, "error_code": nil,
 	}
-}
-
-// RecordVersion is the first n hex characters of the SHA-256 of the
-// upstream canonical JSON of records (the label is published, never hashed).
-func RecordVersion(records map[string]any, n int) string {
-	_, v := EncodeRecords(records, n)
-	return v
 }
 
 // argumentKey is an order-independent identity for request arguments.

@@ -96,7 +96,7 @@ func (c *Context) DispatchFails(messageFixtureID string) bool {
 	return c.x.plan.DispatchFailures[messageFixtureID]
 }
 
-// Shift is now plus m minutes (see [ShiftMinutes]); a negative m aborts the
+// Shift is now plus m minutes; a negative m aborts the
 // episode with [ErrClockRewind].
 func (c *Context) Shift(m int64) string {
 	if c.h != nil {

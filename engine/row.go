@@ -46,14 +46,6 @@ func fStrs(k string, ss []string) field {
 	return field{key: k, kind: kindStrs, ss: ss}
 }
 
-// fOptStr is s, or null when s is "".
-func fOptStr(k, s string) field {
-	if s == "" {
-		return field{key: k, kind: kindNull}
-	}
-	return fStr(k, s)
-}
-
 func b2i(b bool) int64 {
 	if b {
 		return 1

@@ -315,13 +315,3 @@ func (x *execution) finish() (*Episode, error) {
 	ep.DecisionsDigest = x.decisionsDigest()
 	return ep, nil
 }
-
-// DeterministicExecution is the agent_execution object upstream writes for
-// every deterministic (in-process, no provider) agent.
-func DeterministicExecution() map[string]any {
-	return map[string]any{
-		"attempts": []any{}, "excluded": false, "exclusion_code": nil, "exclusion_detail": "",
-		"max_output_tokens": nil, "model": nil, "outcome_source": "deterministic",
-		"protocol_version": nil, "retry_count": int64(0), "transport_calls": int64(0),
-	}
-}

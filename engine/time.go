@@ -24,19 +24,6 @@ func ParseInstant(s string) (int64, error) {
 // FormatInstant renders Unix seconds as a canonical instant.
 func FormatInstant(sec int64) string { return instant.Format(sec) }
 
-// ShiftMinutes returns the instant m minutes after s. A negative m is refused
-// as [ErrClockRewind]: offsets are delays, never rewinds.
-func ShiftMinutes(s string, m int64) (string, error) {
-	sec, err := ParseInstant(s)
-	if err != nil {
-		return "", err
-	}
-	if m < 0 {
-		return "", refusal.New(ErrClockRewind, "a shift of %d minutes would move %s backwards", m, s)
-	}
-	return FormatInstant(sec + m*60), nil
-}
-
 // clock is the simulated clock: it starts at the scenario's start and only
 // moves forward, by jumps.
 type clock struct {
@@ -55,7 +42,7 @@ func (c *clock) advanceTo(sec int64) error {
 	return nil
 }
 
-// shift is ShiftMinutes(c.nowText, m) without parsing the current instant
+// shift is c.nowText plus m minutes without parsing the current instant
 // (c.nowText is always FormatInstant(c.now)); it also returns the seconds.
 func (c *clock) shift(m int64) (string, int64, error) {
 	if m < 0 {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/internal/instant"
+	"github.com/obaudit/obaudit/refusal"
 )
 
 // TestClockShiftMatchesShiftMinutes holds the clock's parse-free shift to
@@ -23,4 +24,18 @@ func TestClockShiftMatchesShiftMinutes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// ShiftMinutes is the reference shift the clock is held to: the instant m
+// minutes after s, parsed and formatted again. A negative m is refused as
+// [ErrClockRewind]: offsets are delays, never rewinds.
+func ShiftMinutes(s string, m int64) (string, error) {
+	sec, err := ParseInstant(s)
+	if err != nil {
+		return "", err
+	}
+	if m < 0 {
+		return "", refusal.New(ErrClockRewind, "a shift of %d minutes would move %s backwards", m, s)
+	}
+	return FormatInstant(sec + m*60), nil
 }

@@ -113,17 +113,6 @@ func Run(cfg Config) (*Result, error) {
 	return &Result{Episode: ep, Evaluation: ev, Artefact: a}, nil
 }
 
-// FromEpisode grades an episode an in-process agent produced (under the
-// engine version it names) and builds its contract-8 artefact, for callers
-// that ran the engine themselves.
-func FromEpisode(ep *engine.Episode) (*artefact.Artefact, error) {
-	ev, err := grade(ep)
-	if err != nil {
-		return nil, err
-	}
-	return Build(ep, ev, DeterministicExecution(), nil)
-}
-
 func grade(ep *engine.Episode) (*evaluator.Evaluation, error) {
 	return evaluator.Evaluate(ep.EngineVersion, ep.Contract, evaluator.Run{
 		Status:           ep.Status,

@@ -12,16 +12,16 @@
 // contract for the scenario (an engine.GradingContract the pack's domain
 // publishes, engine.Graded), and the run as canon value trees:
 //
-//	doc, _ := canon.Parse(artefactBytes)           // an episode artefact
-//	art := doc.(map[string]any)
-//	run, err := evaluator.RunFromArtefact(art, replayOK) // replayOK: the self-check, or nil
 //	contract := dom.(engine.Graded).GradingContract() // dom: the pack's domain for the scenario
-//	ev, err := evaluator.Evaluate(art["engine_version"].(string), contract, run)
-//	section := ev.Tree()                           // the artefact's "evaluation" section
-//	b, _ := canon.Upstream(section)                // upstream canonical bytes
+//	ev, err := evaluator.Evaluate(engineVersion, contract, evaluator.Run{
+//		Status: status, ReplayFinal: replayFinal, SimulatedMinutes: minutes,
+//		AgentInvocations: invocations, FinalState: finalState,
+//		Trajectory: trajectory, Events: events, ReplayOK: replayOK, // replayOK: the self-check, or nil
+//	})
 //
 // An engine run feeds it directly: engine.Episode carries the same trees
-// (gate.RunOf builds the Run).
+// (gate.RunOf builds the Run); a checked artefact is re-graded from its
+// typed rows by episode.Regrade.
 //
 // # Format
 //
@@ -48,8 +48,7 @@
 // An unknown engine version is refused as engine.ErrUnknownEngineVersion; a
 // contract the evaluator cannot apply as [ErrContract]; a record that cannot
 // be read at all (where upstream's evaluator itself would stop with an
-// exception) as [ErrUnreadableRecord]; artefact run fields of the wrong shape
-// as [ErrMalformedRun]. A record that can be read but does not hold together
+// exception) as [ErrUnreadableRecord]. A record that can be read but does not hold together
 // is not refused: it is graded, and fails by name (record integrity is a
 // pre-pass reported in temporal_correctness, critical_invariants and
 // environment_integrity).

@@ -23,9 +23,6 @@ var (
 	// type that is a list, an approval that is not a mapping, a missing
 	// field a dimension indexes).
 	ErrUnreadableRecord = refusal.Sentinel("evaluator/unreadable-record")
-	// ErrMalformedRun is returned by [RunFromArtefact] when an artefact's
-	// run fields are missing or not of the type the contract gives them.
-	ErrMalformedRun = refusal.Sentinel("evaluator/malformed-run")
 )
 
 // Dimension names, in report order. The result vector always carries all
@@ -98,16 +95,6 @@ type Dimension struct {
 	Note     string
 }
 
-// Count returns the named count.
-func (d *Dimension) Count(name string) (int64, bool) {
-	for _, c := range d.Counts {
-		if c.Name == name {
-			return c.Value, true
-		}
-	}
-	return 0, false
-}
-
 // Evaluation is the whole result vector for one episode.
 type Evaluation struct {
 	// EngineVersion is the engine generation whose rules graded the run.
@@ -163,60 +150,6 @@ func (e *Evaluation) FindingCodes() []string {
 		for _, f := range d.Findings {
 			out = append(out, f.Code)
 		}
-	}
-	return out
-}
-
-// Dimension returns the named dimension.
-func (e *Evaluation) Dimension(name string) (*Dimension, bool) {
-	for i := range e.Dimensions {
-		if e.Dimensions[i].Name == name {
-			return &e.Dimensions[i], true
-		}
-	}
-	return nil, false
-}
-
-// Tree returns the evaluation as the artefact's `evaluation` section: a
-// canon value tree with upstream's field names. canon.Upstream of it is
-// upstream's canonical form.
-func (e *Evaluation) Tree() map[string]any {
-	dims := make([]any, 0, len(e.Dimensions))
-	for _, d := range e.Dimensions {
-		findings := make([]any, 0, len(d.Findings))
-		for _, f := range d.Findings {
-			var at any
-			if f.At != nil {
-				at = *f.At
-			}
-			findings = append(findings, map[string]any{"code": f.Code, "detail": f.Detail, "at": at})
-		}
-		counts := make(map[string]any, len(d.Counts))
-		for _, c := range d.Counts {
-			counts[c.Name] = c.Value
-		}
-		dims = append(dims, map[string]any{
-			"name":     d.Name,
-			"ok":       d.OK,
-			"findings": findings,
-			"counts":   counts,
-			"note":     d.Note,
-		})
-	}
-	return map[string]any{
-		"terminal_outcome":      e.TerminalOutcome,
-		"legitimate_completion": e.LegitimateCompletion,
-		"reliable":              e.Reliable(),
-		"failed_dimensions":     stringsAny(e.FailedDimensions()),
-		"finding_codes":         stringsAny(e.FindingCodes()),
-		"dimensions":            dims,
-	}
-}
-
-func stringsAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
 	}
 	return out
 }
@@ -294,39 +227,6 @@ func checkContract(c *engine.GradingContract) error {
 		}
 	}
 	return nil
-}
-
-// RunFromArtefact reads the run fields of an episode artefact (a canon
-// tree as canon.Parse returns it) into a Run. replayOK is the determinism
-// self-check result to grade with (nil: not checked). Missing or mistyped
-// fields are refused as [ErrMalformedRun].
-func RunFromArtefact(doc map[string]any, replayOK *bool) (Run, error) {
-	var r Run
-	var ok bool
-	if r.Status, ok = doc["status"].(string); !ok {
-		return r, refusal.New(ErrMalformedRun, "status is not a string")
-	}
-	if r.ReplayFinal, ok = doc["replay_final"].(bool); !ok {
-		return r, refusal.New(ErrMalformedRun, "replay_final is not a boolean")
-	}
-	if r.SimulatedMinutes, ok = doc["simulated_minutes"].(int64); !ok {
-		return r, refusal.New(ErrMalformedRun, "simulated_minutes is not an integer")
-	}
-	if r.AgentInvocations, ok = doc["agent_invocations"].(int64); !ok {
-		return r, refusal.New(ErrMalformedRun, "agent_invocations is not an integer")
-	}
-	if _, ok = doc["final_state"].(map[string]any); !ok {
-		return r, refusal.New(ErrMalformedRun, "final_state is not an object")
-	}
-	r.FinalState = doc["final_state"]
-	if r.Trajectory, ok = doc["trajectory"].([]any); !ok {
-		return r, refusal.New(ErrMalformedRun, "trajectory is not a list")
-	}
-	if r.Events, ok = doc["events"].([]any); !ok {
-		return r, refusal.New(ErrMalformedRun, "events is not a list")
-	}
-	r.ReplayOK = replayOK
-	return r, nil
 }
 
 func strp(s string) *string { return &s }

@@ -26,10 +26,6 @@ var ledgerRecordTypes = []string{
 	"retrieval_served", "retrieval_refused", "derived_context_invalidated",
 }
 
-// LedgerRecordTypes returns the 0.9.0 ledger vocabulary the evaluator
-// accepts, in the ledger's order.
-func LedgerRecordTypes() []string { return append([]string(nil), ledgerRecordTypes...) }
-
 var (
 	recordTypeSet = stringSet(ledgerRecordTypes...)
 	// The closed core vocabularies a served row is held to.

@@ -373,16 +373,3 @@ func TestUnreadableRecordsRefused(t *testing.T) {
 		})
 	}
 }
-
-func TestRunFromArtefactRefusesMalformed(t *testing.T) {
-	for _, field := range []string{"status", "replay_final", "simulated_minutes", "agent_invocations", "final_state", "trajectory", "events"} {
-		doc := loadArtefact(t, fixtureV1)
-		doc[field] = "wrong"
-		if field == "status" {
-			doc[field] = int64(1)
-		}
-		if _, err := evaluator.RunFromArtefact(doc, yes()); refusal.Of(err) != evaluator.ErrMalformedRun.Class {
-			t.Errorf("RunFromArtefact with %s mistyped = %v, want %s", field, err, evaluator.ErrMalformedRun.Class)
-		}
-	}
-}

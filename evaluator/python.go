@@ -246,12 +246,6 @@ func idx(m any, key string) any {
 	return v
 }
 
-// asMap returns v as a mapping, or nil and false.
-func asMap(v any) (map[string]any, bool) {
-	m, ok := v.(map[string]any)
-	return m, ok
-}
-
 func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

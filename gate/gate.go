@@ -437,37 +437,15 @@ func judgeNegative(c *Check, ctl Control) {
 		c.Problems = append(c.Problems, sprintf("negative agent %s was accepted as reliable on %s", python.Loose.Quote(c.AgentID), c.ScenarioID))
 	}
 	if !sameSet(c.FailedDimensions, ctl.Closure) {
-		var outside, unreached []string
-		for _, d := range c.FailedDimensions {
-			if !slices.Contains(ctl.Closure, d) {
-				outside = append(outside, d)
-			}
-		}
-		for _, d := range ctl.Closure {
-			if !slices.Contains(c.FailedDimensions, d) {
-				unreached = append(unreached, d)
-			}
-		}
+		outside, unreached := absent(c.FailedDimensions, ctl.Closure), absent(ctl.Closure, c.FailedDimensions)
 		c.Problems = append(c.Problems, sprintf("failed dimensions %s are not the oracle-declared causal failure closure %s: outside the oracle-declared closure %s, oracle-declared but did not fail %s",
 			python.Loose.StrList(sortedUnique(c.FailedDimensions)), python.Loose.StrList(sortedUnique(ctl.Closure)), python.Loose.StrList(sortedUnique(outside)), python.Loose.StrList(sortedUnique(unreached))))
 	}
-	var missing []string
-	for _, code := range ctl.RequiredFindings {
-		if !slices.Contains(c.FindingCodes, code) {
-			missing = append(missing, code)
-		}
-	}
-	if len(missing) > 0 {
+	if missing := absent(ctl.RequiredFindings, c.FindingCodes); len(missing) > 0 {
 		c.Problems = append(c.Problems, sprintf("the intended reason is missing: expected finding code(s) %s, got %s",
 			python.Loose.StrList(sortedUnique(missing)), python.Loose.StrList(c.FindingCodes)))
 	}
-	var lost []string
-	for _, d := range ctl.MustPass {
-		if !slices.Contains(c.PassedDimensions, d) {
-			lost = append(lost, d)
-		}
-	}
-	if len(lost) > 0 {
+	if lost := absent(ctl.MustPass, c.PassedDimensions); len(lost) > 0 {
 		c.Problems = append(c.Problems, sprintf("dimensions %s must remain passing for this control and did not; a negative that takes unrelated dimensions with it is a generic crash rather than a targeted failure",
 			python.Loose.StrList(sortedUnique(lost))))
 	}
@@ -475,6 +453,17 @@ func judgeNegative(c *Check, ctl Control) {
 
 func sameSet(a, b []string) bool {
 	return slices.Equal(sortedUnique(a), sortedUnique(b))
+}
+
+// absent lists, in order, the elements of want that have does not hold.
+func absent(want, have []string) []string {
+	var out []string
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func sortedUnique(ss []string) []string {

@@ -1,6 +1,7 @@
 package gate_test
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -20,6 +21,16 @@ const (
 	oracleDigest = "c3cc69543e8baa35f53a63916554be0fc5355b2ac6f003d03ad7dccfaa80b10e"
 	specDigest   = "9e99b409b153e03aeb240c6402e14ff21c8bf0df3b9a1df2016c8fa64138e44d"
 )
+
+// shippedOracle is the bytes of the manifest the oracle package embeds.
+func shippedOracle(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile("../domains/lettings/maintenance/oracle/" + oracle.DefaultSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 func defaults(t testing.TB) (*maintenance.Spec, *oracle.Manifest) {
 	t.Helper()
@@ -120,7 +131,7 @@ func TestV2UnderBothEngines(t *testing.T) {
 // editOracle loads the shipped manifest with one textual edit.
 func editOracle(t *testing.T, old, new string) (*oracle.Manifest, error) {
 	t.Helper()
-	b := string(oracle.DefaultBytes())
+	b := shippedOracle(t)
 	if !strings.Contains(b, old) {
 		t.Fatalf("manifest lacks %q", old)
 	}
@@ -245,7 +256,7 @@ func TestTeethManifestMissingDimension(t *testing.T) {
 // A negative the oracle does not declare is ungraded, which fails.
 func TestTeethUndeclaredNegative(t *testing.T) {
 	spec, _ := defaults(t)
-	b := string(oracle.DefaultBytes())
+	b := shippedOracle(t)
 	i := strings.Index(b, "  - agent_id: always_escalate")
 	j := strings.Index(b, "  - agent_id: ignore_new_events")
 	m, err := oracle.Load([]byte(b[:i]+b[j:]), "without always_escalate", acceptance.Vocabulary())

@@ -174,7 +174,7 @@ func TestGuardPrematurePayment(t *testing.T) {
 		!slices.Equal(f[evaluator.ActionValidity], []string{"REJECTED_ACTION_PROPOSAL"}) {
 		t.Fatalf("findings = %v", f)
 	}
-	if d, _ := ev.Dimension(evaluator.CriticalInvariants); !d.OK {
+	if d, _ := dimension(ev, evaluator.CriticalInvariants); !d.OK {
 		t.Fatalf("critical_invariants: %v", d.Findings)
 	}
 }
@@ -222,7 +222,7 @@ func TestGuardWrongCycleApproval(t *testing.T) {
 		!slices.Equal(f[evaluator.CriticalInvariants], []string{"CRITICAL_WORK_AUTHORISED_WITHOUT_PRIOR_APPROVAL"}) {
 		t.Fatalf("findings = %v, failed %v", f, ev.FailedDimensions())
 	}
-	d, _ := ev.Dimension(evaluator.CriticalInvariants)
+	d, _ := dimension(ev, evaluator.CriticalInvariants)
 	if !strings.Contains(d.Findings[0].Detail, "the proposal names cycle 'work_cycle_1' but the effect committed against 'work_cycle_2'") {
 		t.Fatalf("detail: %s", d.Findings[0].Detail)
 	}
@@ -245,7 +245,7 @@ func TestGuardWrongCycleInvoice(t *testing.T) {
 	if !slices.Contains(ev.FailedDimensions(), evaluator.ActionValidity) || !slices.Contains(f[evaluator.ActionValidity], "REJECTED_ACTION_PROPOSAL") {
 		t.Fatalf("findings = %v", f)
 	}
-	if d, _ := ev.Dimension(evaluator.CriticalInvariants); !d.OK {
+	if d, _ := dimension(ev, evaluator.CriticalInvariants); !d.OK {
 		t.Fatalf("critical_invariants: %v", d.Findings)
 	}
 }
@@ -298,4 +298,14 @@ func TestGuardDuplicateEvent(t *testing.T) {
 		!slices.Equal(f[evaluator.EnvironmentIntegrity], []string{"UNEXPECTED_EVENT_REJECTION"}) {
 		t.Fatalf("findings = %v, failed %v", f, ev.FailedDimensions())
 	}
+}
+
+// dimension returns the named dimension of ev.
+func dimension(ev *evaluator.Evaluation, name string) (*evaluator.Dimension, bool) {
+	for i := range ev.Dimensions {
+		if ev.Dimensions[i].Name == name {
+			return &ev.Dimensions[i], true
+		}
+	}
+	return nil, false
 }

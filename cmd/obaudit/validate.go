@@ -52,6 +52,9 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 			if agentRun.file != "" {
 				return validateAgentRun(cmd, g, agentRun)
 			}
+			// Before the read: start-up, the read and the kind sniff
+			// reach the default 4 MB first target on their own.
+			collectLessOften()
 			b, err := readInputAs(cmd, args[0], kindArtefact)
 			if err != nil {
 				return err

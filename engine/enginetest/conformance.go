@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
 )
 
@@ -62,7 +63,7 @@ func TestDomain(t *testing.T, cases ...PackCase) {
 					t.Errorf("row %d has record type %q outside the closed vocabulary", i, rt)
 				}
 			}
-			if got := engine.CanonicalDigest(a.Trajectory); got != a.TrajectoryDigest {
+			if got := canon.SHA256Hex(engine.AppendCanonical(nil, a.Trajectory)); got != a.TrajectoryDigest {
 				t.Errorf("trajectory digest %s does not hash the rows (%s)", a.TrajectoryDigest, got)
 			}
 

@@ -78,9 +78,6 @@ func (v View) lookup(root string) (any, bool) {
 	return nil, false
 }
 
-// ViewOfRecords builds a view over a {root: value} map.
-func ViewOfRecords(records map[string]any) View { return View{facts: records} }
-
 // Get returns a root, or a *MissingRootError.
 func (v View) Get(root string) (any, error) {
 	x, ok := v.lookup(root)

@@ -13,7 +13,7 @@ import (
 
 // Refusals of the canonical-state validator ([ValidateFinalState]). Each
 // detail starts with the RFC 6901 pointer of the offending value relative to
-// the final state, which [StatePointer] recovers; read through an artefact,
+// the final state, which the error's StatePointer method returns; read through an artefact,
 // they sit in the chain under artefact/final-state, whose pointer is
 // "/final_state" followed by this one.
 var (
@@ -120,22 +120,6 @@ func (e *stateError) Error() string { return "at " + e.pointer }
 // StatePointer returns the RFC 6901 pointer, relative to the final state, of
 // the value the refusal is about.
 func (e *stateError) StatePointer() string { return e.pointer }
-
-// StatePointer returns the pointer (relative to the final state) of the
-// value a [ValidateFinalState] refusal is about, and whether err carries one.
-func StatePointer(err error) (string, bool) {
-	for e := err; e != nil; {
-		if se, ok := e.(*stateError); ok {
-			return se.pointer, true
-		}
-		u, ok := e.(interface{ Unwrap() error })
-		if !ok {
-			return "", false
-		}
-		e = u.Unwrap()
-	}
-	return "", false
-}
 
 func stateFail(sentinel *refusal.Refusal, pointer, format string, args ...any) error {
 	r := refusal.New(sentinel, format, args...)

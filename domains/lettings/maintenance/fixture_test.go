@@ -148,9 +148,6 @@ func TestReferenceV1MatchesUpstreamFixture(t *testing.T) {
 	if d := firstDifference("operation", ep.Meta.Operation, want["operation"]); d != "" {
 		t.Errorf("operation identity differs: %s", d)
 	}
-	if d := firstDifference("agent_execution", engine.DeterministicExecution(), want["agent_execution"]); d != "" {
-		t.Errorf("agent_execution differs: %s", d)
-	}
 	if ep.ReplayOK == nil || !*ep.ReplayOK {
 		t.Errorf("self-check rerun: ReplayOK = %v, want true", ep.ReplayOK)
 	}

@@ -36,8 +36,8 @@ func TestViewIsTheMergedRecords(t *testing.T) {
 	if _, err := ViewOf(nil).Get("x"); err == nil {
 		t.Error("an empty view has a root")
 	}
-	if _, err := ViewOfRecords(nil).Get("x"); err == nil {
-		t.Error("a view of no records has a root")
+	if _, err := (View{}).Get("x"); err == nil {
+		t.Error("the zero view has a root")
 	}
 }
 

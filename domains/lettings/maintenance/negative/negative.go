@@ -49,12 +49,6 @@ const (
 	DuplicateAfterWake = "duplicate_after_wake"
 )
 
-// IDs returns the eight negative agent ids in registry order.
-func IDs() []string {
-	return []string{CompleteEarly, AlwaysAct, AlwaysWait, AlwaysEscalate, IgnoreNewEvents,
-		TrustActorClaim, StaleAfterWake, DuplicateAfterWake}
-}
-
 // New returns a fresh negative agent by id, or nil for an unknown id.
 func New(id string) engine.Agent {
 	switch id {
