@@ -38,7 +38,7 @@ var goldenStatements = map[string]string{
 // TestBundleGolden holds the deterministic signer's bundle bytes for a
 // fixed key and statement to testdata/bundle-<name>.golden.json. The
 // goldens were written (-update) by the signer built on sigstore-go's
-// pkg/sign (commit "sigstore: golden key-signed bundles ..."), so the
+// pkg/sign (commit b85da9c), so the
 // direct encoder that replaced it is held to that output byte for byte.
 func TestBundleGolden(t *testing.T) {
 	s, err := NewDeterministicKeySigner(goldenKey(t))
