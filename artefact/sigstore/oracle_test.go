@@ -5,6 +5,8 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"testing"
@@ -59,7 +61,13 @@ func TestSignStatementMatchesPkgSign(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kp := &oracleKeypair{priv: k, hint: []byte(s.hint)}
+		// The hint as cosign writes it, computed here, not taken from s.
+		der, err := x509.MarshalPKIXPublicKey(&k.PublicKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.Sum256(der)
+		kp := &oracleKeypair{priv: k, hint: []byte(base64.StdEncoding.EncodeToString(h[:]))}
 		stmts := []string{"", "{}", testStatement, goldenStatements["escaped"]}
 		for n := 1; n < 300; n += 37 {
 			b := make([]byte, n)
