@@ -11,10 +11,10 @@ import (
 	"io"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
-	"github.com/sigstore/sigstore-go/pkg/sign"
-	"github.com/sigstore/sigstore/pkg/cryptoutils"
-	"github.com/sigstore/sigstore/pkg/signature"
+	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
@@ -22,11 +22,19 @@ import (
 // only payload type sigstore-go verifies in a DSSE envelope.
 const InTotoPayloadType = "application/vnd.in-toto+json"
 
+// bundleMediaType is the media type of the bundles obaudit writes.
+const bundleMediaType = "application/vnd.dev.sigstore.bundle.v0.3+json"
+
 // KeySigner signs in-toto Statements with one ECDSA P-256 key, producing
 // key-signed Sigstore bundles (no certificate, no transparency-log entry, no
 // timestamp: nothing leaves the machine).
 type KeySigner struct {
-	kp *fileKeypair
+	priv *ecdsa.PrivateKey
+	// hint is the bundle's public-key hint: the base64 SHA-256 of the
+	// key's PKIX DER (verifiers ignore it; cosign writes the same).
+	hint string
+	// random is the ECDSA nonce source; nil means RFC 6979 nonces.
+	random io.Reader
 }
 
 // NewKeySigner returns a signer for key. random is the source of ECDSA
@@ -39,21 +47,12 @@ func NewKeySigner(key *ecdsa.PrivateKey, random io.Reader) (*KeySigner, error) {
 }
 
 func newKeySigner(key *ecdsa.PrivateKey, random io.Reader) (*KeySigner, error) {
-	alg, err := signature.GetAlgorithmDetails(protocommon.PublicKeyDetails_PKIX_ECDSA_P256_SHA_256)
-	if err != nil {
-		return nil, err
-	}
 	der, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
 	if err != nil {
 		return nil, err
 	}
 	h := sha256.Sum256(der)
-	return &KeySigner{kp: &fileKeypair{
-		priv:   key,
-		alg:    alg,
-		hint:   []byte(base64.StdEncoding.EncodeToString(h[:])),
-		random: random,
-	}}, nil
+	return &KeySigner{priv: key, hint: base64.StdEncoding.EncodeToString(h[:]), random: random}, nil
 }
 
 // NewDeterministicKeySigner returns a signer for key whose ECDSA nonces are
@@ -69,15 +68,32 @@ func NewDeterministicKeySigner(key *ecdsa.PrivateKey) (*KeySigner, error) {
 }
 
 // PublicKey returns the signer's public key.
-func (s *KeySigner) PublicKey() *ecdsa.PublicKey { return &s.kp.priv.PublicKey }
+func (s *KeySigner) PublicKey() *ecdsa.PublicKey { return &s.priv.PublicKey }
 
 // SignStatement wraps statement (the exact bytes of an in-toto Statement) in
 // a DSSE envelope, signs it, and returns the Sigstore v0.3 bundle as RFC
-// 8785 canonical JSON.
-func (s *KeySigner) SignStatement(ctx context.Context, statement []byte) ([]byte, error) {
-	pb, err := sign.Bundle(&sign.DSSEData{Data: statement, PayloadType: InTotoPayloadType}, s.kp, sign.BundleOptions{Context: ctx})
+// 8785 canonical JSON. The signature is ECDSA P-256 over the SHA-256 of the
+// envelope's pre-authentication encoding (dsse.PAE, the encoding
+// sigstore-go's verifier rebuilds); nothing is contacted, so ctx is unused.
+func (s *KeySigner) SignStatement(_ context.Context, statement []byte) ([]byte, error) {
+	sig, err := s.sign(dsse.PAE(InTotoPayloadType, statement))
 	if err != nil {
 		return nil, err
+	}
+	pb := &protobundle.Bundle{
+		MediaType: bundleMediaType,
+		VerificationMaterial: &protobundle.VerificationMaterial{
+			Content: &protobundle.VerificationMaterial_PublicKey{
+				PublicKey: &protocommon.PublicKeyIdentifier{Hint: s.hint},
+			},
+		},
+		Content: &protobundle.Bundle_DsseEnvelope{
+			DsseEnvelope: &protodsse.Envelope{
+				Payload:     statement,
+				PayloadType: InTotoPayloadType,
+				Signatures:  []*protodsse.Signature{{Sig: sig}},
+			},
+		},
 	}
 	raw, err := protojson.Marshal(pb)
 	if err != nil {
@@ -86,35 +102,12 @@ func (s *KeySigner) SignStatement(ctx context.Context, statement []byte) ([]byte
 	return canon.Transform(raw)
 }
 
-// fileKeypair is a sign.Keypair over a long-lived key (sigstore-go ships
-// only an ephemeral one).
-type fileKeypair struct {
-	priv   *ecdsa.PrivateKey
-	alg    signature.AlgorithmDetails
-	hint   []byte
-	random io.Reader
-}
-
-func (k *fileKeypair) GetHashAlgorithm() protocommon.HashAlgorithm { return k.alg.GetProtoHashType() }
-func (k *fileKeypair) GetSigningAlgorithm() protocommon.PublicKeyDetails {
-	return k.alg.GetSignatureAlgorithm()
-}
-func (k *fileKeypair) GetHint() []byte                { return k.hint }
-func (k *fileKeypair) GetKeyAlgorithm() string        { return "ECDSA" }
-func (k *fileKeypair) GetPublicKey() crypto.PublicKey { return k.priv.Public() }
-func (k *fileKeypair) GetPublicKeyPem() (string, error) {
-	b, err := cryptoutils.MarshalPublicKeyToPEM(k.priv.Public())
-	return string(b), err
-}
-
-// SignData signs the SHA-256 of data and returns (signature, digest).
-func (k *fileKeypair) SignData(_ context.Context, data []byte) ([]byte, []byte, error) {
+// sign returns the ASN.1 ECDSA signature of the SHA-256 of data.
+func (s *KeySigner) sign(data []byte) ([]byte, error) {
 	d := sha256.Sum256(data)
-	if k.random == nil {
+	if s.random == nil {
 		// RFC 6979: the nonce is derived from the key and the digest.
-		sig, err := k.priv.Sign(nil, d[:], crypto.SHA256)
-		return sig, d[:], err
+		return s.priv.Sign(nil, d[:], crypto.SHA256)
 	}
-	sig, err := ecdsa.SignASN1(k.random, k.priv, d[:])
-	return sig, d[:], err
+	return ecdsa.SignASN1(s.random, s.priv, d[:])
 }

@@ -108,9 +108,7 @@ func TestKeyRefusals(t *testing.T) {
 	otherType.GetDsseEnvelope().PayloadType = "application/json"
 	otherTypeJSON, _ := protojson.Marshal(otherType)
 
-	kp := &fileKeypair{priv: k, random: rand.Reader}
-	kp.alg = mustSigner(t, k).kp.alg
-	kp.hint = []byte("h")
+	kp := &oracleKeypair{priv: k, hint: []byte("h"), random: rand.Reader}
 	msgPB, err := sign.Bundle(&sign.PlainData{Data: []byte(testStatement)}, kp, sign.BundleOptions{})
 	if err != nil {
 		t.Fatal(err)
