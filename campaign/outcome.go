@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/obaudit/obaudit/artefact"
-	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -128,11 +127,7 @@ func stageIndex(s string) int { return slices.Index(Stages, s) }
 
 // Entry returns the outcome's log entry: the tag and its RFC 8785 bytes.
 func (o *Outcome) Entry() ([]byte, error) {
-	b, err := json.Marshal(o)
-	if err != nil {
-		return nil, err
-	}
-	c, err := canon.Transform(b)
+	c, err := jcs(o)
 	if err != nil {
 		return nil, err
 	}

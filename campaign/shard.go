@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/safefs"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -126,17 +125,7 @@ type Manifest struct {
 	Trials     []int  `json:"trials"`
 }
 
-func (m *Manifest) encode() ([]byte, error) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	c, err := canon.Transform(b)
-	if err != nil {
-		return nil, err
-	}
-	return append(c, '\n'), nil
-}
+func (m *Manifest) encode() ([]byte, error) { return encodeFile(m) }
 
 // DecodeManifest reads shard.json strictly (canonical bytes, no unknown
 // field, the v1 format).
@@ -181,11 +170,7 @@ type ShardResult struct {
 // read (its plan). A first run creates the shard directory; with Continue a
 // later one finishes it, as [Run] does a campaign.
 func RunShard(ctx context.Context, dir string, opts ShardOptions) (*ShardResult, error) {
-	planFile, err := os.ReadFile(filepath.Join(dir, PlanFile))
-	if err != nil {
-		return nil, err
-	}
-	p, err := DecodePlan(planFile)
+	planFile, p, err := ReadPlan(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -71,11 +70,7 @@ Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.
 			if err != nil {
 				return err
 			}
-			planFile, err := os.ReadFile(filepath.Join(dir, campaign.PlanFile))
-			if err != nil {
-				return err
-			}
-			p, err := campaign.DecodePlan(planFile)
+			_, p, err := campaign.ReadPlan(dir)
 			if err != nil {
 				return err
 			}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 
@@ -48,11 +46,7 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 					return err
 				}
 			}
-			planFile, err := os.ReadFile(filepath.Join(dir, campaign.PlanFile))
-			if err != nil {
-				return err
-			}
-			p, err := campaign.DecodePlan(planFile)
+			_, p, err := campaign.ReadPlan(dir)
 			if err != nil {
 				return err
 			}
