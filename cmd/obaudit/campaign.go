@@ -441,19 +441,28 @@ type checkedFull struct {
 	read *artefact.Document
 }
 
+// trialAgentID is the agent id a trial's files name: its subject's, or for
+// a model profile the id of the loopback lane's agent.
+func trialAgentID(t campaign.Trial) (string, error) {
+	if t.SubjectKind != campaign.KindProfile {
+		return t.Subject, nil
+	}
+	run, err := loopbackRun()
+	if err != nil {
+		return "", err
+	}
+	return profile.AgentID(run), nil
+}
+
 func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte, ops *operations) (*checkedFull, error) {
 	doc, err := artefact.Read(art, artefactOptions())
 	if err != nil {
 		return nil, err
 	}
 	a := doc.Artefact
-	agent := t.Subject
-	if t.SubjectKind == campaign.KindProfile {
-		run, err := loopbackRun()
-		if err != nil {
-			return nil, err
-		}
-		agent = profile.AgentID(run)
+	agent, err := trialAgentID(t)
+	if err != nil {
+		return nil, err
 	}
 	if a.OperationInstanceID != t.OperationInstanceID || a.ScenarioID != t.Variant || a.AgentID != agent ||
 		a.EngineVersion != p.File.EngineVersion || a.SemanticScenarioID != t.SemanticScenario {
