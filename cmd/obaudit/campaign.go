@@ -199,6 +199,15 @@ DIR must not exist. Exit 0: sealed. Exit 1: refused, by class.`,
 	return c
 }
 
+// checkParallel is the usage rule for --parallel of campaign run, merge
+// and verify: 1 to 256 trials at once.
+func checkParallel(n int) error {
+	if n < 1 || n > 256 {
+		return usagef("--parallel %d: want 1..256", n)
+	}
+	return nil
+}
+
 // loopbackRun is the profile a loopback-scripted trial runs under: the
 // preflight's default lane and its embedded example profile.
 func loopbackRun() (lane.Profile, error) {

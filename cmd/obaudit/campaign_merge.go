@@ -38,8 +38,8 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 			if keyPath == "" {
 				return usagef("--key is required")
 			}
-			if parallel < 1 || parallel > 256 {
-				return usagef("--parallel %d: want 1..256", parallel)
+			if err := checkParallel(parallel); err != nil {
+				return err
 			}
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
 			quietTessera()

@@ -49,8 +49,8 @@ Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.
 			if keyPath == "" {
 				return usagef("--key is required")
 			}
-			if parallel < 1 || parallel > 256 {
-				return usagef("--parallel %d: want 1..256", parallel)
+			if err := checkParallel(parallel); err != nil {
+				return err
 			}
 			var sh campaign.ShardID
 			if shard != "" {

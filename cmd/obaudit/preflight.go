@@ -199,6 +199,21 @@ func printLedgerSummary(w io.Writer, r *preflight.Result) {
 	}
 }
 
+// printArtefactSummary prints the artefact lines of a preflight's or a
+// model run's text summary (the artefact written, if any, and its bundle
+// audit) and reports whether an artefact was written.
+func printArtefactSummary(w io.Writer, r *preflight.Result) bool {
+	if r.ArtefactPath == "" {
+		fmt.Fprintf(w, "artefact:          none written\n")
+		return false
+	}
+	fmt.Fprintf(w, "artefact:          %s (contract 8, reliable %v)\n", filepath.Base(r.ArtefactPath), r.Reliable)
+	if r.Bundle != nil {
+		fmt.Fprintf(w, "bundle audit:      OK (not provider attestation)\n")
+	}
+	return true
+}
+
 func printPreflight(cmd *cobra.Command, r *preflight.Result) {
 	w := cmd.OutOrStdout()
 	verdict := "OK"
@@ -222,13 +237,8 @@ func printPreflight(cmd *cobra.Command, r *preflight.Result) {
 	fmt.Fprintf(w, "budget:            worst case %s USD of cap %s; tokens %d of %d; largest request bound %d of %d\n",
 		r.WorstCaseUSD, r.Controls.CostCapUSD, r.TokenWorstCase, r.Controls.TokenHardCap, r.LargestRequestBound, provider.LargestRequestTokenBound)
 	fmt.Fprintf(w, "provider requests: %d (loopback, scripted)\n", r.ProviderRequests)
-	if r.ArtefactPath == "" {
-		fmt.Fprintf(w, "artefact:          none written\n")
+	if !printArtefactSummary(w, r) {
 		return
-	}
-	fmt.Fprintf(w, "artefact:          %s (contract 8, reliable %v)\n", filepath.Base(r.ArtefactPath), r.Reliable)
-	if r.Bundle != nil {
-		fmt.Fprintf(w, "bundle audit:      OK (not provider attestation)\n")
 	}
 	if r.Replay != nil {
 		fmt.Fprintf(w, "replay:            OK by %s, provider calls %d\n", r.Replay.Reproduction, r.ReplayProviderCalls)

@@ -152,13 +152,8 @@ func printModelRun(cmd *cobra.Command, r *preflight.Result) {
 	fmt.Fprintf(w, "model run %s: lane %s, provider %s, model %s, scenario %s, agent %s\n", verdict, r.Lane, r.Profile.Provider, r.Profile.Model, r.ScenarioID, r.AgentID)
 	printLedgerSummary(w, r)
 	fmt.Fprintf(w, "budget:            worst case %s USD of cap %s (the most the guard admits)\n", r.WorstCaseUSD, r.Controls.CostCapUSD)
-	if r.ArtefactPath == "" {
-		fmt.Fprintf(w, "artefact:          none written\n")
+	if !printArtefactSummary(w, r) {
 		return
-	}
-	fmt.Fprintf(w, "artefact:          %s (contract 8, reliable %v)\n", filepath.Base(r.ArtefactPath), r.Reliable)
-	if r.Bundle != nil {
-		fmt.Fprintf(w, "bundle audit:      OK (not provider attestation)\n")
 	}
 	if r.Replay != nil {
 		fmt.Fprintf(w, "replay:            OK by %s, provider calls %d, request digests %d rebuilt\n", r.Replay.Reproduction, r.ReplayProviderCalls, r.Replay.RequestDigestsRebuilt)
