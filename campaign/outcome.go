@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 
 	"github.com/obaudit/obaudit/artefact"
@@ -142,10 +141,8 @@ func ParseOutcome(entry []byte) (*Outcome, error) {
 	if !ok {
 		return nil, refusal.New(ErrLogInvalid, "entry is not an outcome record")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
 	var o Outcome
-	if err := dec.Decode(&o); err != nil {
+	if err := decodeStrict(body, &o); err != nil {
 		return nil, refusal.Because(ErrLogInvalid, err, "an outcome record is not the JSON obaudit writes (unknown, missing or mistyped fields): the log entry was edited")
 	}
 	again, err := o.Entry()

@@ -273,6 +273,14 @@ func jcs(v any) ([]byte, error) {
 	return canon.Transform(b)
 }
 
+// decodeStrict decodes the JSON value b opens into v, refusing a field v
+// does not have (the caller wraps the error in its own class).
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
 // encodeFile is a campaign file's bytes: v's RFC 8785 form and a newline.
 func encodeFile(v any) ([]byte, error) {
 	c, err := jcs(v)
@@ -326,10 +334,8 @@ func PlanDigest(planFile []byte) string {
 // DecodePlan reads a plan file strictly: canonical bytes, no unknown
 // field, the v1 format, trial indices and ids in order.
 func DecodePlan(b []byte) (*Plan, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var p Plan
-	if err := dec.Decode(&p); err != nil {
+	if err := decodeStrict(b, &p); err != nil {
 		return nil, refusal.Wrap(ErrPlanInvalid, err, "plan.json")
 	}
 	if p.Format != PlanFormat {

@@ -3,7 +3,6 @@ package campaign
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -130,10 +129,8 @@ func (m *Manifest) encode() ([]byte, error) { return encodeFile(m) }
 // DecodeManifest reads shard.json strictly (canonical bytes, no unknown
 // field, the v1 format).
 func DecodeManifest(b []byte) (*Manifest, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var m Manifest
-	if err := dec.Decode(&m); err != nil {
+	if err := decodeStrict(b, &m); err != nil {
 		return nil, refusal.Wrap(ErrShardInvalid, err, "shard.json")
 	}
 	again, err := m.encode()
