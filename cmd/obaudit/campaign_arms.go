@@ -92,13 +92,23 @@ func (e *campaignExecutor) executeNoTime(dom engine.Domain, t campaign.Trial) (*
 		return nil, err
 	}
 	return finishNoTime(&campaign.Execution{}, dom, nt, func(_ *notimewire.RunV1, b []byte) bool {
-		again, err := pair.NoTimeRun(dom, ag, t.OperationInstanceID)
-		if err != nil {
-			return false
-		}
-		b2, err := notimerecord.Encode(again)
-		return err == nil && string(b2) == string(b)
+		same, err := noTimeRerunSame(dom, ag, t.OperationInstanceID, b)
+		return err == nil && same
 	})
+}
+
+// noTimeRerunSame is the No-Time arm's determinism self-check: a second
+// execution of the instance with a fresh agent gives the record bytes b.
+func noTimeRerunSame(dom engine.Domain, a pair.Agent, instanceID string, b []byte) (bool, error) {
+	again, err := pair.NoTimeRun(dom, a, instanceID)
+	if err != nil {
+		return false, err
+	}
+	b2, err := notimerecord.Encode(again)
+	if err != nil {
+		return false, err
+	}
+	return string(b2) == string(b), nil
 }
 
 // finishNoTime takes a No-Time run whose runtime completed through the rest
