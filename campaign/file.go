@@ -1,8 +1,6 @@
 package campaign
 
 import (
-	"bytes"
-	"encoding/json"
 	"regexp"
 	"slices"
 	"sync"
@@ -109,10 +107,8 @@ func ParseFile(b []byte) (*File, error) {
 	if _, err := canon.Parse(b); err != nil {
 		return nil, refusal.Wrap(ErrFileInvalid, err, "not strict JSON")
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var f File
-	if err := dec.Decode(&f); err != nil {
+	if err := decodeStrict(b, &f); err != nil {
 		return nil, refusal.Wrap(ErrFileInvalid, err, "campaign file")
 	}
 	return &f, f.check()

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/obaudit/obaudit/commitment"
 	"github.com/obaudit/obaudit/internal/safefs"
@@ -204,7 +203,10 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 			}
 			started[i] = true
 		}
-		if err := checkTrials(ctx, sd, p, so, opts); err != nil {
+		// Every outcome agrees with the shard's own files, as [Verify]
+		// checks; the first disagreement in plan order is returned.
+		vo := VerifyOptions{Check: opts.Check, Commitments: opts.Commitments, Parallel: opts.Parallel}
+		if err := verifyTrials(ctx, sd, p, so, vo, nil); err != nil {
 			return nil, err
 		}
 		r := &runner{plan: p, planDigest: digest, dir: sd}
@@ -325,42 +327,6 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 		return nil, err
 	}
 	return res, nil
-}
-
-// checkTrials checks every outcome of a shard against its own files, as
-// [Verify] does; the first disagreement in plan order is returned.
-func checkTrials(ctx context.Context, sd string, p *Plan, so map[int]*Outcome, opts MergeOptions) error {
-	idx := make([]int, 0, len(so))
-	for i := range so {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
-	vo := VerifyOptions{Check: opts.Check, Commitments: opts.Commitments}
-	work := make(chan int)
-	var mu sync.Mutex
-	var first error
-	firstAt := -1
-	var wg sync.WaitGroup
-	for range max(opts.Parallel, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				_, err := verifyTrial(ctx, sd, p, p.Trials[i], so[i], vo)
-				mu.Lock()
-				if err != nil && (firstAt < 0 || i < firstAt) {
-					first, firstAt = err, i
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, i := range idx {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	return first
 }
 
 // plainTrialDir refuses a shard's trial directory that is not a directory

@@ -2,11 +2,9 @@ package campaign
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 
 	"github.com/obaudit/obaudit/artefact"
-	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -128,11 +126,7 @@ func stageIndex(s string) int { return slices.Index(Stages, s) }
 
 // Entry returns the outcome's log entry: the tag and its RFC 8785 bytes.
 func (o *Outcome) Entry() ([]byte, error) {
-	b, err := json.Marshal(o)
-	if err != nil {
-		return nil, err
-	}
-	c, err := canon.Transform(b)
+	c, err := jcs(o)
 	if err != nil {
 		return nil, err
 	}
@@ -147,10 +141,8 @@ func ParseOutcome(entry []byte) (*Outcome, error) {
 	if !ok {
 		return nil, refusal.New(ErrLogInvalid, "entry is not an outcome record")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
 	var o Outcome
-	if err := dec.Decode(&o); err != nil {
+	if err := decodeStrict(body, &o); err != nil {
 		return nil, refusal.Because(ErrLogInvalid, err, "an outcome record is not the JSON obaudit writes (unknown, missing or mistyped fields): the log entry was edited")
 	}
 	again, err := o.Entry()

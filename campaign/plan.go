@@ -256,15 +256,38 @@ func sub(purpose string, seed [32]byte) []byte {
 }
 
 func digestJSON(v any) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", err
-	}
-	c, err := canon.Transform(b)
+	c, err := jcs(v)
 	if err != nil {
 		return "", err
 	}
 	return canon.SHA256Hex(c), nil
+}
+
+// jcs is v's RFC 8785 bytes (encoding/json, then canon.Transform): the form
+// of every campaign file and log entry.
+func jcs(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return canon.Transform(b)
+}
+
+// decodeStrict decodes the JSON value b opens into v, refusing a field v
+// does not have (the caller wraps the error in its own class).
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// encodeFile is a campaign file's bytes: v's RFC 8785 form and a newline.
+func encodeFile(v any) ([]byte, error) {
+	c, err := jcs(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(c, '\n'), nil
 }
 
 // microUSD parses an exact decimal string (checked by the file schema).
@@ -300,17 +323,7 @@ func checkAggregate(f *File) error {
 }
 
 // Encode returns the plan file: its RFC 8785 bytes and a newline.
-func (p *Plan) Encode() ([]byte, error) {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	c, err := canon.Transform(b)
-	if err != nil {
-		return nil, err
-	}
-	return append(c, '\n'), nil
-}
+func (p *Plan) Encode() ([]byte, error) { return encodeFile(p) }
 
 // PlanDigest is the plan's seal: the SHA-256 of its RFC 8785 bytes (the
 // plan file without its final newline).
@@ -321,10 +334,8 @@ func PlanDigest(planFile []byte) string {
 // DecodePlan reads a plan file strictly: canonical bytes, no unknown
 // field, the v1 format, trial indices and ids in order.
 func DecodePlan(b []byte) (*Plan, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var p Plan
-	if err := dec.Decode(&p); err != nil {
+	if err := decodeStrict(b, &p); err != nil {
 		return nil, refusal.Wrap(ErrPlanInvalid, err, "plan.json")
 	}
 	if p.Format != PlanFormat {

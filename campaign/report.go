@@ -3,18 +3,14 @@ package campaign
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/obaudit/obaudit/campaign/stats"
-	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/checkpoint"
 )
 
@@ -405,17 +401,7 @@ func buildPair(p *Plan, outcomes map[int]*Outcome, a, b, arm string) Pair {
 }
 
 // Encode is report.json: RFC 8785 and a newline.
-func (r *Report) Encode() ([]byte, error) {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	c, err := canon.Transform(b)
-	if err != nil {
-		return nil, err
-	}
-	return append(c, '\n'), nil
-}
+func (r *Report) Encode() ([]byte, error) { return encodeFile(r) }
 
 func fmtVal(v *float64) string {
 	if v == nil {
@@ -499,19 +485,7 @@ func sortedKeys(m map[string]int) []string {
 // identity once) and computes its report. It does not re-derive the
 // trials' files: that is [Verify].
 func ReportOf(ctx context.Context, dir string) (*Report, error) {
-	planFile, err := os.ReadFile(filepath.Join(dir, PlanFile))
-	if err != nil {
-		return nil, err
-	}
-	p, err := DecodePlan(planFile)
-	if err != nil {
-		return nil, err
-	}
-	pub, err := p.PublicKey()
-	if err != nil {
-		return nil, err
-	}
-	st, err := ReadLog(ctx, dir, pub, p.File.Origin)
+	planFile, p, _, st, err := readCampaign(ctx, dir)
 	if err != nil {
 		return nil, err
 	}

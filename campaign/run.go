@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -547,27 +548,27 @@ func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 			o.Common = ex.Common
 		}
 	}
-	slices.SortFunc(o.Files, func(a, b TrialFile) int { return cmpStr(a.Role, b.Role) })
+	slices.SortFunc(o.Files, func(a, b TrialFile) int { return strings.Compare(a.Role, b.Role) })
 	return r.finish(o)
 }
 
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// readPlan reads dir's sealed plan and holds it to the log key given.
-func readPlan(dir string, key *ecdsa.PublicKey) ([]byte, *Plan, error) {
+// ReadPlan reads and decodes dir's sealed plan; it returns the plan file's
+// bytes (what the log's first entry seals) with the plan.
+func ReadPlan(dir string) ([]byte, *Plan, error) {
 	planFile, err := os.ReadFile(filepath.Join(dir, PlanFile))
 	if err != nil {
 		return nil, nil, err
 	}
 	p, err := DecodePlan(planFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	return planFile, p, nil
+}
+
+// readPlan reads dir's sealed plan and holds it to the log key given.
+func readPlan(dir string, key *ecdsa.PublicKey) ([]byte, *Plan, error) {
+	planFile, p, err := ReadPlan(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -599,6 +600,24 @@ func reopen(ctx context.Context, dir string, signer note.Signer, key *ecdsa.Publ
 		return nil, nil, nil, err
 	}
 	return a, st, outcomes, nil
+}
+
+// readCampaign reads dir's plan and its log, the log verified under the
+// plan's own log key.
+func readCampaign(ctx context.Context, dir string) ([]byte, *Plan, *ecdsa.PublicKey, *LogState, error) {
+	planFile, p, err := ReadPlan(dir)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	pub, err := p.PublicKey()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	st, err := ReadLog(ctx, dir, pub, p.File.Origin)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return planFile, p, pub, st, nil
 }
 
 // logOutcomes reads dir's log back and the outcomes it holds.

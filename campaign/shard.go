@@ -3,7 +3,6 @@ package campaign
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/safefs"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -126,25 +124,13 @@ type Manifest struct {
 	Trials     []int  `json:"trials"`
 }
 
-func (m *Manifest) encode() ([]byte, error) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	c, err := canon.Transform(b)
-	if err != nil {
-		return nil, err
-	}
-	return append(c, '\n'), nil
-}
+func (m *Manifest) encode() ([]byte, error) { return encodeFile(m) }
 
 // DecodeManifest reads shard.json strictly (canonical bytes, no unknown
 // field, the v1 format).
 func DecodeManifest(b []byte) (*Manifest, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var m Manifest
-	if err := dec.Decode(&m); err != nil {
+	if err := decodeStrict(b, &m); err != nil {
 		return nil, refusal.Wrap(ErrShardInvalid, err, "shard.json")
 	}
 	again, err := m.encode()
@@ -181,11 +167,7 @@ type ShardResult struct {
 // read (its plan). A first run creates the shard directory; with Continue a
 // later one finishes it, as [Run] does a campaign.
 func RunShard(ctx context.Context, dir string, opts ShardOptions) (*ShardResult, error) {
-	planFile, err := os.ReadFile(filepath.Join(dir, PlanFile))
-	if err != nil {
-		return nil, err
-	}
-	p, err := DecodePlan(planFile)
+	planFile, p, err := ReadPlan(dir)
 	if err != nil {
 		return nil, err
 	}

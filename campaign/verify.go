@@ -84,19 +84,7 @@ type Verification struct {
 // incomplete verifies with Complete false; anything that does not hold
 // together is refused.
 func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification, error) {
-	planFile, err := os.ReadFile(filepath.Join(dir, PlanFile))
-	if err != nil {
-		return nil, err
-	}
-	p, err := DecodePlan(planFile)
-	if err != nil {
-		return nil, err
-	}
-	pub, err := p.PublicKey()
-	if err != nil {
-		return nil, err
-	}
-	st, err := ReadLog(ctx, dir, pub, p.File.Origin)
+	planFile, p, pub, st, err := readCampaign(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -142,44 +130,13 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification,
 			return nil, refusal.New(ErrIdentityMismatch, "trials/%s is not an identity this plan assigns", e.Name())
 		}
 	}
-	idx := make([]int, 0, len(outcomes))
-	for i := range outcomes {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
-	n := max(opts.Parallel, 1)
-	work := make(chan int)
-	var mu sync.Mutex
-	var first error
-	firstAt := -1
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				carried, err := verifyTrial(ctx, dir, p, p.Trials[i], outcomes[i], opts)
-				mu.Lock()
-				if err != nil && (firstAt < 0 || i < firstAt) {
-					first, firstAt = err, i
-				}
-				if err == nil {
-					if outcomes[i].Stage == "scored" {
-						v.Checked++
-					}
-					v.Carried = append(v.Carried, carried...)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, i := range idx {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	if first != nil {
-		return nil, first
+	if err := verifyTrials(ctx, dir, p, outcomes, opts, func(i int, carried []string) {
+		if outcomes[i].Stage == "scored" {
+			v.Checked++
+		}
+		v.Carried = append(v.Carried, carried...)
+	}); err != nil {
+		return nil, err
 	}
 	if err := verifyPairs(ctx, dir, p, outcomes, opts, v); err != nil {
 		return nil, err
@@ -201,6 +158,46 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification,
 	}
 	v.Complete = v.Accounted == v.Assigned && v.Report
 	return v, nil
+}
+
+// verifyTrials checks every outcome against its trial's files
+// (verifyTrial), opts.Parallel at a time, and returns the first
+// disagreement in plan order. Each trial that verifies is passed to
+// verified (when not nil) with the files it carries, one call at a time.
+func verifyTrials(ctx context.Context, dir string, p *Plan, outcomes map[int]*Outcome, opts VerifyOptions, verified func(i int, carried []string)) error {
+	idx := make([]int, 0, len(outcomes))
+	for i := range outcomes {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	work := make(chan int)
+	var mu sync.Mutex
+	var first error
+	firstAt := -1
+	var wg sync.WaitGroup
+	for range max(opts.Parallel, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				carried, err := verifyTrial(ctx, dir, p, p.Trials[i], outcomes[i], opts)
+				mu.Lock()
+				if err != nil && (firstAt < 0 || i < firstAt) {
+					first, firstAt = err, i
+				}
+				if err == nil && verified != nil {
+					verified(i, carried)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, i := range idx {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return first
 }
 
 // verifyTrial checks one outcome against the trial's files.

@@ -2,8 +2,7 @@
 // signed run commitments: the leaf framing, the C2SP signed checkpoint (an
 // ECDSA note signer and verifier) and the C2SP tlog-proof, with the offline
 // inclusion verifier. The log itself is kept by package campaign on
-// tessera (obaudit commit and campaign logs alike); [Build] is an in-memory
-// RFC 6962 tree kept as an independent cross-check of that log.
+// tessera (obaudit commit and campaign logs alike).
 //
 // # Format
 //

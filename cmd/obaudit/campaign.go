@@ -199,6 +199,15 @@ DIR must not exist. Exit 0: sealed. Exit 1: refused, by class.`,
 	return c
 }
 
+// checkParallel is the usage rule for --parallel of campaign run, merge
+// and verify: 1 to 256 trials at once.
+func checkParallel(n int) error {
+	if n < 1 || n > 256 {
+		return usagef("--parallel %d: want 1..256", n)
+	}
+	return nil
+}
+
 // loopbackRun is the profile a loopback-scripted trial runs under: the
 // preflight's default lane and its embedded example profile.
 func loopbackRun() (lane.Profile, error) {
@@ -441,19 +450,28 @@ type checkedFull struct {
 	read *artefact.Document
 }
 
+// trialAgentID is the agent id a trial's files name: its subject's, or for
+// a model profile the id of the loopback lane's agent.
+func trialAgentID(t campaign.Trial) (string, error) {
+	if t.SubjectKind != campaign.KindProfile {
+		return t.Subject, nil
+	}
+	run, err := loopbackRun()
+	if err != nil {
+		return "", err
+	}
+	return profile.AgentID(run), nil
+}
+
 func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte, ops *operations) (*checkedFull, error) {
 	doc, err := artefact.Read(art, artefactOptions())
 	if err != nil {
 		return nil, err
 	}
 	a := doc.Artefact
-	agent := t.Subject
-	if t.SubjectKind == campaign.KindProfile {
-		run, err := loopbackRun()
-		if err != nil {
-			return nil, err
-		}
-		agent = profile.AgentID(run)
+	agent, err := trialAgentID(t)
+	if err != nil {
+		return nil, err
 	}
 	if a.OperationInstanceID != t.OperationInstanceID || a.ScenarioID != t.Variant || a.AgentID != agent ||
 		a.EngineVersion != p.File.EngineVersion || a.SemanticScenarioID != t.SemanticScenario {

@@ -91,7 +91,34 @@ func (e *campaignExecutor) executeNoTime(dom engine.Domain, t campaign.Trial) (*
 		}
 		return nil, err
 	}
-	ex := &campaign.Execution{Stage: "runtime_completed"}
+	return finishNoTime(&campaign.Execution{}, dom, nt, func(_ *notimewire.RunV1, b []byte) bool {
+		same, err := noTimeRerunSame(dom, ag, t.OperationInstanceID, b)
+		return err == nil && same
+	})
+}
+
+// noTimeRerunSame is the No-Time arm's determinism self-check: a second
+// execution of the instance with a fresh agent gives the record bytes b.
+func noTimeRerunSame(dom engine.Domain, a pair.Agent, instanceID string, b []byte) (bool, error) {
+	again, err := pair.NoTimeRun(dom, a, instanceID)
+	if err != nil {
+		return false, err
+	}
+	b2, err := notimerecord.Encode(again)
+	if err != nil {
+		return false, err
+	}
+	return string(b2) == string(b), nil
+}
+
+// finishNoTime takes a No-Time run whose runtime completed through the rest
+// of the funnel: its record encoded and decoded strictly (artifact_valid),
+// held by the executor's own self-check (holds, given the decoded record
+// and its bytes), replayed from its decision tape (replay_valid), and given
+// its CommonOutcomeV1 grade. A step that does not hold ends the trial at the
+// stage it reached.
+func finishNoTime(ex *campaign.Execution, dom engine.Domain, nt *notimewire.RunV1, holds func(rec *notimewire.RunV1, b []byte) bool) (*campaign.Execution, error) {
+	ex.Stage = "runtime_completed"
 	b, err := notimerecord.Encode(nt)
 	if err != nil {
 		return ex, nil
@@ -101,12 +128,7 @@ func (e *campaignExecutor) executeNoTime(dom engine.Domain, t campaign.Trial) (*
 		return ex, nil
 	}
 	ex.Stage, ex.Artefact, ex.ArtefactBytes = "artifact_valid", campaignNoTimeFile, b
-	again, err := pair.NoTimeRun(dom, ag, t.OperationInstanceID)
-	if err != nil {
-		return ex, nil
-	}
-	b2, err := notimerecord.Encode(again)
-	if err != nil || string(b2) != string(b) {
+	if !holds(rec, b) {
 		return ex, nil
 	}
 	if ok, err := pair.Replay(dom, rec); err != nil || !ok {
@@ -138,13 +160,9 @@ func checkNoTime(p *campaign.Plan, t campaign.Trial, b, ledger []byte) (*campaig
 	if rec.SpecDigest != dom.Plan().Meta.SpecDigest {
 		return nil, refusal.New(pair.ErrSpecMismatch, "%s: the record names spec %s", t.ID, rec.SpecDigest)
 	}
-	agent := t.Subject
-	if t.SubjectKind == campaign.KindProfile {
-		run, err := loopbackRun()
-		if err != nil {
-			return nil, err
-		}
-		agent = profile.AgentID(run)
+	agent, err := trialAgentID(t)
+	if err != nil {
+		return nil, err
 	}
 	if rec.ScenarioID != t.Variant || rec.OperationInstanceID != t.OperationInstanceID || rec.AgentID != agent {
 		return nil, refusal.New(campaign.ErrIdentityMismatch, "%s: the record is of another identity (instance %s, scenario %s, agent %s)", t.ID, rec.OperationInstanceID, rec.ScenarioID, rec.AgentID)
@@ -311,29 +329,9 @@ func (e *campaignExecutor) executeNoTimeModel(dom engine.Domain, t campaign.Tria
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
-	ex.Stage = "runtime_completed"
-	b, err := notimerecord.Encode(nt)
-	if err != nil {
-		return ex, nil
-	}
-	rec, err := notimerecord.Decode(b)
-	if err != nil {
-		return ex, nil
-	}
-	ex.Stage, ex.Artefact, ex.ArtefactBytes = "artifact_valid", campaignNoTimeFile, b
-	if ok, err := pair.Replay(dom, rec); err != nil || !ok {
-		return ex, nil
-	}
-	if err := auditNoTimeLedger(t, rec, mustRead(filepath.Join(dir, ledgerName))); err != nil {
-		return ex, nil
-	}
-	ex.Stage = "replay_valid"
-	o, err := pair.GradeNoTime(dom, rec)
-	if err != nil {
-		return ex, nil
-	}
-	ex.Common = &o
-	return ex, nil
+	return finishNoTime(ex, dom, nt, func(rec *notimewire.RunV1, _ []byte) bool {
+		return auditNoTimeLedger(t, rec, mustRead(filepath.Join(dir, ledgerName))) == nil
+	})
 }
 
 func mustRead(path string) []byte {

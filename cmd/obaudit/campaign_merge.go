@@ -3,8 +3,6 @@ package main
 import (
 	"crypto/rand"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 
 	"github.com/obaudit/obaudit/artefact/sigstore"
@@ -40,8 +38,8 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 			if keyPath == "" {
 				return usagef("--key is required")
 			}
-			if parallel < 1 || parallel > 256 {
-				return usagef("--parallel %d: want 1..256", parallel)
+			if err := checkParallel(parallel); err != nil {
+				return err
 			}
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
 			quietTessera()
@@ -54,11 +52,7 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 			if err != nil {
 				return err
 			}
-			planFile, err := os.ReadFile(filepath.Join(dir, campaign.PlanFile))
-			if err != nil {
-				return err
-			}
-			p, err := campaign.DecodePlan(planFile)
+			_, p, err := campaign.ReadPlan(dir)
 			if err != nil {
 				return err
 			}

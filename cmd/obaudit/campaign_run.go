@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -50,8 +49,8 @@ Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.
 			if keyPath == "" {
 				return usagef("--key is required")
 			}
-			if parallel < 1 || parallel > 256 {
-				return usagef("--parallel %d: want 1..256", parallel)
+			if err := checkParallel(parallel); err != nil {
+				return err
 			}
 			var sh campaign.ShardID
 			if shard != "" {
@@ -71,11 +70,7 @@ Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.
 			if err != nil {
 				return err
 			}
-			planFile, err := os.ReadFile(filepath.Join(dir, campaign.PlanFile))
-			if err != nil {
-				return err
-			}
-			p, err := campaign.DecodePlan(planFile)
+			_, p, err := campaign.ReadPlan(dir)
 			if err != nil {
 				return err
 			}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 
@@ -33,8 +31,8 @@ together but is incomplete (identities without an outcome: run --continue). Exit
 by class (results added, dropped or rewritten after F, a file changed, a report edited).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if parallel < 1 || parallel > 256 {
-				return usagef("--parallel %d: want 1..256", parallel)
+			if err := checkParallel(parallel); err != nil {
+				return err
 			}
 			// Each episode allocates ~4 MB of short-lived trees; fewer GC
 			// cycles cut CPU per episode (BENCHMARKS.md, as obaudit check).
@@ -48,11 +46,7 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 					return err
 				}
 			}
-			planFile, err := os.ReadFile(filepath.Join(dir, campaign.PlanFile))
-			if err != nil {
-				return err
-			}
-			p, err := campaign.DecodePlan(planFile)
+			_, p, err := campaign.ReadPlan(dir)
 			if err != nil {
 				return err
 			}

@@ -65,23 +65,12 @@ func withInterrupts(parent context.Context, sigs <-chan os.Signal, force func(os
 }
 
 // interrupted returns the interruption that cancelled ctx, or nil: the
-// error a long command returns when it stops for a signal. Provider loops
-// name it in their terminal row (interruptReason).
+// error a long command returns when it stops for a signal.
 func interrupted(ctx context.Context) error {
 	if cause := context.Cause(ctx); errors.Is(cause, errInterrupted) {
 		return cause
 	}
 	return nil
-}
-
-// interruptReason is the sentence a ledger's terminal row records for an
-// interrupted run ("interrupted by SIGINT"), or "" when ctx was not
-// interrupted.
-func interruptReason(ctx context.Context) string {
-	if err := interrupted(ctx); err != nil {
-		return err.Error()
-	}
-	return ""
 }
 
 // interruptibleReader makes reads of r end, with the interruption as the

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -180,15 +181,10 @@ func preflightRandomHex() string {
 	return hex.EncodeToString(b[:])
 }
 
-func printPreflight(cmd *cobra.Command, r *preflight.Result) {
-	w := cmd.OutOrStdout()
-	verdict := "OK"
-	if !r.OK() {
-		verdict = "NO"
-	}
-	fmt.Fprintf(w, "preflight %s: cell %s, scenario %s, agent %s, model %s\n", verdict, r.Cell, r.ScenarioID, r.AgentID, r.Profile.Model)
-	fmt.Fprintf(w, "lane:              %s (provider %s)\n", r.Lane, r.Profile.Provider)
-	fmt.Fprintf(w, "cell as expected:  %v\n", r.AsExpected())
+// printLedgerSummary prints the ledger lines of a preflight's or a model
+// run's text summary: the ledger's file, read status and exclusion code,
+// and, when it was read, its digest and totals.
+func printLedgerSummary(w io.Writer, r *preflight.Result) {
 	code := r.ExclusionCode
 	if code == "" {
 		code = "-"
@@ -200,6 +196,36 @@ func printPreflight(cmd *cobra.Command, r *preflight.Result) {
 		fmt.Fprintf(w, "calls/attempts:    %d/%d\n", t.ProviderCalls, t.Attempts)
 		fmt.Fprintf(w, "tokens in/out:     %d/%d\n", t.InputTokens, t.OutputTokens)
 		fmt.Fprintf(w, "measured USD:      %s, forfeited USD: %s, reserved USD: %s (never summed)\n", t.MeasuredCostUSD, t.ForfeitedReservationUSD, t.ReservedUSD)
+	}
+}
+
+// printArtefactSummary prints the artefact lines of a preflight's or a
+// model run's text summary (the artefact written, if any, and its bundle
+// audit) and reports whether an artefact was written.
+func printArtefactSummary(w io.Writer, r *preflight.Result) bool {
+	if r.ArtefactPath == "" {
+		fmt.Fprintf(w, "artefact:          none written\n")
+		return false
+	}
+	fmt.Fprintf(w, "artefact:          %s (contract 8, reliable %v)\n", filepath.Base(r.ArtefactPath), r.Reliable)
+	if r.Bundle != nil {
+		fmt.Fprintf(w, "bundle audit:      OK (not provider attestation)\n")
+	}
+	return true
+}
+
+func printPreflight(cmd *cobra.Command, r *preflight.Result) {
+	w := cmd.OutOrStdout()
+	verdict := "OK"
+	if !r.OK() {
+		verdict = "NO"
+	}
+	fmt.Fprintf(w, "preflight %s: cell %s, scenario %s, agent %s, model %s\n", verdict, r.Cell, r.ScenarioID, r.AgentID, r.Profile.Model)
+	fmt.Fprintf(w, "lane:              %s (provider %s)\n", r.Lane, r.Profile.Provider)
+	fmt.Fprintf(w, "cell as expected:  %v\n", r.AsExpected())
+	printLedgerSummary(w, r)
+	if a := r.Ledger; a != nil {
+		t := a.Totals
 		var faults []string
 		for _, k := range slices.Sorted(maps.Keys(t.FaultCounts)) {
 			faults = append(faults, fmt.Sprintf("%s=%d", k, t.FaultCounts[k]))
@@ -211,13 +237,8 @@ func printPreflight(cmd *cobra.Command, r *preflight.Result) {
 	fmt.Fprintf(w, "budget:            worst case %s USD of cap %s; tokens %d of %d; largest request bound %d of %d\n",
 		r.WorstCaseUSD, r.Controls.CostCapUSD, r.TokenWorstCase, r.Controls.TokenHardCap, r.LargestRequestBound, provider.LargestRequestTokenBound)
 	fmt.Fprintf(w, "provider requests: %d (loopback, scripted)\n", r.ProviderRequests)
-	if r.ArtefactPath == "" {
-		fmt.Fprintf(w, "artefact:          none written\n")
+	if !printArtefactSummary(w, r) {
 		return
-	}
-	fmt.Fprintf(w, "artefact:          %s (contract 8, reliable %v)\n", filepath.Base(r.ArtefactPath), r.Reliable)
-	if r.Bundle != nil {
-		fmt.Fprintf(w, "bundle audit:      OK (not provider attestation)\n")
 	}
 	if r.Replay != nil {
 		fmt.Fprintf(w, "replay:            OK by %s, provider calls %d\n", r.Replay.Reproduction, r.ReplayProviderCalls)

@@ -117,11 +117,7 @@ func runArm(cmd *cobra.Command, g *globals, o armRun) error {
 		// Determinism self-check: a second execution with a fresh agent
 		// gives the same record bytes, and the record replays from its
 		// decision tape alone (no agent, no provider).
-		again, err := pair.NoTimeRun(d, a, o.instanceID)
-		if err != nil {
-			return err
-		}
-		b2, err := notimerecord.Encode(again)
+		same, err := noTimeRerunSame(d, a, o.instanceID, b)
 		if err != nil {
 			return err
 		}
@@ -129,7 +125,7 @@ func runArm(cmd *cobra.Command, g *globals, o armRun) error {
 		if err != nil {
 			return err
 		}
-		reproduced = string(b) == string(b2) && replayed
+		reproduced = same && replayed
 		if o.output != "" {
 			if err := safefs.WriteFile(o.output, b, 0o644); err != nil {
 				return err

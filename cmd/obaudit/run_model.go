@@ -150,26 +150,10 @@ func printModelRun(cmd *cobra.Command, r *preflight.Result) {
 		verdict = "NO"
 	}
 	fmt.Fprintf(w, "model run %s: lane %s, provider %s, model %s, scenario %s, agent %s\n", verdict, r.Lane, r.Profile.Provider, r.Profile.Model, r.ScenarioID, r.AgentID)
-	code := r.ExclusionCode
-	if code == "" {
-		code = "-"
-	}
-	fmt.Fprintf(w, "ledger:            %s: %s (exclusion %s)\n", filepath.Base(r.LedgerPath), r.Status, code)
-	if a := r.Ledger; a != nil {
-		t := a.Totals
-		fmt.Fprintf(w, "ledger digest:     %s\n", a.LedgerDigest())
-		fmt.Fprintf(w, "calls/attempts:    %d/%d\n", t.ProviderCalls, t.Attempts)
-		fmt.Fprintf(w, "tokens in/out:     %d/%d\n", t.InputTokens, t.OutputTokens)
-		fmt.Fprintf(w, "measured USD:      %s, forfeited USD: %s, reserved USD: %s (never summed)\n", t.MeasuredCostUSD, t.ForfeitedReservationUSD, t.ReservedUSD)
-	}
+	printLedgerSummary(w, r)
 	fmt.Fprintf(w, "budget:            worst case %s USD of cap %s (the most the guard admits)\n", r.WorstCaseUSD, r.Controls.CostCapUSD)
-	if r.ArtefactPath == "" {
-		fmt.Fprintf(w, "artefact:          none written\n")
+	if !printArtefactSummary(w, r) {
 		return
-	}
-	fmt.Fprintf(w, "artefact:          %s (contract 8, reliable %v)\n", filepath.Base(r.ArtefactPath), r.Reliable)
-	if r.Bundle != nil {
-		fmt.Fprintf(w, "bundle audit:      OK (not provider attestation)\n")
 	}
 	if r.Replay != nil {
 		fmt.Fprintf(w, "replay:            OK by %s, provider calls %d, request digests %d rebuilt\n", r.Replay.Reproduction, r.ReplayProviderCalls, r.Replay.RequestDigestsRebuilt)

@@ -88,19 +88,14 @@ func WriteFileOps(path string, data []byte, perm uint32, ops Ops) error {
 	return d.CreateFile(name, data, perm)
 }
 
-// CreateAppend creates path exclusively (as [WriteFile] does for its
+// CreateAppendChecked creates path exclusively (as [WriteFile] does for its
 // directory walk) and returns it open for appending, with its directory
-// held open so durability of the entry can be forced.
-func CreateAppend(path string, perm uint32, ops Ops) (*File, error) {
-	return CreateAppendChecked(path, perm, ops, nil)
-}
-
-// CreateAppendChecked is [CreateAppend] with check run on the held directory
-// (reached by the no-follow walk) before the exclusive create: a property
-// check there ([Dir.Stat]) judges the very directory the file will be created
-// in, which a directory swapped in after a check by name would not be. An
-// error from check is returned as it is and nothing is created. A nil check
-// is CreateAppend.
+// held open so durability of the entry can be forced. check, when not nil,
+// runs on the held directory (reached by the no-follow walk) before the
+// exclusive create: a property check there ([Dir.Stat]) judges the very
+// directory the file will be created in, which a directory swapped in after
+// a check by name would not be. An error from check is returned as it is and
+// nothing is created.
 func CreateAppendChecked(path string, perm uint32, ops Ops, check func(*Dir) error) (*File, error) {
 	if !Supported {
 		return nil, refusal.New(ErrUnsupportedHost, "no no-follow directory primitives on this host")

@@ -17,9 +17,6 @@ func unsupported() error {
 	return refusal.New(ErrUnsupportedHost, "no no-follow directory primitives on this host")
 }
 
-// OpenDir fails closed on this host.
-func OpenDir(root string, dirs []string) (*Dir, error) { return nil, unsupported() }
-
 func openDir(string, []string, Ops) (*Dir, error) { return nil, unsupported() }
 
 // Close does nothing on this host.

@@ -11,8 +11,8 @@ import (
 // TestUnsupportedHostFailsClosed: without no-follow primitives every write
 // is refused before any filesystem access.
 func TestUnsupportedHostFailsClosed(t *testing.T) {
-	if _, err := OpenDir(t.TempDir(), nil); refusal.Of(err) != ErrUnsupportedHost.Class {
-		t.Errorf("OpenDir = %v, want %s", err, ErrUnsupportedHost.Class)
+	if _, err := openDir(t.TempDir(), nil, Ops{}); refusal.Of(err) != ErrUnsupportedHost.Class {
+		t.Errorf("openDir = %v, want %s", err, ErrUnsupportedHost.Class)
 	}
 	var d Dir
 	if err := d.CreateFile("x", nil, 0o600); refusal.Of(err) != ErrUnsupportedHost.Class {

@@ -149,7 +149,7 @@ func TestShortWritesAndInterruptionsAreLooped(t *testing.T) {
 
 func TestAppendTruncate(t *testing.T) {
 	chdir(t)
-	f, err := CreateAppend("ledger.ndjson", 0o644, Ops{})
+	f, err := CreateAppendChecked("ledger.ndjson", 0o644, Ops{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,8 +172,8 @@ func TestAppendTruncate(t *testing.T) {
 	if b, _ := os.ReadFile("ledger.ndjson"); string(b) != "row1\nrow2\n" {
 		t.Fatalf("got %q", b)
 	}
-	if _, err := CreateAppend("ledger.ndjson", 0o644, Ops{}); refusal.Of(err) != ErrExists.Class {
-		t.Fatalf("second CreateAppend = %v, want %s", err, ErrExists.Class)
+	if _, err := CreateAppendChecked("ledger.ndjson", 0o644, Ops{}, nil); refusal.Of(err) != ErrExists.Class {
+		t.Fatalf("second CreateAppendChecked = %v, want %s", err, ErrExists.Class)
 	}
 }
 
@@ -307,7 +307,7 @@ func TestMissingDirectory(t *testing.T) {
 			t.Errorf("perm %o: hint %+v, want %q", tc.perm, m, tc.hint)
 		}
 	}
-	if _, err := CreateAppend("nodir/j.ndjson", 0o600, Ops{}); !errors.As(err, new(*missingDirError)) {
-		t.Errorf("CreateAppend into a missing directory = %v", err)
+	if _, err := CreateAppendChecked("nodir/j.ndjson", 0o600, Ops{}, nil); !errors.As(err, new(*missingDirError)) {
+		t.Errorf("CreateAppendChecked into a missing directory = %v", err)
 	}
 }

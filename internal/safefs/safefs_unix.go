@@ -25,13 +25,9 @@ type Dir struct {
 // show is name in d as messages show it.
 func (d *Dir) show(name string) string { return d.pre + name }
 
-// OpenDir opens root (followed as named: it is the operator's choice) and
-// then each component of dirs beneath it with no-follow semantics.
-func OpenDir(root string, dirs []string) (*Dir, error) {
-	return openDir(root, dirs, Ops{})
-}
-
-// openDir is OpenDir with the seam ops, which the returned Dir keeps.
+// openDir opens root (followed as named: it is the operator's choice) and
+// then each component of dirs beneath it with no-follow semantics. The
+// returned Dir keeps the seam ops.
 func openDir(root string, dirs []string, ops Ops) (*Dir, error) {
 	for _, c := range dirs {
 		if c == "" || c == "." || c == ".." || strings.ContainsAny(c, "/\x00") {
@@ -214,7 +210,7 @@ func (d *Dir) CreateFile(name string, data []byte, perm uint32) (err error) {
 // open for appending.
 type File struct {
 	d    *Dir
-	dir  *Dir // owned directory, closed with the file (CreateAppend)
+	dir  *Dir // owned directory, closed with the file (CreateAppendChecked)
 	fd   int
 	name string
 	size int64

@@ -57,20 +57,6 @@ func CheckTargetsOps(ops Ops, paths ...string) (*Targets, error) {
 	return t, nil
 }
 
-// Recheck checks again that no target has appeared since the set was made
-// (call it after a long run, before the first write).
-func (t *Targets) Recheck() error {
-	for i, d := range t.dirs {
-		if t.created[i] {
-			continue
-		}
-		if err := d.absent(t.names[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // WriteFile creates target i whole (as [Dir.CreateFile]); a failure leaves
 // target i absent, and the files written before it in place until Abandon.
 func (t *Targets) WriteFile(i int, data []byte, perm uint32) error {
@@ -79,17 +65,6 @@ func (t *Targets) WriteFile(i int, data []byte, perm uint32) error {
 	}
 	t.created[i] = true
 	return nil
-}
-
-// CreateAppend creates target i empty for appending (as [Dir.CreateAppend]);
-// Abandon removes it too.
-func (t *Targets) CreateAppend(i int, perm uint32) (*File, error) {
-	f, err := t.dirs[i].CreateAppend(t.names[i], perm)
-	if err != nil {
-		return nil, err
-	}
-	t.created[i] = true
-	return f, nil
 }
 
 // WriteAll writes data[i] to target i for every target, in order, all or

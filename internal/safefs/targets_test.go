@@ -67,21 +67,6 @@ func TestTargetsAllOrNothing(t *testing.T) {
 	}
 }
 
-// TestTargetsRecheck: a target that appears after the check is refused
-// before the first write.
-func TestTargetsRecheck(t *testing.T) {
-	dir := t.TempDir()
-	tg, err := CheckTargets(filepath.Join(dir, "x"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	os.WriteFile(filepath.Join(dir, "x"), nil, 0o600)
-	if got := classOf(tg.Recheck()); got != ErrExists.Class {
-		t.Fatalf("Recheck = %s, want %s", got, ErrExists.Class)
-	}
-}
-
 // TestOpenRegular: a FIFO without a writer, a device, a socket and a
 // directory are refused by class, at once (no read, no hang); a regular
 // file and a link to one are opened.

@@ -1,8 +1,6 @@
 package checkpoint
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -11,23 +9,8 @@ import (
 	"github.com/transparency-dev/merkle/rfc6962"
 )
 
-// LeafTag opens every leaf's data (version 1 of the leaf framing).
-const LeafTag = "obaudit-campaign/v1 leaf\n"
-
-// LeafData returns the Merkle leaf data for a commitment bundle's bytes.
-func LeafData(bundle []byte) []byte {
-	h := sha256.Sum256(bundle)
-	out := make([]byte, 0, len(LeafTag)+65)
-	out = append(out, LeafTag...)
-	out = hex.AppendEncode(out, h[:])
-	return append(out, '\n')
-}
-
-// LeafHash returns the RFC 6962 leaf hash of a commitment bundle:
-// SHA-256(0x00 || LeafData(bundle)).
-func LeafHash(bundle []byte) []byte {
-	return rfc6962.DefaultHasher.HashLeaf(LeafData(bundle))
-}
+// The in-memory tree below is test support: an RFC 6962 tree built apart
+// from tessera's log, that the tests hold the log and the verifier to.
 
 // Tree is an in-memory RFC 6962 Merkle tree that keeps every perfect
 // subtree's hash, so that it can serve an inclusion proof for any leaf.
