@@ -131,6 +131,9 @@ func mutations() []mutation {
 	rowAt := func(i int) func(map[string]any) map[string]any {
 		return func(d map[string]any) map[string]any { return row(d, i) }
 	}
+	rowObject := func(i int, field string) func(map[string]any) map[string]any {
+		return func(d map[string]any) map[string]any { return m(row(d, i)[field]) }
+	}
 	decisionAt := func(i int) func(map[string]any) map[string]any {
 		return func(d map[string]any) map[string]any { return decision(d, i) }
 	}
@@ -295,10 +298,8 @@ func mutations() []mutation {
 			row(d, 11)["outcome"] = ask
 			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrUnknownValue, pointer: "/trajectory/11/outcome/wait/kind"},
-		{name: "X40-row-rationale-7-digest-redone", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			m(row(d, 11)["outcome"])["rationale"] = int64(7)
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrBadField, pointer: "/trajectory/11/outcome/rationale"},
+		{name: "X40-row-rationale-7-digest-redone", fixture: fixtureDet, edit: resealed(set(rowObject(11, "outcome"), "rationale", int64(7))),
+			class: artefact.ErrBadField, pointer: "/trajectory/11/outcome/rationale"},
 		{name: "X45-verdict-code-empty", fixture: fixtureDet, edit: func(_ testing.TB, d map[string]any) {
 			m(l(d["events"])[0])["verdict_code"] = ""
 		}, class: artefact.ErrBadField, pointer: "/events/0/verdict_code"},
@@ -377,22 +378,14 @@ func mutations() []mutation {
 			class: artefact.ErrUnknownField, pointer: "/operation_instance_id"},
 		{name: "C8-effect-accepted-without-bindings", fixture: fixtureDet, edit: resealed(del(rowAt(15), "bindings")),
 			class: artefact.ErrRowShape, pointer: "/trajectory/15"},
-		{name: "C9-bindings-value-list", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			m(row(d, 146)["bindings"])["invoice_id"] = []any{"invoice_1"}
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
-		{name: "C9-bindings-value-7", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			m(row(d, 146)["bindings"])["invoice_id"] = int64(7)
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
-		{name: "C9-bindings-value-null", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			m(row(d, 146)["bindings"])["invoice_id"] = nil
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
-		{name: "C9-bindings-value-nested", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			m(row(d, 146)["bindings"])["invoice_id"] = map[string]any{"nested": "invoice_1"}
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
+		{name: "C9-bindings-value-list", fixture: fixtureDet, edit: resealed(set(rowObject(146, "bindings"), "invoice_id", []any{"invoice_1"})),
+			class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
+		{name: "C9-bindings-value-7", fixture: fixtureDet, edit: resealed(set(rowObject(146, "bindings"), "invoice_id", int64(7))),
+			class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
+		{name: "C9-bindings-value-null", fixture: fixtureDet, edit: resealed(set(rowObject(146, "bindings"), "invoice_id", nil)),
+			class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
+		{name: "C9-bindings-value-nested", fixture: fixtureDet, edit: resealed(set(rowObject(146, "bindings"), "invoice_id", map[string]any{"nested": "invoice_1"})),
+			class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
 		{name: "C9-bindings-as-list", fixture: fixtureDet, edit: resealed(set(rowAt(146), "bindings", []any{"invoice_1"})),
 			class: artefact.ErrBadField, pointer: "/trajectory/146/bindings"},
 
