@@ -1,24 +1,15 @@
 package artefact
 
-import "slices"
+import (
+	"slices"
 
-// Kinds of evidence a field is, to one reader.
-const (
-	// Covered: the field is content a digest covers, and the reader
-	// recomputes the digest.
-	Covered = "covered"
-	// Derived: the reader re-derives the field from covered content (or
-	// from the other document it holds the field to) and refuses a
-	// difference by name.
-	Derived = "derived"
-	// Carried: the reader checks the field's form only and reports it by
-	// name as carried (unverified).
-	Carried = "carried"
+	"github.com/obaudit/obaudit/format/fieldkind"
 )
 
 // FieldKind is one row of the artefact's field table: a field (a JSON
 // pointer pattern below the document root, "[]" for every array element)
-// and its kind to validate, replay and bundle. SECURITY.md carries the same
+// and its kind ([fieldkind.Covered], [fieldkind.Derived] or
+// [fieldkind.Carried]) to validate, replay and bundle. SECURITY.md carries the same
 // table; a test keeps the two in step with the field sets the reader
 // enforces.
 type FieldKind struct {
@@ -30,67 +21,67 @@ type FieldKind struct {
 // field has the same kind as the object (events, trajectory rows, the final
 // state, the decision tape, the result vector) are one row.
 var fieldKinds = []FieldKind{
-	{"artifact_version", Derived, Derived, Derived},
-	{"engine_version", Carried, Carried, Derived},
-	{"operation/operation_id", Carried, Derived, Derived},
-	{"operation/operation_type", Carried, Derived, Carried},
-	{"operation/operation_version", Carried, Derived, Carried},
-	{"operation/semantic_scenario_id", Carried, Derived, Carried},
-	{"operation/privacy_status", Carried, Derived, Carried},
-	{"operation/spec_digest_sha256", Carried, Derived, Derived},
-	{"operation/scenario_ids", Carried, Derived, Carried},
-	{"operation_instance_id", Carried, Derived, Derived},
-	{"scenario_id", Carried, Derived, Derived},
-	{"semantic_scenario_id", Carried, Derived, Carried},
-	{"scenario_label", Carried, Derived, Carried},
-	{"agent_id", Carried, Derived, Derived},
-	{"agent_kind", Carried, Carried, Derived},
-	{"expected_terminal", Carried, Derived, Carried},
-	{"status", Derived, Derived, Carried},
-	{"terminal_outcome", Derived, Derived, Carried},
-	{"replay_final", Derived, Derived, Carried},
-	{"started_at", Derived, Derived, Carried},
-	{"ended_at", Derived, Derived, Carried},
-	{"simulated_minutes", Derived, Derived, Carried},
-	{"agent_invocations", Derived, Derived, Carried},
-	{"note", Carried, Derived, Carried},
-	{"events", Carried, Derived, Carried},
-	{"trajectory", Covered, Derived, Carried},
-	{"trajectory_digest_sha256", Derived, Derived, Carried},
-	{"final_state", Covered, Derived, Carried},
-	{"final_state_digest_sha256", Derived, Derived, Carried},
-	{"evaluation", Derived, Derived, Carried},
-	{"decisions", Covered, Carried, Derived},
-	{"decisions_digest_sha256", Derived, Carried, Derived},
-	{"agent_execution/outcome_source", Carried, Carried, Derived},
-	{"agent_execution/model", Carried, Carried, Derived},
-	{"agent_execution/protocol_version", Carried, Carried, Derived},
-	{"agent_execution/max_output_tokens", Carried, Carried, Derived},
-	{"agent_execution/transport_calls", Carried, Carried, Derived},
-	{"agent_execution/retry_count", Derived, Derived, Derived},
-	{"agent_execution/attempts/[]/invocation_index", Derived, Derived, Derived},
-	{"agent_execution/attempts/[]/turn_index", Derived, Derived, Derived},
-	{"agent_execution/attempts/[]/request_digest_sha256", Carried, Derived, Derived},
-	{"agent_execution/attempts/[]/outcome", Derived, Derived, Derived},
-	{"agent_execution/attempts/[]/fault", Derived, Derived, Derived},
-	{"agent_execution/excluded", Derived, Derived, Derived},
-	{"agent_execution/exclusion_code", Derived, Derived, Derived},
-	{"agent_execution/exclusion_detail", Derived, Derived, Derived},
-	{"provider_execution/execution_run_id", Carried, Carried, Derived},
-	{"provider_execution/execution_ledger_version", Carried, Carried, Derived},
-	{"provider_execution/execution_ledger_digest_sha256", Carried, Carried, Derived},
-	{"provider_execution/provider", Carried, Carried, Derived},
-	{"provider_execution/api", Carried, Carried, Derived},
-	{"provider_execution/model", Derived, Carried, Derived},
-	{"provider_execution/settings_digest_sha256", Carried, Carried, Derived},
-	{"provider_execution/pricing_digest_sha256", Carried, Carried, Derived},
-	{"provider_execution/provider_calls", Derived, Carried, Derived},
-	{"provider_execution/attempts", Derived, Carried, Derived},
-	{"provider_execution/measured_cost_usd", Carried, Carried, Derived},
-	{"provider_execution/forfeited_reservation_usd", Carried, Carried, Derived},
-	{"provider_execution/input_tokens", Carried, Carried, Derived},
-	{"provider_execution/output_tokens", Carried, Carried, Derived},
-	{"provider_execution/decision_call_index", Derived, Carried, Derived},
+	{"artifact_version", fieldkind.Derived, fieldkind.Derived, fieldkind.Derived},
+	{"engine_version", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"operation/operation_id", fieldkind.Carried, fieldkind.Derived, fieldkind.Derived},
+	{"operation/operation_type", fieldkind.Carried, fieldkind.Derived, fieldkind.Carried},
+	{"operation/operation_version", fieldkind.Carried, fieldkind.Derived, fieldkind.Carried},
+	{"operation/semantic_scenario_id", fieldkind.Carried, fieldkind.Derived, fieldkind.Carried},
+	{"operation/privacy_status", fieldkind.Carried, fieldkind.Derived, fieldkind.Carried},
+	{"operation/spec_digest_sha256", fieldkind.Carried, fieldkind.Derived, fieldkind.Derived},
+	{"operation/scenario_ids", fieldkind.Carried, fieldkind.Derived, fieldkind.Carried},
+	{"operation_instance_id", fieldkind.Carried, fieldkind.Derived, fieldkind.Derived},
+	{"scenario_id", fieldkind.Carried, fieldkind.Derived, fieldkind.Derived},
+	{"semantic_scenario_id", fieldkind.Carried, fieldkind.Derived, fieldkind.Carried},
+	{"scenario_label", fieldkind.Carried, fieldkind.Derived, fieldkind.Carried},
+	{"agent_id", fieldkind.Carried, fieldkind.Derived, fieldkind.Derived},
+	{"agent_kind", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"expected_terminal", fieldkind.Carried, fieldkind.Derived, fieldkind.Carried},
+	{"status", fieldkind.Derived, fieldkind.Derived, fieldkind.Carried},
+	{"terminal_outcome", fieldkind.Derived, fieldkind.Derived, fieldkind.Carried},
+	{"replay_final", fieldkind.Derived, fieldkind.Derived, fieldkind.Carried},
+	{"started_at", fieldkind.Derived, fieldkind.Derived, fieldkind.Carried},
+	{"ended_at", fieldkind.Derived, fieldkind.Derived, fieldkind.Carried},
+	{"simulated_minutes", fieldkind.Derived, fieldkind.Derived, fieldkind.Carried},
+	{"agent_invocations", fieldkind.Derived, fieldkind.Derived, fieldkind.Carried},
+	{"note", fieldkind.Carried, fieldkind.Derived, fieldkind.Carried},
+	{"events", fieldkind.Carried, fieldkind.Derived, fieldkind.Carried},
+	{"trajectory", fieldkind.Covered, fieldkind.Derived, fieldkind.Carried},
+	{"trajectory_digest_sha256", fieldkind.Derived, fieldkind.Derived, fieldkind.Carried},
+	{"final_state", fieldkind.Covered, fieldkind.Derived, fieldkind.Carried},
+	{"final_state_digest_sha256", fieldkind.Derived, fieldkind.Derived, fieldkind.Carried},
+	{"evaluation", fieldkind.Derived, fieldkind.Derived, fieldkind.Carried},
+	{"decisions", fieldkind.Covered, fieldkind.Carried, fieldkind.Derived},
+	{"decisions_digest_sha256", fieldkind.Derived, fieldkind.Carried, fieldkind.Derived},
+	{"agent_execution/outcome_source", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"agent_execution/model", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"agent_execution/protocol_version", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"agent_execution/max_output_tokens", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"agent_execution/transport_calls", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"agent_execution/retry_count", fieldkind.Derived, fieldkind.Derived, fieldkind.Derived},
+	{"agent_execution/attempts/[]/invocation_index", fieldkind.Derived, fieldkind.Derived, fieldkind.Derived},
+	{"agent_execution/attempts/[]/turn_index", fieldkind.Derived, fieldkind.Derived, fieldkind.Derived},
+	{"agent_execution/attempts/[]/request_digest_sha256", fieldkind.Carried, fieldkind.Derived, fieldkind.Derived},
+	{"agent_execution/attempts/[]/outcome", fieldkind.Derived, fieldkind.Derived, fieldkind.Derived},
+	{"agent_execution/attempts/[]/fault", fieldkind.Derived, fieldkind.Derived, fieldkind.Derived},
+	{"agent_execution/excluded", fieldkind.Derived, fieldkind.Derived, fieldkind.Derived},
+	{"agent_execution/exclusion_code", fieldkind.Derived, fieldkind.Derived, fieldkind.Derived},
+	{"agent_execution/exclusion_detail", fieldkind.Derived, fieldkind.Derived, fieldkind.Derived},
+	{"provider_execution/execution_run_id", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/execution_ledger_version", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/execution_ledger_digest_sha256", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/provider", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/api", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/model", fieldkind.Derived, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/settings_digest_sha256", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/pricing_digest_sha256", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/provider_calls", fieldkind.Derived, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/attempts", fieldkind.Derived, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/measured_cost_usd", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/forfeited_reservation_usd", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/input_tokens", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/output_tokens", fieldkind.Carried, fieldkind.Carried, fieldkind.Derived},
+	{"provider_execution/decision_call_index", fieldkind.Derived, fieldkind.Carried, fieldkind.Derived},
 }
 
 // CarriedFields returns the fields a reader ("validate", "replay" or
@@ -111,7 +102,7 @@ func CarriedFields(reader string, v int) []string {
 		case "bundle":
 			kind = k.Bundle
 		}
-		if kind == Carried {
+		if kind == fieldkind.Carried {
 			out = append(out, k.Field)
 		}
 	}

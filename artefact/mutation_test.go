@@ -122,7 +122,21 @@ func mutations() []mutation {
 	del := func(path func(map[string]any) map[string]any, k string) func(testing.TB, map[string]any) {
 		return func(_ testing.TB, d map[string]any) { delete(path(d), k) }
 	}
+	// resealed is edit followed by a reseal of the content digests, so that
+	// the check reached is the one under test, not the digest check.
+	resealed := func(edit func(testing.TB, map[string]any)) func(testing.TB, map[string]any) {
+		return func(t testing.TB, d map[string]any) { edit(t, d); upstreamtest.Reseal(t, d) }
+	}
 	root := func(d map[string]any) map[string]any { return d }
+	rowAt := func(i int) func(map[string]any) map[string]any {
+		return func(d map[string]any) map[string]any { return row(d, i) }
+	}
+	rowObject := func(i int, field string) func(map[string]any) map[string]any {
+		return func(d map[string]any) map[string]any { return m(row(d, i)[field]) }
+	}
+	decisionAt := func(i int) func(map[string]any) map[string]any {
+		return func(d map[string]any) map[string]any { return decision(d, i) }
+	}
 	ex := execution
 	pe := binding
 	ms := []mutation{
@@ -209,10 +223,8 @@ func mutations() []mutation {
 		{name: "X9-classified-beside-decision", fixture: fixtureModel, edit: func(_ testing.TB, d map[string]any) {
 			attempt(d, 0)["outcome"] = "classified"
 		}, class: artefact.ErrTapeMismatch, pointer: "/agent_execution/attempts/0/outcome"},
-		{name: "X10-malformed-beside-decided", fixture: fixtureModel, edit: func(t testing.TB, d map[string]any) {
-			decision(d, 0)["outcome"] = map[string]any{"kind": "MALFORMED", "code": "MODEL_NO_TOOL_CALL"}
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrTapeMismatch, pointer: "/agent_execution/attempts/0/outcome"},
+		{name: "X10-malformed-beside-decided", fixture: fixtureModel, edit: resealed(set(decisionAt(0), "outcome", map[string]any{"kind": "MALFORMED", "code": "MODEL_NO_TOOL_CALL"})),
+			class: artefact.ErrTapeMismatch, pointer: "/agent_execution/attempts/0/outcome"},
 		{name: "X11-failed-attempt-beside-decision", fixture: fixtureModel, edit: func(_ testing.TB, d map[string]any) {
 			attempt(d, 0)["outcome"] = "failed"
 			attempt(d, 0)["fault"] = "provider_transport"
@@ -286,10 +298,8 @@ func mutations() []mutation {
 			row(d, 11)["outcome"] = ask
 			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrUnknownValue, pointer: "/trajectory/11/outcome/wait/kind"},
-		{name: "X40-row-rationale-7-digest-redone", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			m(row(d, 11)["outcome"])["rationale"] = int64(7)
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrBadField, pointer: "/trajectory/11/outcome/rationale"},
+		{name: "X40-row-rationale-7-digest-redone", fixture: fixtureDet, edit: resealed(set(rowObject(11, "outcome"), "rationale", int64(7))),
+			class: artefact.ErrBadField, pointer: "/trajectory/11/outcome/rationale"},
 		{name: "X45-verdict-code-empty", fixture: fixtureDet, edit: func(_ testing.TB, d map[string]any) {
 			m(l(d["events"])[0])["verdict_code"] = ""
 		}, class: artefact.ErrBadField, pointer: "/events/0/verdict_code"},
@@ -346,28 +356,18 @@ func mutations() []mutation {
 		}, class: artefact.ErrUnknownValue, pointer: "/agent_execution/exclusion_code"},
 		{name: "missing-trajectory", fixture: fixtureDet, edit: del(root, "trajectory"),
 			class: artefact.ErrMissingField, pointer: ""},
-		{name: "retrieval-authority-vibes", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			row(d, 4)["authority"] = "vibes"
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrUnknownValue, pointer: "/trajectory/4/authority"},
-		{name: "retrieval-records-not-a-mapping", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			row(d, 4)["records"] = []any{"x"}
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrBadField, pointer: "/trajectory/4/records"},
-		{name: "retrieval-records-missing", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			delete(row(d, 4), "records")
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrRowShape, pointer: "/trajectory/4"},
+		{name: "retrieval-authority-vibes", fixture: fixtureDet, edit: resealed(set(rowAt(4), "authority", "vibes")),
+			class: artefact.ErrUnknownValue, pointer: "/trajectory/4/authority"},
+		{name: "retrieval-records-not-a-mapping", fixture: fixtureDet, edit: resealed(set(rowAt(4), "records", []any{"x"})),
+			class: artefact.ErrBadField, pointer: "/trajectory/4/records"},
+		{name: "retrieval-records-missing", fixture: fixtureDet, edit: resealed(del(rowAt(4), "records")),
+			class: artefact.ErrRowShape, pointer: "/trajectory/4"},
 
 		// ---- §11.15 contract-version specifics
-		{name: "C4-v1-effect-accepted-given-bindings", fixture: fixtureV1, edit: func(t testing.TB, d map[string]any) {
-			row(d, 7)["bindings"] = map[string]any{}
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrRowShape, pointer: "/trajectory/7"},
-		{name: "C4-v1-wait-declared-without-reachable", fixture: fixtureV1, edit: func(t testing.TB, d map[string]any) {
-			delete(row(d, 9), "reachable")
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrRowShape, pointer: "/trajectory/9"},
+		{name: "C4-v1-effect-accepted-given-bindings", fixture: fixtureV1, edit: resealed(set(rowAt(7), "bindings", map[string]any{})),
+			class: artefact.ErrRowShape, pointer: "/trajectory/7"},
+		{name: "C4-v1-wait-declared-without-reachable", fixture: fixtureV1, edit: resealed(del(rowAt(9), "reachable")),
+			class: artefact.ErrRowShape, pointer: "/trajectory/9"},
 		{name: "C5-v1-with-empty-decisions", fixture: fixtureV1, edit: set(root, "decisions", []any{}),
 			class: artefact.ErrUnknownField, pointer: "/decisions"},
 		{name: "C7-current-relabelled-1", fixture: fixtureDet, edit: set(root, "artifact_version", int64(1)),
@@ -376,30 +376,18 @@ func mutations() []mutation {
 			class: artefact.ErrUnknownField, pointer: "/operation_instance_id"},
 		{name: "C7-current-relabelled-3", fixture: fixtureDet, edit: set(root, "artifact_version", int64(3)),
 			class: artefact.ErrUnknownField, pointer: "/operation_instance_id"},
-		{name: "C8-effect-accepted-without-bindings", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			delete(row(d, 15), "bindings")
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrRowShape, pointer: "/trajectory/15"},
-		{name: "C9-bindings-value-list", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			m(row(d, 146)["bindings"])["invoice_id"] = []any{"invoice_1"}
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
-		{name: "C9-bindings-value-7", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			m(row(d, 146)["bindings"])["invoice_id"] = int64(7)
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
-		{name: "C9-bindings-value-null", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			m(row(d, 146)["bindings"])["invoice_id"] = nil
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
-		{name: "C9-bindings-value-nested", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			m(row(d, 146)["bindings"])["invoice_id"] = map[string]any{"nested": "invoice_1"}
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
-		{name: "C9-bindings-as-list", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			row(d, 146)["bindings"] = []any{"invoice_1"}
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrBadField, pointer: "/trajectory/146/bindings"},
+		{name: "C8-effect-accepted-without-bindings", fixture: fixtureDet, edit: resealed(del(rowAt(15), "bindings")),
+			class: artefact.ErrRowShape, pointer: "/trajectory/15"},
+		{name: "C9-bindings-value-list", fixture: fixtureDet, edit: resealed(set(rowObject(146, "bindings"), "invoice_id", []any{"invoice_1"})),
+			class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
+		{name: "C9-bindings-value-7", fixture: fixtureDet, edit: resealed(set(rowObject(146, "bindings"), "invoice_id", int64(7))),
+			class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
+		{name: "C9-bindings-value-null", fixture: fixtureDet, edit: resealed(set(rowObject(146, "bindings"), "invoice_id", nil)),
+			class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
+		{name: "C9-bindings-value-nested", fixture: fixtureDet, edit: resealed(set(rowObject(146, "bindings"), "invoice_id", map[string]any{"nested": "invoice_1"})),
+			class: artefact.ErrBadField, pointer: "/trajectory/146/bindings/invoice_id"},
+		{name: "C9-bindings-as-list", fixture: fixtureDet, edit: resealed(set(rowAt(146), "bindings", []any{"invoice_1"})),
+			class: artefact.ErrBadField, pointer: "/trajectory/146/bindings"},
 
 		// ---- further named refusals of this reader
 		{name: "final-state-shape-refused-by-domain", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
@@ -417,27 +405,19 @@ func mutations() []mutation {
 			class: artefact.ErrBadField, pointer: "/started_at"},
 		{name: "instant-not-padded", fixture: fixtureDet, edit: set(root, "started_at", "2031-3-3T9:0:0Z"),
 			class: artefact.ErrBadField, pointer: "/started_at"},
-		{name: "trajectory-index-moved", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			row(d, 5)["index"] = int64(6)
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrOutOfOrder, pointer: "/trajectory/5/index"},
-		{name: "trajectory-time-backwards", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			row(d, 20)["at"] = "2031-03-03T08:00:00Z"
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrOutOfOrder, pointer: "/trajectory/20/at"},
-		{name: "record-type-unknown", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			row(d, 1)["record_type"] = "event_imagined"
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrUnknownValue, pointer: "/trajectory/1/record_type"},
+		{name: "trajectory-index-moved", fixture: fixtureDet, edit: resealed(set(rowAt(5), "index", int64(6))),
+			class: artefact.ErrOutOfOrder, pointer: "/trajectory/5/index"},
+		{name: "trajectory-time-backwards", fixture: fixtureDet, edit: resealed(set(rowAt(20), "at", "2031-03-03T08:00:00Z")),
+			class: artefact.ErrOutOfOrder, pointer: "/trajectory/20/at"},
+		{name: "record-type-unknown", fixture: fixtureDet, edit: resealed(set(rowAt(1), "record_type", "event_imagined")),
+			class: artefact.ErrUnknownValue, pointer: "/trajectory/1/record_type"},
 		{name: "tape-order-moved", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
 			ds := decisions(d)
 			ds[2], ds[3] = ds[3], ds[2]
 			upstreamtest.Reseal(t, d)
 		}, class: artefact.ErrOutOfOrder, pointer: "/decisions/3"},
-		{name: "tape-invocation-zero", fixture: fixtureDet, edit: func(t testing.TB, d map[string]any) {
-			decision(d, 0)["invocation_index"] = int64(0)
-			upstreamtest.Reseal(t, d)
-		}, class: artefact.ErrOutOfOrder, pointer: "/decisions/0/invocation_index"},
+		{name: "tape-invocation-zero", fixture: fixtureDet, edit: resealed(set(decisionAt(0), "invocation_index", int64(0))),
+			class: artefact.ErrOutOfOrder, pointer: "/decisions/0/invocation_index"},
 		{name: "evaluation-reliable-beside-failure", fixture: fixtureDet, edit: func(_ testing.TB, d map[string]any) {
 			ev := m(d["evaluation"])
 			m(l(ev["dimensions"])[2])["ok"] = false

@@ -16,6 +16,13 @@ var structuralCodes = []string{
 	"TRAJECTORY_UNKNOWN_RECORD_TYPE",
 }
 
+// StructuralCodes returns the record-integrity codes the evaluator files
+// under temporal_correctness (the trajectory's own codes, then the
+// retrieval grammar's, sorted): the trajectory itself is unsound.
+func StructuralCodes() []string {
+	return append(slices.Clone(structuralCodes), sortedSet(retrievalGrammarCodes)...)
+}
+
 // codesByDimension is the 0.9.0 finding-code catalogue.
 var codesByDimension = map[string][]string{
 	TerminalOutcome: {"WRONG_TERMINAL", "TERMINAL_NOT_REACHED", "TERMINAL_NOT_REPLAY_FINAL"},
@@ -28,7 +35,7 @@ var codesByDimension = map[string][]string{
 		"CRITICAL_SETTLEMENT_BINDING_MISMATCH", "CRITICAL_CLAIM_BECAME_FACT", "CRITICAL_MUTATION_AFTER_TERMINAL",
 		"CRITICAL_DUPLICATE_IRREVERSIBLE_ACTION", "CRITICAL_COMPLETION_WITH_OPEN_WORK",
 	},
-	TemporalCorrectness: append(append(slices.Clone(structuralCodes), sortedSet(retrievalGrammarCodes)...),
+	TemporalCorrectness: append(StructuralCodes(),
 		"WAIT_NEVER_DECLARED", "UNKNOWN_WAKE_EVENT_TYPE", "WAIT_AFTER_REPLAY_FINAL", "UNDECLARED_WAKE_EVENT",
 		"WAIT_NEVER_ENDED", "NEVER_YIELDED_CONTROL", "REMINDER_REPEATED"),
 	AuthorityBoundaries: {"CLAIM_TREATED_AS_AUTHORITATIVE", "ATTEMPTED_UNAUTHORISED_ACTION", "ACTION_WITHOUT_CITED_AUTHORITY",

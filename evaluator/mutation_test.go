@@ -77,6 +77,16 @@ func event(doc map[string]any, id string) map[string]any {
 
 func finalState(doc map[string]any) map[string]any { return doc["final_state"].(map[string]any) }
 
+// setRow is the edit that sets one field of trajectory row i.
+func setRow(i int, field string, v any) func(*testing.T, map[string]any) {
+	return func(_ *testing.T, doc map[string]any) { row(doc, i)[field] = v }
+}
+
+// setEvent is the edit that sets one field of the delivered event id.
+func setEvent(id, field string, v any) func(*testing.T, map[string]any) {
+	return func(_ *testing.T, doc map[string]any) { event(doc, id)[field] = v }
+}
+
 func hasCode(d *evaluator.Dimension, code string) bool {
 	for _, f := range d.Findings {
 		if f.Code == code {
@@ -172,13 +182,8 @@ func TestMutationsAreFound(t *testing.T) {
 			},
 			dim: evaluator.CriticalInvariants, code: "CRITICAL_EFFECT_BINDINGS_UNREADABLE",
 		},
-		{
-			name: "delivery and ledger disagree about the actor",
-			mutate: func(t *testing.T, doc map[string]any) {
-				event(doc, "v1_e01")["actor_id"] = "supplier_1"
-			},
-			dim: evaluator.CriticalInvariants, code: "CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
-		},
+		{name: "delivery and ledger disagree about the actor", mutate: setEvent("v1_e01", "actor_id", "supplier_1"),
+			dim: evaluator.CriticalInvariants, code: "CRITICAL_EVENT_LEDGER_BINDING_MISMATCH"},
 		{
 			name: "completed with an obligation still open",
 			mutate: func(t *testing.T, doc map[string]any) {
@@ -189,42 +194,16 @@ func TestMutationsAreFound(t *testing.T) {
 			},
 			dim: evaluator.CriticalInvariants, code: "CRITICAL_COMPLETION_WITH_OPEN_WORK",
 		},
-		{
-			name: "index gap",
-			mutate: func(t *testing.T, doc map[string]any) {
-				row(doc, 5)["index"] = int64(500)
-			},
-			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_INDICES_NOT_CONTIGUOUS",
-		},
-		{
-			name: "time runs backwards",
-			mutate: func(t *testing.T, doc map[string]any) {
-				row(doc, 40)["at"] = "2031-03-01T00:00:00Z"
-			},
-			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_TIMESTAMPS_NOT_MONOTONIC",
-		},
-		{
-			name: "instant with an offset",
-			mutate: func(t *testing.T, doc map[string]any) {
-				row(doc, 40)["at"] = "2031-03-05T10:00:00+00:00"
-			},
-			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_TIMESTAMP_NOT_CANONICAL",
-		},
-		{
-			name: "record type this build does not write",
-			mutate: func(t *testing.T, doc map[string]any) {
-				row(doc, 0)["record_type"] = "episode_started"
-			},
-			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_UNKNOWN_RECORD_TYPE",
-		},
-		{
-			name: "served record version tampered",
-			mutate: func(t *testing.T, doc map[string]any) {
-				row(doc, 4)["record_version"] = "0000000000000000"
-			},
-			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORD_VERSION_MISMATCH",
-			passing: []string{evaluator.CriticalInvariants},
-		},
+		{name: "index gap", mutate: setRow(5, "index", int64(500)),
+			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_INDICES_NOT_CONTIGUOUS"},
+		{name: "time runs backwards", mutate: setRow(40, "at", "2031-03-01T00:00:00Z"),
+			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_TIMESTAMPS_NOT_MONOTONIC"},
+		{name: "instant with an offset", mutate: setRow(40, "at", "2031-03-05T10:00:00+00:00"),
+			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_TIMESTAMP_NOT_CANONICAL"},
+		{name: "record type this build does not write", mutate: setRow(0, "record_type", "episode_started"),
+			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_UNKNOWN_RECORD_TYPE"},
+		{name: "served record version tampered", mutate: setRow(4, "record_version", "0000000000000000"),
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORD_VERSION_MISMATCH", passing: []string{evaluator.CriticalInvariants}},
 		{
 			name: "served records body edited without re-versioning",
 			mutate: func(t *testing.T, doc map[string]any) {
@@ -240,27 +219,12 @@ func TestMutationsAreFound(t *testing.T) {
 			},
 			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
 		},
-		{
-			name: "wake invalidation with an unknown cause",
-			mutate: func(t *testing.T, doc map[string]any) {
-				row(doc, 3)["cause"] = "nap"
-			},
-			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
-		},
-		{
-			name: "read attributed to another invocation",
-			mutate: func(t *testing.T, doc map[string]any) {
-				row(doc, 6)["invocation_index"] = int64(2)
-			},
-			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_INVOCATION_BINDING_BROKEN",
-		},
-		{
-			name: "served row with an unknown authority",
-			mutate: func(t *testing.T, doc map[string]any) {
-				row(doc, 4)["authority"] = "authoritative_verification"
-			},
-			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RESULT_VOCABULARY_UNKNOWN",
-		},
+		{name: "wake invalidation with an unknown cause", mutate: setRow(3, "cause", "nap"),
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE"},
+		{name: "read attributed to another invocation", mutate: setRow(6, "invocation_index", int64(2)),
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_INVOCATION_BINDING_BROKEN"},
+		{name: "served row with an unknown authority", mutate: setRow(4, "authority", "authoritative_verification"),
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RESULT_VOCABULARY_UNKNOWN"},
 		{
 			name: "a trajectory row that is not a record",
 			mutate: func(t *testing.T, doc map[string]any) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/format/fieldkind"
 	"github.com/obaudit/obaudit/internal/fieldtable"
 )
 
@@ -17,7 +18,7 @@ func TestFieldTable(t *testing.T) {
 	for _, k := range execledger.FieldKinds() {
 		table = append(table, fieldtable.Row{Field: k.Field, Kinds: []string{k.Ledger, k.Bundle}})
 	}
-	rows, problems := fieldtable.Rows(table, execledger.TableFields(), execledger.Covered, execledger.Derived, execledger.Carried)
+	rows, problems := fieldtable.Rows(table, execledger.TableFields(), fieldkind.Covered, fieldkind.Derived, fieldkind.Carried)
 	for _, err := range problems {
 		t.Error(err)
 	}

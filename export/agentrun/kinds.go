@@ -1,6 +1,10 @@
 package agentrun
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/obaudit/obaudit/evaluator"
+)
 
 // Failure kinds of the Agent Run schema (failures[].kind).
 const (
@@ -28,31 +32,6 @@ const (
 type FailureClass struct {
 	Kind           string
 	AttributableTo string
-}
-
-// structuralCodes are the record-integrity codes the evaluator files under
-// temporal_correctness: the trajectory itself is unsound, which is a fault
-// of the apparatus that recorded it.
-var structuralCodes = []string{
-	"TRAJECTORY_ROW_NOT_A_RECORD",
-	"TRAJECTORY_INDICES_NOT_CONTIGUOUS",
-	"TRAJECTORY_TIMESTAMP_NOT_CANONICAL",
-	"TRAJECTORY_TIMESTAMPS_NOT_MONOTONIC",
-	"TRAJECTORY_UNKNOWN_RECORD_TYPE",
-	"RETRIEVAL_AS_OF_NOT_ONE_INSTANT",
-	"RETRIEVAL_BATCH_NOT_CANONICAL",
-	"RETRIEVAL_BATCH_ORDER_BROKEN",
-	"RETRIEVAL_INITIATOR_UNKNOWN",
-	"RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
-	"RETRIEVAL_INVALIDATION_ORDER_BROKEN",
-	"RETRIEVAL_INVOCATION_BINDING_BROKEN",
-	"RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
-	"RETRIEVAL_RECORD_IDENTITY_UNKNOWN",
-	"RETRIEVAL_RECORD_VERSION_MISMATCH",
-	"RETRIEVAL_RESULT_VOCABULARY_UNKNOWN",
-	"RETRIEVAL_SERVED_WITHOUT_A_BATCH",
-	"RETRIEVAL_TURN_BINDING_BROKEN",
-	"RETRIEVAL_TURN_ORDER_BROKEN",
 }
 
 // codeClasses is the finding code → failure kind table, built on first use
@@ -86,7 +65,7 @@ var codeClasses = sync.OnceValue(func() map[string]FailureClass {
 		"CRITICAL_CLAIM_BECAME_FACT":           {KindEnvironmentDefect, ByEnvironment},
 		"CRITICAL_MUTATION_AFTER_TERMINAL":     {KindEnvironmentDefect, ByEnvironment},
 
-		// temporal_correctness (structural codes are added from structuralCodes)
+		// temporal_correctness (structural codes are added from evaluator.StructuralCodes)
 		"WAIT_NEVER_DECLARED":               {KindPlanNotExecuted, BySystem},
 		"WAIT_INTERRUPT_PROVENANCE_INVALID": {KindEnvironmentDefect, ByHarness},
 		"UNKNOWN_WAKE_EVENT_TYPE":           {KindOther, BySystem},
@@ -148,7 +127,9 @@ var codeClasses = sync.OnceValue(func() map[string]FailureClass {
 		"REPEATED_ACTION_AFTER_WAKE":            {KindContextLost, BySystem},
 		"MALFORMED_TRAJECTORY_ROW":              {KindEnvironmentDefect, ByHarness},
 	}
-	for _, c := range structuralCodes {
+	// The evaluator's record-integrity codes: the trajectory itself is
+	// unsound, which is a fault of the apparatus that recorded it.
+	for _, c := range evaluator.StructuralCodes() {
 		t[c] = FailureClass{KindEnvironmentDefect, ByHarness}
 	}
 	return t

@@ -11,8 +11,10 @@
 package upstreamtest
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"testing"
 
@@ -91,4 +93,35 @@ func Edited(tb testing.TB, name string, edit func(d map[string]any)) []byte {
 		tb.Fatalf("encode edited %s: %v", name, err)
 	}
 	return append(b, '\n')
+}
+
+// CanonicalCopy holds embedded, a JSON file a package embeds beside the
+// YAML it is generated from (an upstream format the binary loads from the
+// JSON), to tree, that YAML's parsed tree: embedded must be exactly the
+// tree in upstream canonical JSON and a newline, and must read back
+// ([canon.Parse]) to the same tree, kinds included. With update it rewrites
+// path (relative to the test's package directory) from the tree instead.
+func CanonicalCopy(tb testing.TB, path string, embedded []byte, tree any, update bool) {
+	tb.Helper()
+	want, err := canon.Upstream(tree)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	want = append(want, '\n')
+	if update {
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(embedded, want) {
+		tb.Fatalf("%s is not the YAML's tree in upstream canonical JSON; regenerate it with go test -run %s -update", path, tb.Name())
+	}
+	fromJSON, err := canon.Parse(embedded)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromJSON, tree) {
+		tb.Fatalf("%s reads back to a different tree than the YAML", path)
+	}
 }

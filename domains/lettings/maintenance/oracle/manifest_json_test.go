@@ -1,13 +1,10 @@
 package oracle
 
 import (
-	"bytes"
 	"flag"
-	"os"
-	"reflect"
 	"testing"
 
-	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
 
 var update = flag.Bool("update", false, "rewrite negative_controls_v0_5.json from the YAML")
@@ -20,25 +17,5 @@ func TestDefaultManifestJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := canon.Upstream(fromYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = append(want, '\n')
-	if *update {
-		if err := os.WriteFile("negative_controls_v0_5.json", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if !bytes.Equal(defaultManifestJSON, want) {
-		t.Fatal("negative_controls_v0_5.json is not the YAML's tree in upstream canonical JSON; regenerate it with go test -run TestDefaultManifestJSON -update")
-	}
-	fromJSON, err := canon.Parse(defaultManifestJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(fromJSON, any(fromYAML)) {
-		t.Fatal("the JSON reads back to a different tree than the YAML")
-	}
+	upstreamtest.CanonicalCopy(t, "negative_controls_v0_5.json", defaultManifestJSON, fromYAML, *update)
 }
