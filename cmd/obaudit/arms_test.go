@@ -12,6 +12,7 @@ import (
 // A No-Time record naming another spec than the embedded one is refused by
 // name (arm/spec-mismatch) by every arms subcommand that binds it.
 func TestArmsRefuseAnotherSpec(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	nt := filepath.Join(dir, "nt.json")
 	var out, errb bytes.Buffer

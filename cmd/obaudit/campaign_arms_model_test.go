@@ -33,6 +33,7 @@ import (
 // wiring of model profiles on this arm is not in this build: plan refuses
 // them.)
 func TestModelLaneOnNoTime(t *testing.T) {
+	t.Parallel()
 	pack := domains.Default()
 	dom, err := pack.Operation(nil, "", "V1")
 	if err != nil {
@@ -130,6 +131,7 @@ func TestModelLaneOnNoTime(t *testing.T) {
 // to its record; another trial's run id, a record with a decision fewer or
 // another decision, or a ledger of another run, is refused.
 func TestNoTimeLedgerBinding(t *testing.T) {
+	t.Parallel()
 	quietTessera()
 	tmp := t.TempDir()
 	key := filepath.Join(tmp, "k")

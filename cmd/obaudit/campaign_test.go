@@ -151,6 +151,7 @@ func verifyClass(t testing.TB, dir, held string) (int, string) {
 // TestCampaignRoundTrip: plan, run, report, verify; a second run is
 // refused, --continue of a finished campaign changes nothing.
 func TestCampaignRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir, key := newCampaign(t, []string{"reference", "complete_early"}, []string{"V1", "V2"}, 3)
 	mustRun(t, "campaign", "run", dir, "--key", key, "--parallel", "2")
 	if code, class := verifyClass(t, dir, filepath.Join(dir, campaign.PreDispatchFile)); code != 0 {
@@ -374,6 +375,7 @@ func TestCampaignSIGKILL(t *testing.T) {
 // commitment over both; verify bundle-audits the pair, and a ledger byte
 // changed is refused.
 func TestCampaignModelBacked(t *testing.T) {
+	t.Parallel()
 	quietTessera()
 	tmp := t.TempDir()
 	key := filepath.Join(tmp, "k")

@@ -37,6 +37,7 @@ var gateRuns = []struct {
 // --output`, exports the artefact to an Agent Run record, validates the
 // record with `obaudit validate --agent-run`, and renders its report.
 func TestGateRunsExportAndValidate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, g := range gateRuns {
 		t.Run(g.scenario+"/"+g.agent, func(t *testing.T) {

@@ -100,6 +100,7 @@ func checkInterruptedOutcome(t *testing.T, code int, out []byte) {
 // records exactly the calls the provider received (none after the
 // signal); no artefact exists.
 func TestPreflightSignalMidRun(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []os.Signal{os.Interrupt, sigterm} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
@@ -133,6 +134,7 @@ func TestPreflightSignalMidRun(t *testing.T) {
 // TestLiveRunSignalMidRun: the same for `run --model … --live` against the
 // loopback scripted provider.
 func TestLiveRunSignalMidRun(t *testing.T) {
+	t.Parallel()
 	const name = "openai-gpt-5.6-luna"
 	p, err := profile.Embedded(name)
 	if err != nil {

@@ -74,6 +74,7 @@ var unverifiedRequests = regexp.MustCompile(`(?m)^unverified +agent_execution\.a
 // names no mapping this build speaks, still replay with their request
 // digests listed as unverified.
 func TestReplayRebuildsRequestDigests(t *testing.T) {
+	t.Parallel()
 	b := preflightArtefact(t)
 	own := editedArtefact(t, b, func(map[string]any) {})
 	code, stdout, stderr := runCLI(t, "replay", own)

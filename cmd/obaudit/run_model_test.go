@@ -50,6 +50,7 @@ func loopbackProvider(name, credential string, fault preflight.Fault) (string, [
 // [FAULT]` (a preflight fault cell on request 4),
 // which sets $BASE_URL and writes $WORK/ca.pem.
 func TestModelScript(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/model",
 		RequireExplicitExec: true,

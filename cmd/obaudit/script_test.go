@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -52,7 +53,7 @@ func TestMain(m *testing.M) {
 	// Tests call command code without a RunE too: the collector runs for
 	// all of them (the binary holds it off only until a command runs).
 	startgc.Resume()
-	testscript.Main(m, map[string]func(){
+	testscript.Main(waitBound{m}, map[string]func(){
 		"obaudit": func() {
 			if d := os.Getenv(preflightLatencyEnv); d != "" {
 				testOnlyPreflightRun = latencyPreflight(d, os.Getenv(preflightReportEnv))
@@ -71,8 +72,28 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// waitBound runs the package's tests with -test.parallel at four per CPU
+// unless the command line sets it: most of their wall time is waiting, not
+// computing (child processes, the SIGKILL loops' sleeps between kills,
+// tessera's 100 ms checkpoint interval behind every campaign plan, run and
+// merge), so two at a time on two cores left the cores mostly idle.
+// It takes effect only in the test binary's top-level run: when
+// testscript re-executes the binary as obaudit, Main never calls Run.
+type waitBound struct{ *testing.M }
+
+func (m waitBound) Run() int {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
+	return m.M.Run()
+}
+
 // TestScript runs the CLI specification in testdata/script/*.txtar.
 func TestScript(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

@@ -669,6 +669,7 @@ func TestSoundnessCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(v.name, func(t *testing.T) {
+			t.Parallel() // each vector in its own directory, in-process, no shared state
 			work := t.TempDir()
 			var files []string
 			if v.artefact != nil {
