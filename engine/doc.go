@@ -107,9 +107,11 @@
 // the decision tape (one entry per agent call, bound to the digest of the
 // observation it answered) and the trajectory, final-state and decisions
 // digests, each a SHA-256 over upstream canonical JSON
-// ([AppendCanonical]). Nothing is read from the wall clock or from
-// randomness: the instance id is injected and instants are the canonical
-// "YYYY-MM-DDTHH:MM:SSZ" ([ParseInstant], [FormatInstant]).
+// ([AppendCanonical]); a caller that only grades the episode sets
+// [Config.NoDigests] and gets it without the tape and the digests. Nothing
+// is read from the wall clock or from randomness: the instance id is
+// injected and instants are the canonical "YYYY-MM-DDTHH:MM:SSZ"
+// ([ParseInstant], [FormatInstant]).
 //
 // # Self-check modes
 //

@@ -118,9 +118,12 @@ type ledger struct {
 	n       int64
 	hash    hash.Hash
 	scratch []byte
-	// digestOnly keeps no rows, only the running digest (the self-check
-	// rerun, whose rows are never read).
-	digestOnly  bool
+	// noRows keeps no rows (the self-check rerun, whose rows are never
+	// read).
+	noRows bool
+	// noHash takes no digest: the bytes only go to keep (a run whose
+	// trajectory digest is never read).
+	noHash      bool
 	atText      string
 	atBox       any // atText as an interface value, boxed once per instant
 	boxes       map[string]any
@@ -151,10 +154,12 @@ func (l *ledger) feed(b []byte) {
 		}
 		return
 	}
-	if l.hash == nil {
-		l.hash = sha256.New()
+	if !l.noHash {
+		if l.hash == nil {
+			l.hash = sha256.New()
+		}
+		l.hash.Write(b)
 	}
-	l.hash.Write(b)
 	if l.keep != nil {
 		*l.keep = append(*l.keep, b...)
 	}
@@ -163,11 +168,7 @@ func (l *ledger) feed(b []byte) {
 // finishCompare closes the compared trajectory and reports whether it was
 // byte for byte the reference.
 func (l *ledger) finishCompare() bool {
-	if l.n == 0 {
-		l.feed([]byte("[]"))
-	} else {
-		l.feed([]byte("]"))
-	}
+	l.close()
 	return !l.diverged && l.refOff == len(l.ref)
 }
 
@@ -210,7 +211,7 @@ func (l *ledger) append(at, recordType string, payload map[string]any) {
 	b := l.begin()
 	b = appendObject(b, payload, "", nil)
 	l.commit(b)
-	if !l.digestOnly {
+	if !l.noRows {
 		l.rows = append(l.rows, payload)
 	}
 }
@@ -266,7 +267,7 @@ func (l *ledger) appendServed(at string, invocation, turn, batch, pos int, r *To
 	b = appendSafeInt(b, int64(turn))
 	b = append(b, '}')
 	l.commit(b)
-	if l.digestOnly {
+	if l.noRows {
 		return
 	}
 	l.rows = append(l.rows, map[string]any{
@@ -279,15 +280,18 @@ func (l *ledger) appendServed(at string, invocation, turn, batch, pos int, r *To
 	})
 }
 
-// digest is the trajectory digest of the rows appended so far.
-func (l *ledger) digest() string {
+// close ends the row list: "]", or "[]" when there are no rows.
+func (l *ledger) close() {
 	if l.n == 0 {
-		if l.keep != nil {
-			*l.keep = append(*l.keep, "[]"...)
-		}
-		return hexSum([]byte("[]"))
+		l.feed([]byte("[]"))
+	} else {
+		l.feed([]byte("]"))
 	}
-	l.feed([]byte("]"))
+}
+
+// digest closes the row list and returns its trajectory digest.
+func (l *ledger) digest() string {
+	l.close()
 	return hex.EncodeToString(l.hash.Sum(nil))
 }
 
@@ -506,7 +510,7 @@ func (x *execution) exhaustHorizonUnderWait() {
 }
 
 func (x *execution) note(ev *Event, disposition, code string) {
-	if x.ledger.digestOnly {
+	if x.ledger.noRows {
 		return // the rerun keeps no event list
 	}
 	row := ev.Tree()
@@ -1059,7 +1063,7 @@ func NewTestContext(d Domain, st State) *Context {
 	x := &execution{dom: d, static: d.Static(), plan: plan, state: st, seen: map[string]bool{}}
 	start, _ := ParseInstant(plan.StartsAt)
 	x.clock = clock{start: start, now: start, nowText: plan.StartsAt}
-	x.ledger.digestOnly = true
+	x.ledger.noRows = true
 	x.ctx = &Context{x: x}
 	return x.ctx
 }

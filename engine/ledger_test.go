@@ -20,7 +20,7 @@ func TestLedgerCompare(t *testing.T) {
 		}
 	}
 	var kept []byte
-	first := &ledger{keep: &kept, digestOnly: true}
+	first := &ledger{keep: &kept, noRows: true}
 	rows(first, 3, "x")
 	d := first.digest()
 	if sum := sha256.Sum256(kept); hex.EncodeToString(sum[:]) != d {
@@ -32,7 +32,7 @@ func TestLedgerCompare(t *testing.T) {
 		last string
 		want bool
 	}{{"same", 3, "x", true}, {"changed", 3, "y", false}, {"shorter", 2, "x", false}, {"longer", 4, "x", false}, {"empty", 0, "x", false}} {
-		l := &ledger{comparing: true, ref: kept, digestOnly: true}
+		l := &ledger{comparing: true, ref: kept, noRows: true}
 		rows(l, c.n, c.last)
 		if got := l.finishCompare(); got != c.want {
 			t.Errorf("%s: matched = %v, want %v", c.name, got, c.want)

@@ -123,7 +123,7 @@ func (l *ledger) row(at, recordType string, fs ...field) {
 	}
 	b = append(b, '}')
 	l.commit(b)
-	if l.digestOnly {
+	if l.noRows {
 		return
 	}
 	m := make(map[string]any, len(all))

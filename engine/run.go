@@ -43,6 +43,13 @@ type Config struct {
 	// runtime is identical for both; it is carried into the result.
 	EngineVersion string
 	SelfCheck     SelfCheck
+	// NoDigests skips what only a recorded run reads: the decision tape,
+	// the observation digests and the trajectory, final-state and
+	// decisions digests, which the Episode leaves empty. It is for a caller
+	// that grades the episode and reads none of them (the gate); the
+	// rerun's self-check is unaffected (it compares bytes). Playback,
+	// which replays the tape and compares digests, cannot do without them.
+	NoDigests bool
 }
 
 var instanceIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^opinst_[0-9a-f]{32}$`) })
@@ -115,12 +122,15 @@ func Run(cfg Config) (*Episode, error) {
 	if cfg.SelfCheck < SelfCheckNone || cfg.SelfCheck > SelfCheckPlayback {
 		return nil, refusal.New(ErrConfig, "unknown self-check mode %d", cfg.SelfCheck)
 	}
+	if cfg.NoDigests && cfg.SelfCheck == SelfCheckPlayback {
+		return nil, refusal.New(ErrConfig, "the playback self-check needs the decision tape and the digests NoDigests skips")
+	}
 	var ref *replayRef
 	if cfg.SelfCheck == SelfCheckRerun {
 		ref = newReplayRef()
 		defer ref.release()
 	}
-	first, err := execute(cfg.Domain, cfg.NewAgent(), cfg.OperationInstanceID, execOpts{keep: ref})
+	first, err := execute(cfg.Domain, cfg.NewAgent(), cfg.OperationInstanceID, execOpts{noDigests: cfg.NoDigests, keep: ref})
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +149,7 @@ func Run(cfg Config) (*Episode, error) {
 		// canonical bytes are equal digests (and unequal bytes unequal
 		// digests, collisions aside), so this is the digest comparison
 		// without hashing the rerun.
-		if _, err := execute(cfg.Domain, cfg.NewAgent(), cfg.OperationInstanceID, execOpts{noDigests: true, compare: ref}); err != nil {
+		if _, err := execute(cfg.Domain, cfg.NewAgent(), cfg.OperationInstanceID, execOpts{noDigests: true, noResult: true, compare: ref}); err != nil {
 			return nil, err
 		}
 		ok := ref.matched
@@ -156,12 +166,14 @@ func Run(cfg Config) (*Episode, error) {
 }
 
 // execOpts shape one execution. noDigests: no decision tape, observation
-// digests or kept rows (the rerun). keep: also record the trajectory and
-// final-state bytes into keep. compare: instead of hashing them, compare
-// the trajectory and final-state bytes with compare's, setting matched.
+// digests or trajectory, final-state and decisions digests. noResult: no
+// kept rows, event list or final-state tree (the rerun). keep: also record
+// the trajectory and final-state bytes into keep. compare: instead of
+// hashing them, compare the trajectory and final-state bytes with
+// compare's, setting matched.
 type execOpts struct {
-	noDigests     bool
-	keep, compare *replayRef
+	noDigests, noResult bool
+	keep, compare       *replayRef
 }
 
 // replayRef is the first execution's canonical trajectory and final-state
@@ -197,7 +209,6 @@ func Execute(d Domain, agent Agent, instanceID string) (*Episode, error) {
 }
 
 func execute(d Domain, agent Agent, instanceID string, opts execOpts) (*Episode, error) {
-	noDigests := opts.noDigests
 	plan := d.Plan()
 	start, err := ParseInstant(plan.StartsAt)
 	if err != nil {
@@ -206,10 +217,10 @@ func execute(d Domain, agent Agent, instanceID string, opts execOpts) (*Episode,
 	x := &execution{
 		dom: d, static: d.Static(), plan: plan, state: d.NewState(), agent: agent, instID: instanceID,
 		seen: map[string]bool{}, readHistory: map[string]string{},
-		claims: map[string]bool{}, noDigests: noDigests,
+		claims: map[string]bool{}, noDigests: opts.noDigests,
 	}
 	x.ctx = &Context{x: x}
-	x.ledger.digestOnly = noDigests
+	x.ledger.noRows, x.ledger.noHash = opts.noResult, opts.noDigests
 	x.keep, x.compare = opts.keep, opts.compare
 	if x.keep != nil {
 		x.ledger.keep = &x.keep.trajectory
@@ -224,7 +235,7 @@ func execute(d Domain, agent Agent, instanceID string, opts execOpts) (*Episode,
 	defer scratchPool.Put(sc)
 	x.ledger.scratch, x.mid.scratch = sc.row[:0], sc.obs[:0]
 	defer func() { sc.row, sc.obs = x.ledger.scratch[:0], x.mid.scratch[:0] }()
-	if !noDigests {
+	if !opts.noResult {
 		x.ledger.rows = make([]any, 0, 256)
 	}
 	x.clock = clock{start: start, now: start, nowText: plan.StartsAt}
@@ -269,7 +280,7 @@ func (x *execution) finish() (*Episode, error) {
 	if enc, ok := x.state.(StateEncoder); ok {
 		finalBytes = enc.AppendCanonical(x.ledger.scratch[:0])
 		x.ledger.scratch = finalBytes
-		if !x.noDigests {
+		if !x.ledger.noRows {
 			final = x.state.Canonical()
 		}
 	} else {
@@ -280,7 +291,7 @@ func (x *execution) finish() (*Episode, error) {
 	var finalDigest string
 	if x.compare != nil {
 		x.compare.matched = string(finalBytes) == string(x.compare.final) && x.ledger.finishCompare()
-	} else {
+	} else if !x.noDigests {
 		finalDigest = hexSum(finalBytes)
 	}
 	if x.keep != nil {
@@ -308,10 +319,16 @@ func (x *execution) finish() (*Episode, error) {
 	if ep.Decisions == nil {
 		ep.Decisions = []any{}
 	}
-	if x.compare == nil {
+	switch {
+	case x.compare != nil: // finishCompare closed it
+	case x.noDigests:
+		x.ledger.close() // the kept trajectory's end
+	default:
 		ep.TrajectoryDigest = x.ledger.digest()
 	}
 	ep.FinalStateDigest = finalDigest
-	ep.DecisionsDigest = x.decisionsDigest()
+	if !x.noDigests {
+		ep.DecisionsDigest = x.decisionsDigest()
+	}
 	return ep, nil
 }

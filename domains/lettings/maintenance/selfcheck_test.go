@@ -1,11 +1,15 @@
 package maintenance_test
 
 import (
+	"bytes"
+	"reflect"
 	"testing"
 
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
+	"github.com/obaudit/obaudit/domains/lettings/maintenance/agents"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance/negative"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
 )
 
@@ -54,44 +58,96 @@ func (s skewState) ApplyTerminal(ctx *engine.Context, refs []string) engine.Verd
 
 // TestSelfCheckDetectsDivergence: the rerun reports a divergence when the
 // second execution's agent, trajectory or final state differs, and agrees
-// (under both self-check modes) when nothing differs.
+// (under both self-check modes) when nothing differs; the rerun's verdicts
+// are the same when the first execution takes no digests.
 func TestSelfCheckDetectsDivergence(t *testing.T) {
 	spec, _ := maintenance.DefaultSpec()
 	op, _ := maintenance.NewOperation(spec, "V1")
-	run := func(d engine.Domain, newAgent func() engine.Agent, mode engine.SelfCheck) bool {
-		t.Helper()
-		ep, err := engine.Run(engine.Config{Domain: d, NewAgent: newAgent, AgentID: "reference", AgentKind: "reference",
-			OperationInstanceID: pinnedInstance, EngineVersion: schemas.EngineUpstream, SelfCheck: mode})
-		if err != nil {
-			t.Fatal(err)
+	for _, noDigests := range []bool{false, true} {
+		run := func(d engine.Domain, newAgent func() engine.Agent, mode engine.SelfCheck) bool {
+			t.Helper()
+			ep, err := engine.Run(engine.Config{Domain: d, NewAgent: newAgent, AgentID: "reference", AgentKind: "reference",
+				OperationInstanceID: pinnedInstance, EngineVersion: schemas.EngineUpstream, SelfCheck: mode, NoDigests: noDigests})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return *ep.ReplayOK
 		}
-		return *ep.ReplayOK
+		ref := func() engine.Agent { return maintenance.NewReference() }
+		modes := []engine.SelfCheck{engine.SelfCheckRerun, engine.SelfCheckPlayback}
+		if noDigests {
+			modes = modes[:1] // refused: TestNoDigests
+		}
+		for _, mode := range modes {
+			if !run(op, ref, mode) {
+				t.Errorf("mode %d, no digests %v: an unchanged rerun diverged", mode, noDigests)
+			}
+		}
+		calls := 0
+		flaky := func() engine.Agent {
+			calls++
+			if calls == 2 {
+				return negative.New(negative.CompleteEarly)
+			}
+			return maintenance.NewReference()
+		}
+		if run(op, flaky, engine.SelfCheckRerun) {
+			t.Errorf("no digests %v: a rerun with a different agent matched", noDigests)
+		}
+		for _, skew := range []string{"final", "row"} {
+			n := 0
+			if run(skewDomain{op, &n, skew}, ref, engine.SelfCheckRerun) {
+				t.Errorf("no digests %v: a rerun with a skewed %s matched", noDigests, skew)
+			}
+			n = 0
+			if !run(skewDomain{op, &n, "none"}, ref, engine.SelfCheckRerun) {
+				t.Errorf("no digests %v: the wrapper alone made the rerun diverge", noDigests)
+			}
+		}
 	}
-	ref := func() engine.Agent { return maintenance.NewReference() }
-	for _, mode := range []engine.SelfCheck{engine.SelfCheckRerun, engine.SelfCheckPlayback} {
-		if !run(op, ref, mode) {
-			t.Errorf("mode %d: an unchanged rerun diverged", mode)
+}
+
+// TestNoDigests: an episode run with NoDigests is the full episode without
+// its decision tape, observation digests and three digests, for every agent
+// on every variant; the playback self-check, which needs them, refuses it.
+func TestNoDigests(t *testing.T) {
+	spec, err := maintenance.DefaultSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range agents.Entries() {
+		for _, sc := range []string{"V1", "V2", "V3"} {
+			op, err := maintenance.NewOperation(spec, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := func(noDigests bool) *engine.Episode {
+				ep, err := engine.Run(engine.Config{Domain: op, NewAgent: e.New, AgentID: e.ID, AgentKind: e.Kind,
+					OperationInstanceID: pinnedInstance, EngineVersion: schemas.EngineObaudit, SelfCheck: engine.SelfCheckRerun, NoDigests: noDigests})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ep
+			}
+			full, bare := run(false), run(true)
+			if bare.TrajectoryDigest != "" || bare.FinalStateDigest != "" || bare.DecisionsDigest != "" ||
+				len(bare.Decisions) != 0 || len(bare.ObservationDigests) != 0 {
+				t.Errorf("%s/%s: NoDigests kept a digest or the tape", e.ID, sc)
+			}
+			if full.TrajectoryDigest == "" || len(full.Decisions) == 0 {
+				t.Errorf("%s/%s: the full run has no digests", e.ID, sc)
+			}
+			full.Decisions, full.ObservationDigests = bare.Decisions, bare.ObservationDigests
+			full.TrajectoryDigest, full.FinalStateDigest, full.DecisionsDigest = "", "", ""
+			if !bytes.Equal(episodeBytes(t, full), episodeBytes(t, bare)) || !reflect.DeepEqual(full, bare) {
+				t.Errorf("%s/%s: NoDigests changed the episode", e.ID, sc)
+			}
 		}
 	}
-	calls := 0
-	flaky := func() engine.Agent {
-		calls++
-		if calls == 2 {
-			return negative.New(negative.CompleteEarly)
-		}
-		return maintenance.NewReference()
-	}
-	if run(op, flaky, engine.SelfCheckRerun) {
-		t.Error("a rerun with a different agent matched")
-	}
-	for _, skew := range []string{"final", "row"} {
-		n := 0
-		if run(skewDomain{op, &n, skew}, ref, engine.SelfCheckRerun) {
-			t.Errorf("a rerun with a skewed %s matched", skew)
-		}
-		n = 0
-		if !run(skewDomain{op, &n, "none"}, ref, engine.SelfCheckRerun) {
-			t.Errorf("the wrapper alone made the rerun diverge")
-		}
+	op, _ := maintenance.NewOperation(spec, "V1")
+	_, err = engine.Run(engine.Config{Domain: op, NewAgent: func() engine.Agent { return maintenance.NewReference() }, AgentID: "reference", AgentKind: "reference",
+		OperationInstanceID: pinnedInstance, EngineVersion: schemas.EngineObaudit, SelfCheck: engine.SelfCheckPlayback, NoDigests: true})
+	if got, _ := refusal.ClassOf(err); got != "engine/config" {
+		t.Errorf("playback with NoDigests: class %q, want engine/config (%v)", got, err)
 	}
 }
