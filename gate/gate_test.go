@@ -301,6 +301,15 @@ func TestRefusals(t *testing.T) {
 	if class, _ := refusal.ClassOf(err); class != gate.ErrOracleMismatch.Class {
 		t.Errorf("oracle for another operation: %v", err)
 	}
+	changed, err := maintenance.LoadSpec(maintenance.DefaultOperation(), "copy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed.Policy.ApprovalThresholdMinor = 1
+	_, err = acceptance.Subject(changed, m)
+	if class, _ := refusal.ClassOf(err); class != maintenance.ErrIdentityMismatch.Class {
+		t.Errorf("spec changed after loading: %v", err)
+	}
 }
 
 func TestEmptySelectionIsNotAcceptance(t *testing.T) {

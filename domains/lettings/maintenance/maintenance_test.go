@@ -2,6 +2,7 @@ package maintenance_test
 
 import (
 	"bytes"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -323,6 +324,21 @@ func TestUnknownScenarioAndIdentity(t *testing.T) {
 	changed.Policy.ApprovalThresholdMinor = 1
 	if _, err := maintenance.NewOperation(changed, "V1"); refusal.Of(err) != maintenance.ErrIdentityMismatch.Class {
 		t.Errorf("NewOperation(changed spec) = %v, want %s", err, maintenance.ErrIdentityMismatch.Class)
+	}
+	if _, err := maintenance.NewOperations(spec, []string{"V1", "V9"}); refusal.Of(err) != maintenance.ErrUnknownScenario.Class {
+		t.Errorf("NewOperations(V1, V9) = %v, want %s", err, maintenance.ErrUnknownScenario.Class)
+	}
+	if _, err := maintenance.NewOperations(changed, []string{"V1"}); refusal.Of(err) != maintenance.ErrIdentityMismatch.Class {
+		t.Errorf("NewOperations(changed spec) = %v, want %s", err, maintenance.ErrIdentityMismatch.Class)
+	}
+	ops, err := maintenance.NewOperations(spec, spec.ScenarioIDs())
+	if err != nil || len(ops) != len(spec.Scenarios) {
+		t.Fatalf("NewOperations(all) = %d operations, %v", len(ops), err)
+	}
+	for id, op := range ops {
+		if one, err := maintenance.NewOperation(spec, id); err != nil || !reflect.DeepEqual(one, op) {
+			t.Errorf("NewOperations' %s differs from NewOperation's (%v)", id, err)
+		}
 	}
 }
 

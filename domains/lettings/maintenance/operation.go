@@ -45,6 +45,28 @@ func NewOperation(spec *Spec, scenarioID string) (*Operation, error) {
 	if err := spec.Verify(); err != nil {
 		return nil, err
 	}
+	return bind(spec, scenarioID)
+}
+
+// NewOperations binds a loaded spec to each of scenarioIDs, keyed by id:
+// NewOperation for each, with the spec's identity verified once for all.
+func NewOperations(spec *Spec, scenarioIDs []string) (map[string]*Operation, error) {
+	if err := spec.Verify(); err != nil {
+		return nil, err
+	}
+	ops := make(map[string]*Operation, len(scenarioIDs))
+	for _, id := range scenarioIDs {
+		op, err := bind(spec, id)
+		if err != nil {
+			return nil, err
+		}
+		ops[id] = op
+	}
+	return ops, nil
+}
+
+// bind is NewOperation after the spec's identity is verified.
+func bind(spec *Spec, scenarioID string) (*Operation, error) {
 	sc, err := spec.Scenario(scenarioID)
 	if err != nil {
 		return nil, err

@@ -49,28 +49,34 @@ func Load(spec, oracleBytes []byte, specSource, oracleSource string) (*gate.Subj
 }
 
 // Subject binds a loaded spec and oracle for the gate. An oracle authored
-// for another operation is refused (gate.ErrOracleMismatch).
+// for another operation is refused (gate.ErrOracleMismatch), and so is a
+// spec that no longer hashes to its digest (maintenance.ErrIdentityMismatch).
 func Subject(spec *maintenance.Spec, m *oracle.Manifest) (*gate.Subject, error) {
 	if m.OperationID() != spec.OperationID {
 		return nil, refusal.New(gate.ErrOracleMismatch, "oracle %q was authored for operation %q; the spec is %q",
 			m.Identity().OracleID, m.OperationID(), spec.OperationID)
 	}
-	digest, err := spec.ComputeDigest()
+	// Every scenario is bound now, under one verification of the spec's
+	// identity, rather than each under its own.
+	ops, err := maintenance.NewOperations(spec, spec.ScenarioIDs())
 	if err != nil {
 		return nil, err
 	}
 	id := m.Identity()
 	long := []string{agents.Reference, "trust_actor_claim", "stale_after_wake", "duplicate_after_wake"}
 	return &gate.Subject{
-		OperationID: spec.OperationID, SpecDigest: digest,
+		OperationID: spec.OperationID, SpecDigest: spec.Digest, // verified above
 		Oracle:       gate.OracleIdentity{OracleID: id.OracleID, OracleVersion: id.OracleVersion, Digest: id.Digest},
 		OracleSource: m.Source(),
 		Agents:       agents.IDs(),
 		Lookup:       Lookup,
 		Scene: func(scenario string) (engine.Domain, *engine.GradingContract, error) {
-			op, err := maintenance.NewOperation(spec, scenario)
-			if err != nil {
-				return nil, nil, err
+			op, ok := ops[scenario]
+			if !ok { // not a scenario of the spec: NewOperation's refusal
+				var err error
+				if op, err = maintenance.NewOperation(spec, scenario); err != nil {
+					return nil, nil, err
+				}
 			}
 			return op, op.GradingContract(), nil
 		},
