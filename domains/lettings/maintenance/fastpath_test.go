@@ -41,6 +41,46 @@ func (a projectionChecker) Decide(obs *engine.Observation) (engine.Decision, err
 // and the ones the same runs give with verification off, and the self-check
 // rerun must agree.
 func TestServeCacheIsExact(t *testing.T) {
+	eachCell(t, func(t *testing.T, e agents.Entry, op *maintenance.Operation) {
+		run := func(verify bool) *engine.Episode {
+			maintenance.VerifyServeCache(verify)
+			defer maintenance.VerifyServeCache(false)
+			ep, err := engine.Run(engine.Config{
+				Domain: op, NewAgent: func() engine.Agent { return projectionChecker{e.New(), t} },
+				AgentID: e.ID, AgentKind: e.Kind, OperationInstanceID: pinnedInstance,
+				EngineVersion: schemas.EngineObaudit, SelfCheck: engine.SelfCheckRerun,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ep
+		}
+		checked, plain := run(true), run(false)
+		for _, ep := range []*engine.Episode{checked, plain} {
+			if ep.ReplayOK == nil || !*ep.ReplayOK {
+				t.Fatalf("self-check rerun disagrees")
+			}
+			for _, c := range []struct {
+				name string
+				v    any
+				got  string
+			}{{"trajectory", ep.Trajectory, ep.TrajectoryDigest}, {"final state", ep.FinalState, ep.FinalStateDigest}, {"decisions", ep.Decisions, ep.DecisionsDigest}} {
+				if want, err := canon.UpstreamDigest(c.v); err != nil || want != c.got {
+					t.Errorf("%s digest %s, canon says %s (%v)", c.name, c.got, want, err)
+				}
+			}
+		}
+		if !bytes.Equal(episodeBytes(t, checked), episodeBytes(t, plain)) || checked.TrajectoryDigest != plain.TrajectoryDigest ||
+			checked.FinalStateDigest != plain.FinalStateDigest || checked.DecisionsDigest != plain.DecisionsDigest {
+			t.Error("verification mode changed the episode")
+		}
+	})
+}
+
+// eachCell runs f as a subtest "agent/variant" for every registered agent
+// (the reference and the eight negatives) on every variant of the embedded
+// spec, the variant bound.
+func eachCell(t *testing.T, f func(t *testing.T, e agents.Entry, op *maintenance.Operation)) {
 	spec, err := maintenance.DefaultSpec()
 	if err != nil {
 		t.Fatal(err)
@@ -52,38 +92,7 @@ func TestServeCacheIsExact(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				run := func(verify bool) *engine.Episode {
-					maintenance.VerifyServeCache(verify)
-					defer maintenance.VerifyServeCache(false)
-					ep, err := engine.Run(engine.Config{
-						Domain: op, NewAgent: func() engine.Agent { return projectionChecker{e.New(), t} },
-						AgentID: e.ID, AgentKind: e.Kind, OperationInstanceID: pinnedInstance,
-						EngineVersion: schemas.EngineObaudit, SelfCheck: engine.SelfCheckRerun,
-					})
-					if err != nil {
-						t.Fatal(err)
-					}
-					return ep
-				}
-				checked, plain := run(true), run(false)
-				for _, ep := range []*engine.Episode{checked, plain} {
-					if ep.ReplayOK == nil || !*ep.ReplayOK {
-						t.Fatalf("self-check rerun disagrees")
-					}
-					for _, c := range []struct {
-						name string
-						v    any
-						got  string
-					}{{"trajectory", ep.Trajectory, ep.TrajectoryDigest}, {"final state", ep.FinalState, ep.FinalStateDigest}, {"decisions", ep.Decisions, ep.DecisionsDigest}} {
-						if want, err := canon.UpstreamDigest(c.v); err != nil || want != c.got {
-							t.Errorf("%s digest %s, canon says %s (%v)", c.name, c.got, want, err)
-						}
-					}
-				}
-				if !bytes.Equal(episodeBytes(t, checked), episodeBytes(t, plain)) || checked.TrajectoryDigest != plain.TrajectoryDigest ||
-					checked.FinalStateDigest != plain.FinalStateDigest || checked.DecisionsDigest != plain.DecisionsDigest {
-					t.Error("verification mode changed the episode")
-				}
+				f(t, e, op)
 			})
 		}
 	}

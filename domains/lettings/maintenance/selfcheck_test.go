@@ -111,41 +111,32 @@ func TestSelfCheckDetectsDivergence(t *testing.T) {
 // its decision tape, observation digests and three digests, for every agent
 // on every variant; the playback self-check, which needs them, refuses it.
 func TestNoDigests(t *testing.T) {
-	spec, err := maintenance.DefaultSpec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range agents.Entries() {
-		for _, sc := range []string{"V1", "V2", "V3"} {
-			op, err := maintenance.NewOperation(spec, sc)
+	eachCell(t, func(t *testing.T, e agents.Entry, op *maintenance.Operation) {
+		run := func(noDigests bool) *engine.Episode {
+			ep, err := engine.Run(engine.Config{Domain: op, NewAgent: e.New, AgentID: e.ID, AgentKind: e.Kind,
+				OperationInstanceID: pinnedInstance, EngineVersion: schemas.EngineObaudit, SelfCheck: engine.SelfCheckRerun, NoDigests: noDigests})
 			if err != nil {
 				t.Fatal(err)
 			}
-			run := func(noDigests bool) *engine.Episode {
-				ep, err := engine.Run(engine.Config{Domain: op, NewAgent: e.New, AgentID: e.ID, AgentKind: e.Kind,
-					OperationInstanceID: pinnedInstance, EngineVersion: schemas.EngineObaudit, SelfCheck: engine.SelfCheckRerun, NoDigests: noDigests})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return ep
-			}
-			full, bare := run(false), run(true)
-			if bare.TrajectoryDigest != "" || bare.FinalStateDigest != "" || bare.DecisionsDigest != "" ||
-				len(bare.Decisions) != 0 || len(bare.ObservationDigests) != 0 {
-				t.Errorf("%s/%s: NoDigests kept a digest or the tape", e.ID, sc)
-			}
-			if full.TrajectoryDigest == "" || len(full.Decisions) == 0 {
-				t.Errorf("%s/%s: the full run has no digests", e.ID, sc)
-			}
-			full.Decisions, full.ObservationDigests = bare.Decisions, bare.ObservationDigests
-			full.TrajectoryDigest, full.FinalStateDigest, full.DecisionsDigest = "", "", ""
-			if !bytes.Equal(episodeBytes(t, full), episodeBytes(t, bare)) || !reflect.DeepEqual(full, bare) {
-				t.Errorf("%s/%s: NoDigests changed the episode", e.ID, sc)
-			}
+			return ep
 		}
-	}
+		full, bare := run(false), run(true)
+		if bare.TrajectoryDigest != "" || bare.FinalStateDigest != "" || bare.DecisionsDigest != "" ||
+			len(bare.Decisions) != 0 || len(bare.ObservationDigests) != 0 {
+			t.Error("NoDigests kept a digest or the tape")
+		}
+		if full.TrajectoryDigest == "" || len(full.Decisions) == 0 {
+			t.Error("the full run has no digests")
+		}
+		full.Decisions, full.ObservationDigests = bare.Decisions, bare.ObservationDigests
+		full.TrajectoryDigest, full.FinalStateDigest, full.DecisionsDigest = "", "", ""
+		if !bytes.Equal(episodeBytes(t, full), episodeBytes(t, bare)) || !reflect.DeepEqual(full, bare) {
+			t.Error("NoDigests changed the episode")
+		}
+	})
+	spec, _ := maintenance.DefaultSpec()
 	op, _ := maintenance.NewOperation(spec, "V1")
-	_, err = engine.Run(engine.Config{Domain: op, NewAgent: func() engine.Agent { return maintenance.NewReference() }, AgentID: "reference", AgentKind: "reference",
+	_, err := engine.Run(engine.Config{Domain: op, NewAgent: func() engine.Agent { return maintenance.NewReference() }, AgentID: "reference", AgentKind: "reference",
 		OperationInstanceID: pinnedInstance, EngineVersion: schemas.EngineObaudit, SelfCheck: engine.SelfCheckPlayback, NoDigests: true})
 	if got, _ := refusal.ClassOf(err); got != "engine/config" {
 		t.Errorf("playback with NoDigests: class %q, want engine/config (%v)", got, err)
