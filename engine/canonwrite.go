@@ -232,11 +232,17 @@ func appendKey(dst []byte, k string) []byte {
 	return append(dst, '"', ':')
 }
 
-func hexSum(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
+func hexSum(b []byte) string { return hexPrefix(b, 2*sha256.Size) }
 
 // VersionOf is the record version of already-encoded records: the first n
 // hex characters of their SHA-256.
-func VersionOf(recordsJSON []byte, n int) string { return hexSum(recordsJSON)[:n] }
+func VersionOf(recordsJSON []byte, n int) string { return hexPrefix(recordsJSON, n) }
+
+// hexPrefix is the first n hex characters of the SHA-256 of b, allocating
+// only the string.
+func hexPrefix(b []byte, n int) string {
+	sum := sha256.Sum256(b)
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	return string(h[:n])
+}
