@@ -363,15 +363,8 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 		return err
 	}
 	// Registries: shapes first (every record), then references between them.
-	regs := []struct {
-		name  string
-		check func(any, string, string) error
-	}{
-		{"cycles", v.cycle}, {"quotes", v.quote}, {"approvals", v.approval}, {"exceptions", v.exception},
-		{"invoices", v.invoice}, {"obligations", v.obligation},
-	}
 	held := map[string]map[string]any{}
-	for _, r := range regs {
+	for _, r := range stateRegistries {
 		m, err := stateObject(s[r.name], "/"+r.name)
 		if err != nil {
 			return err
@@ -380,7 +373,7 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 			if k == "" {
 				return stateFail(ErrStateBadField, "/"+r.name+"/", "a record key must be a non-empty string")
 			}
-			if err := r.check(m[k], statePtr("/"+r.name, k), k); err != nil {
+			if err := r.record.check(m[k], statePtr("/"+r.name, k), k); err != nil {
 				return err
 			}
 		}
@@ -397,7 +390,7 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 		}
 	}
 	v.records = records
-	if err := v.payment(); err != nil {
+	if err := statePayment.check(s["payment"], "/payment", ""); err != nil {
 		return err
 	}
 	if err := stateAssertions(s["assertions"]); err != nil {
@@ -406,11 +399,13 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 	if err := stateCommunications(s["communications"], recovery); err != nil {
 		return err
 	}
-	if err := v.provisional(); err != nil {
+	if err := stateProvisional.check(s["provisional_close"], "/provisional_close", ""); err != nil {
 		return err
 	}
-	if err := v.terminal(); err != nil {
-		return err
+	if s["terminal"] != nil {
+		if err := stateTerminal.check(s["terminal"], "/terminal", ""); err != nil {
+			return err
+		}
 	}
 	hidden, err := stateObject(s["hidden"], "/hidden")
 	if err != nil {
@@ -422,48 +417,102 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 	return v.references(held)
 }
 
-func (v *stateValidator) cycle(x any, p, key string) error {
-	c, err := stateObject(x, p)
-	if err != nil {
+// stateCheck holds one field's value, at pointer p, to its rule.
+type stateCheck func(x any, p string) error
+
+var (
+	stateIsText stateCheck = func(x any, p string) error {
+		_, err := stateText(x, p)
 		return err
 	}
-	if err := stateExact(c, stateCycleFields, p); err != nil {
+	stateIsOptText    stateCheck = stateOptText
+	stateIsFlag       stateCheck = stateFlag
+	stateIsInstant    stateCheck = stateInstant
+	stateIsOptInstant stateCheck = stateOptInstant
+)
+
+func stateIsInt(minimum int64) stateCheck {
+	return func(x any, p string) error {
+		_, err := stateInt(x, p, minimum)
 		return err
 	}
-	id, err := stateText(c["cycle_id"], p+"/cycle_id")
-	if err != nil {
-		return err
+}
+
+func stateIsOneOf(vocab []string) stateCheck {
+	return func(x any, p string) error { return stateOneOf(x, vocab, p) }
+}
+
+// stateIsTextList holds a value to a JSON array of non-empty strings.
+func stateIsTextList(x any, p string) error {
+	refs, ok := x.([]any)
+	if !ok {
+		return stateFail(ErrStateBadField, p, "must be a JSON array, got %s", stateKind(x))
 	}
-	if id != key {
-		return stateFail(ErrStateKeyMismatch, p+"/cycle_id", "the cycle is filed under %q but calls itself %q", key, id)
-	}
-	if err := stateOneOf(c["kind"], stateCycleKinds, p+"/kind"); err != nil {
-		return err
-	}
-	if err := stateOneOf(c["visit_status"], stateVisitStatuses, p+"/visit_status"); err != nil {
-		return err
-	}
-	for _, f := range []string{"parent_cycle_id", "scope_digest", "visit_id", "reported_outcome", "work_evidence_id"} {
-		if err := stateOptText(c[f], p+"/"+f); err != nil {
-			return err
-		}
-	}
-	for _, f := range []string{"requires_payment", "completion_notice_sent"} {
-		if err := stateFlag(c[f], p+"/"+f); err != nil {
+	for i, r := range refs {
+		if _, err := stateText(r, p+"/"+strconv.Itoa(i)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (v *stateValidator) quote(x any, p, key string) error {
-	q, err := stateObject(x, p)
+// stateRule is one field of a record and the rule its value is held to.
+type stateRule struct {
+	field string
+	check stateCheck
+}
+
+// stateRecord is the shape of one record: the exact field set, the
+// identity the record must be filed under, then each field's rule, in the
+// order they are checked (the first failure is the refusal).
+type stateRecord struct {
+	fields []string
+	// filed refuses a registry record whose identity is not the key it is
+	// filed under; nil for a record the state holds once.
+	filed func(r map[string]any, p, key string) error
+	rules []stateRule
+}
+
+func (s *stateRecord) check(x any, p, key string) error {
+	r, err := stateObject(x, p)
 	if err != nil {
 		return err
 	}
-	if err := stateExact(q, stateQuoteFields, p); err != nil {
+	if err := stateExact(r, s.fields, p); err != nil {
 		return err
 	}
+	if s.filed != nil {
+		if err := s.filed(r, p, key); err != nil {
+			return err
+		}
+	}
+	for _, rule := range s.rules {
+		if err := rule.check(r[rule.field], p+"/"+rule.field); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stateFiledAs is the identity rule of a record filed under its field id:
+// a non-empty string equal to the key; mismatch words the refusal (key,
+// then id).
+func stateFiledAs(id, mismatch string) func(map[string]any, string, string) error {
+	return func(r map[string]any, p, key string) error {
+		got, err := stateText(r[id], p+"/"+id)
+		if err != nil {
+			return err
+		}
+		if got != key {
+			return stateFail(ErrStateKeyMismatch, p+"/"+id, mismatch, key, got)
+		}
+		return nil
+	}
+}
+
+// stateQuoteFiled is a quote's identity rule: a quote is filed under its id
+// and its revision (quoteKey).
+func stateQuoteFiled(q map[string]any, p, key string) error {
 	id, err := stateText(q["quote_id"], p+"/quote_id")
 	if err != nil {
 		return err
@@ -475,164 +524,60 @@ func (v *stateValidator) quote(x any, p, key string) error {
 	if k := quoteKey(id, ver); k != key {
 		return stateFail(ErrStateKeyMismatch, p, "the quote is filed under %q but identifies itself as %q; a revision is a different quote", key, k)
 	}
-	for _, f := range []string{"cycle_id", "currency", "scope_digest"} {
-		if _, err := stateText(q[f], p+"/"+f); err != nil {
-			return err
-		}
-	}
-	if _, err := stateInt(q["amount_minor"], p+"/amount_minor", 0); err != nil {
-		return err
-	}
-	if err := stateOneOf(q["status"], stateQuoteStatuses, p+"/status"); err != nil {
-		return err
-	}
-	return stateOptInstant(q["valid_until"], p+"/valid_until")
+	return nil
 }
 
-func (v *stateValidator) approval(x any, p, key string) error {
-	a, err := stateObject(x, p)
-	if err != nil {
-		return err
-	}
-	if err := stateExact(a, stateApprovalFields, p); err != nil {
-		return err
-	}
-	id, err := stateText(a["checkpoint_id"], p+"/checkpoint_id")
-	if err != nil {
-		return err
-	}
-	if id != key {
-		return stateFail(ErrStateKeyMismatch, p+"/checkpoint_id", "the approval is filed under %q but names checkpoint %q", key, id)
-	}
-	for _, f := range []string{"quote_id", "cycle_id", "currency", "scope_digest"} {
-		if _, err := stateText(a[f], p+"/"+f); err != nil {
-			return err
-		}
-	}
-	if _, err := stateInt(a["quote_version"], p+"/quote_version", 1); err != nil {
-		return err
-	}
-	if _, err := stateInt(a["amount_minor"], p+"/amount_minor", 0); err != nil {
-		return err
-	}
-	for _, f := range []string{"opened_at", "deadline_at"} {
-		if err := stateInstant(a[f], p+"/"+f); err != nil {
-			return err
-		}
-	}
-	if err := stateOneOf(a["status"], stateApprovalStatuses, p+"/status"); err != nil {
-		return err
-	}
-	if err := stateOptInstant(a["resolved_at"], p+"/resolved_at"); err != nil {
-		return err
-	}
-	return stateFlag(a["reminder_fired"], p+"/reminder_fired")
-}
+// The records the state holds once.
+var (
+	statePayment = &stateRecord{fields: statePaymentFields, rules: []stateRule{
+		{"request_id", stateIsOptText}, {"invoice_id", stateIsOptText}, {"cycle_id", stateIsOptText},
+		{"settlement_id", stateIsOptText}, {"status", stateIsOneOf(statePaymentStatuses)},
+	}}
+	stateProvisional = &stateRecord{fields: stateProvisionalField, rules: []stateRule{
+		{"cycle_id", stateIsOptText}, {"timer_event_id", stateIsOptText},
+		{"accepted_at", stateIsOptInstant}, {"reopen_until", stateIsOptInstant},
+	}}
+	stateTerminal = &stateRecord{fields: stateTerminalFields, rules: []stateRule{
+		{"outcome", stateIsOneOf(ProducibleTerminals)}, {"at", stateIsInstant}, {"cycle_id", stateIsOptText},
+	}}
+)
 
-func (v *stateValidator) exception(x any, p, key string) error {
-	e, err := stateObject(x, p)
-	if err != nil {
-		return err
-	}
-	if err := stateExact(e, stateExceptionFields, p); err != nil {
-		return err
-	}
-	id, err := stateText(e["checkpoint_id"], p+"/checkpoint_id")
-	if err != nil {
-		return err
-	}
-	if id != key {
-		return stateFail(ErrStateKeyMismatch, p+"/checkpoint_id", "the exception is filed under %q but names checkpoint %q", key, id)
-	}
-	if err := stateOneOf(e["exception_type"], ExceptionTypes, p+"/exception_type"); err != nil {
-		return err
-	}
-	if err := stateOptText(e["cycle_id"], p+"/cycle_id"); err != nil {
-		return err
-	}
-	for _, f := range []string{"opened_at", "deadline_at"} {
-		if err := stateInstant(e[f], p+"/"+f); err != nil {
-			return err
-		}
-	}
-	refs, ok := e["evidence_refs"].([]any)
-	if !ok {
-		return stateFail(ErrStateBadField, p+"/evidence_refs", "must be a JSON array, got %s", stateKind(e["evidence_refs"]))
-	}
-	for i, r := range refs {
-		if _, err := stateText(r, p+"/evidence_refs/"+strconv.Itoa(i)); err != nil {
-			return err
-		}
-	}
-	if err := stateOneOf(e["status"], stateExceptionStatuses, p+"/status"); err != nil {
-		return err
-	}
-	if err := stateOptText(e["resolution"], p+"/resolution"); err != nil {
-		return err
-	}
-	return stateOptInstant(e["resolved_at"], p+"/resolved_at")
-}
-
-func (v *stateValidator) invoice(x any, p, key string) error {
-	inv, err := stateObject(x, p)
-	if err != nil {
-		return err
-	}
-	if err := stateExact(inv, stateInvoiceFields, p); err != nil {
-		return err
-	}
-	id, err := stateText(inv["invoice_id"], p+"/invoice_id")
-	if err != nil {
-		return err
-	}
-	if id != key {
-		return stateFail(ErrStateKeyMismatch, p+"/invoice_id", "the invoice is filed under %q but names invoice %q", key, id)
-	}
-	for _, f := range []string{"cycle_id", "quote_id", "currency"} {
-		if _, err := stateText(inv[f], p+"/"+f); err != nil {
-			return err
-		}
-	}
-	if _, err := stateInt(inv["quote_version"], p+"/quote_version", 1); err != nil {
-		return err
-	}
-	if _, err := stateInt(inv["amount_minor"], p+"/amount_minor", 0); err != nil {
-		return err
-	}
-	if err := stateOneOf(inv["status"], stateInvoiceStatuses, p+"/status"); err != nil {
-		return err
-	}
-	return stateOptText(inv["validation_id"], p+"/validation_id")
-}
-
-func (v *stateValidator) obligation(x any, p, key string) error {
-	o, err := stateObject(x, p)
-	if err != nil {
-		return err
-	}
-	if err := stateExact(o, stateObligationFields, p); err != nil {
-		return err
-	}
-	id, err := stateText(o["obligation_id"], p+"/obligation_id")
-	if err != nil {
-		return err
-	}
-	if id != key {
-		return stateFail(ErrStateKeyMismatch, p+"/obligation_id", "the obligation is filed under %q but names obligation %q", key, id)
-	}
-	if _, err := stateText(o["kind"], p+"/kind"); err != nil {
-		return err
-	}
-	if err := stateOptText(o["cycle_id"], p+"/cycle_id"); err != nil {
-		return err
-	}
-	if err := stateInstant(o["due_at"], p+"/due_at"); err != nil {
-		return err
-	}
-	if err := stateOneOf(o["status"], stateObligationStatus, p+"/status"); err != nil {
-		return err
-	}
-	return stateOptInstant(o["closed_at"], p+"/closed_at")
+// stateRegistries are the record registries of the canonical state, in the
+// order they are checked, each with its records' shape.
+var stateRegistries = []struct {
+	name   string
+	record *stateRecord
+}{
+	{"cycles", &stateRecord{stateCycleFields, stateFiledAs("cycle_id", "the cycle is filed under %q but calls itself %q"), []stateRule{
+		{"kind", stateIsOneOf(stateCycleKinds)}, {"visit_status", stateIsOneOf(stateVisitStatuses)},
+		{"parent_cycle_id", stateIsOptText}, {"scope_digest", stateIsOptText}, {"visit_id", stateIsOptText},
+		{"reported_outcome", stateIsOptText}, {"work_evidence_id", stateIsOptText},
+		{"requires_payment", stateIsFlag}, {"completion_notice_sent", stateIsFlag},
+	}}},
+	{"quotes", &stateRecord{stateQuoteFields, stateQuoteFiled, []stateRule{
+		{"cycle_id", stateIsText}, {"currency", stateIsText}, {"scope_digest", stateIsText},
+		{"amount_minor", stateIsInt(0)}, {"status", stateIsOneOf(stateQuoteStatuses)}, {"valid_until", stateIsOptInstant},
+	}}},
+	{"approvals", &stateRecord{stateApprovalFields, stateFiledAs("checkpoint_id", "the approval is filed under %q but names checkpoint %q"), []stateRule{
+		{"quote_id", stateIsText}, {"cycle_id", stateIsText}, {"currency", stateIsText}, {"scope_digest", stateIsText},
+		{"quote_version", stateIsInt(1)}, {"amount_minor", stateIsInt(0)},
+		{"opened_at", stateIsInstant}, {"deadline_at", stateIsInstant},
+		{"status", stateIsOneOf(stateApprovalStatuses)}, {"resolved_at", stateIsOptInstant}, {"reminder_fired", stateIsFlag},
+	}}},
+	{"exceptions", &stateRecord{stateExceptionFields, stateFiledAs("checkpoint_id", "the exception is filed under %q but names checkpoint %q"), []stateRule{
+		{"exception_type", stateIsOneOf(ExceptionTypes)}, {"cycle_id", stateIsOptText},
+		{"opened_at", stateIsInstant}, {"deadline_at", stateIsInstant}, {"evidence_refs", stateIsTextList},
+		{"status", stateIsOneOf(stateExceptionStatuses)}, {"resolution", stateIsOptText}, {"resolved_at", stateIsOptInstant},
+	}}},
+	{"invoices", &stateRecord{stateInvoiceFields, stateFiledAs("invoice_id", "the invoice is filed under %q but names invoice %q"), []stateRule{
+		{"cycle_id", stateIsText}, {"quote_id", stateIsText}, {"currency", stateIsText},
+		{"quote_version", stateIsInt(1)}, {"amount_minor", stateIsInt(0)},
+		{"status", stateIsOneOf(stateInvoiceStatuses)}, {"validation_id", stateIsOptText},
+	}}},
+	{"obligations", &stateRecord{stateObligationFields, stateFiledAs("obligation_id", "the obligation is filed under %q but names obligation %q"), []stateRule{
+		{"kind", stateIsText}, {"cycle_id", stateIsOptText}, {"due_at", stateIsInstant},
+		{"status", stateIsOneOf(stateObligationStatus)}, {"closed_at", stateIsOptInstant},
+	}}},
 }
 
 func stateAuthoritativeRecord(x any, p, key string) error {
@@ -678,23 +623,6 @@ func stateAuthoritativeRecord(x any, p, key string) error {
 		return stateFail(ErrStateKeyMismatch, p, "an attendance record is filed under attendance:<visit_id>, not %q", key)
 	}
 	return nil
-}
-
-func (v *stateValidator) payment() error {
-	const p = "/payment"
-	pay, err := stateObject(v.s["payment"], p)
-	if err != nil {
-		return err
-	}
-	if err := stateExact(pay, statePaymentFields, p); err != nil {
-		return err
-	}
-	for _, f := range []string{"request_id", "invoice_id", "cycle_id", "settlement_id"} {
-		if err := stateOptText(pay[f], p+"/"+f); err != nil {
-			return err
-		}
-	}
-	return stateOneOf(pay["status"], statePaymentStatuses, p+"/status")
 }
 
 func stateAssertions(x any) error {
@@ -806,49 +734,6 @@ func stateCommunications(x any, recovery bool) error {
 		}
 	}
 	return nil
-}
-
-func (v *stateValidator) provisional() error {
-	const p = "/provisional_close"
-	pc, err := stateObject(v.s["provisional_close"], p)
-	if err != nil {
-		return err
-	}
-	if err := stateExact(pc, stateProvisionalField, p); err != nil {
-		return err
-	}
-	for _, f := range []string{"cycle_id", "timer_event_id"} {
-		if err := stateOptText(pc[f], p+"/"+f); err != nil {
-			return err
-		}
-	}
-	for _, f := range []string{"accepted_at", "reopen_until"} {
-		if err := stateOptInstant(pc[f], p+"/"+f); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (v *stateValidator) terminal() error {
-	const p = "/terminal"
-	if v.s["terminal"] == nil {
-		return nil
-	}
-	t, err := stateObject(v.s["terminal"], p)
-	if err != nil {
-		return err
-	}
-	if err := stateExact(t, stateTerminalFields, p); err != nil {
-		return err
-	}
-	if err := stateOneOf(t["outcome"], ProducibleTerminals, p+"/outcome"); err != nil {
-		return err
-	}
-	if err := stateInstant(t["at"], p+"/at"); err != nil {
-		return err
-	}
-	return stateOptText(t["cycle_id"], p+"/cycle_id")
 }
 
 // references checks, once every shape holds, that each reference the
