@@ -260,7 +260,7 @@ type ToolResult struct {
 	RecordsJSON []byte
 	OK          bool
 
-	frags *resultFrags // the quoted string fields, encoded once
+	frags resultFrags // the quoted string fields, encoded once (tail nil until then)
 }
 
 // resultFrags are a result's string fields as canonical JSON, so rows and
@@ -275,10 +275,10 @@ type resultFrags struct {
 // fragments encodes r's string fields once (a result is not changed after
 // Serve returns it).
 func (r *ToolResult) fragments() *resultFrags {
-	if r.frags == nil {
+	if r.frags.tail == nil {
 		b := make([]byte, 0, 96+len(r.AsOf)+len(r.Authority)+len(r.RecordID)+len(r.RecordVersion)+len(r.SchemaID)+len(r.Source)+len(r.Tool))
 		cut := func(from int) []byte { return b[from:len(b):len(b)] }
-		f := &resultFrags{}
+		f := &r.frags
 		n := len(b)
 		b = appendString(b, r.AsOf)
 		f.asOf = cut(n)
@@ -299,9 +299,8 @@ func (r *ToolResult) fragments() *resultFrags {
 		b = append(b, `,"tool":`...)
 		b = appendString(b, r.Tool)
 		f.tail = cut(n)
-		r.frags = f
 	}
-	return r.frags
+	return &r.frags
 }
 
 func (r *ToolResult) recordsJSON() []byte {
