@@ -150,12 +150,15 @@ type Event struct {
 }
 
 // Tree is the event's JSON projection (without disposition).
-func (e *Event) Tree() map[string]any {
-	return map[string]any{
-		"event_id": e.EventID, "event_type": e.EventType, "actor_id": e.ActorID,
-		"at": e.At, "sequence": e.Sequence, "payload": copyMap(e.Payload),
-		"triggers_agent": e.TriggersAgent, "caused_by": e.CausedBy,
-	}
+func (e *Event) Tree() map[string]any { return e.tree(0) }
+
+// tree is Tree with room for extra more keys.
+func (e *Event) tree(extra int) map[string]any {
+	m := make(map[string]any, 8+extra)
+	m["event_id"], m["event_type"], m["actor_id"] = e.EventID, e.EventType, e.ActorID
+	m["at"], m["sequence"], m["payload"] = e.At, e.Sequence, copyMap(e.Payload)
+	m["triggers_agent"], m["caused_by"] = e.TriggersAgent, e.CausedBy
+	return m
 }
 
 // Verdict answers "was this allowed?", with a name for "no".

@@ -513,7 +513,7 @@ func (x *execution) note(ev *Event, disposition, code string) {
 	if x.ledger.noRows {
 		return // the rerun keeps no event list
 	}
-	row := ev.Tree()
+	row := ev.tree(2)
 	row["disposition"] = disposition
 	row["verdict_code"] = code
 	x.delivered = append(x.delivered, row)
