@@ -90,6 +90,8 @@ type Episode struct {
 	// ObservationDigests are the decisions' observation digests, in order.
 	ObservationDigests []string
 
+	// The digests; "" (and Decisions and ObservationDigests empty) under
+	// [Config.NoDigests].
 	TrajectoryDigest string // trajectory_digest_sha256
 	FinalStateDigest string // final_state_digest_sha256
 	DecisionsDigest  string // decisions_digest_sha256
