@@ -51,9 +51,24 @@ const (
 	citationUnresolved
 )
 
+// freshRecords are the records bodies served since the last invalidation,
+// in serving order. A root reads as its value in the latest body that has
+// it: the dict upstream updates with each body in turn, without copying
+// every body into it.
+type freshRecords []map[string]any
+
+func (f freshRecords) get(root string) any {
+	for i := len(f) - 1; i >= 0; i-- {
+		if v, ok := f[i][root]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
 // requiredCitations reconstructs the citations an outcome owes from the
 // fresh records (evaluator-owned; deliberately not the runtime resolver).
-func (g *grader) requiredCitations(key string, payload any, records map[string]any) (citationStatus, []string) {
+func (g *grader) requiredCitations(key string, payload any, records freshRecords) (citationStatus, []string) {
 	selectors := g.c.Outcomes[key].Selectors
 	if len(selectors) == 0 {
 		return citationResolved, nil
@@ -64,7 +79,7 @@ func (g *grader) requiredCitations(key string, payload any, records map[string]a
 	}
 	var required []string
 	for _, sel := range selectors {
-		registry := records[sel.Root]
+		registry := records.get(sel.Root)
 		selectedID, ok := p[sel.PayloadField].(string)
 		if !ok || selectedID == "" {
 			return citationNotApplicable, nil
@@ -83,7 +98,7 @@ func (g *grader) requiredCitations(key string, payload any, records map[string]a
 		case engine.SelectLinkedAuthority:
 			cycleID := selected[sel.LinkField]
 			var cycle map[string]any
-			if cycles, ok := records[sel.LinkRoot].(map[string]any); ok {
+			if cycles, ok := records.get(sel.LinkRoot).(map[string]any); ok {
 				cycle, _ = mapGet(cycles, cycleID).(map[string]any)
 			}
 			cid, isStr := cycleID.(string)
@@ -92,7 +107,7 @@ func (g *grader) requiredCitations(key string, payload any, records map[string]a
 			}
 			evidenceID := cycle[sel.EvidenceField]
 			var authority map[string]any
-			if authorities, ok := records[sel.AuthorityRoot].(map[string]any); ok {
+			if authorities, ok := records.get(sel.AuthorityRoot).(map[string]any); ok {
 				authority, _ = mapGet(authorities, evidenceID).(map[string]any)
 			}
 			eid, isStr := evidenceID.(string)
@@ -110,7 +125,7 @@ func (g *grader) requiredCitations(key string, payload any, records map[string]a
 				return citationUnresolved, nil
 			}
 			value := quoteID + ":v" + python.Str(version)
-			targets, ok := records[sel.TargetRoot].(map[string]any)
+			targets, ok := records.get(sel.TargetRoot).(map[string]any)
 			if !ok || !has(targets, value) {
 				return citationUnresolved, nil
 			}
@@ -130,7 +145,7 @@ func (g *grader) retrievalDiscipline() Dimension {
 	}
 	var invocation int64
 	fresh := map[string]map[string]bool{}
-	freshRecords := map[string]any{}
+	var bodies freshRecords
 	everRead := map[string]bool{}
 	claimValues := map[string]bool{}
 	authoritativeTrigger := false
@@ -202,7 +217,7 @@ func (g *grader) retrievalDiscipline() Dimension {
 		}
 	}
 	checkCitations := func(row map[string]any, key string) {
-		status, required := g.requiredCitations(key, row["payload"], freshRecords)
+		status, required := g.requiredCitations(key, row["payload"], bodies)
 		switch status {
 		case citationNotApplicable:
 			return
@@ -234,7 +249,7 @@ func (g *grader) retrievalDiscipline() Dimension {
 				invocation = pyInt(v)
 			}
 			clear(fresh)
-			clear(freshRecords)
+			bodies = bodies[:0]
 			clear(claimValues)
 			if values, ok := row["trigger_claim_values"].([]any); ok {
 				for _, v := range values {
@@ -244,7 +259,7 @@ func (g *grader) retrievalDiscipline() Dimension {
 			authoritativeTrigger = python.Truthy(row["trigger_is_authoritative"])
 		case "derived_context_invalidated":
 			clear(fresh)
-			clear(freshRecords)
+			bodies = bodies[:0]
 		case "retrieval_served":
 			served++
 			if ok, present := row["ok"]; present && !python.Truthy(ok) {
@@ -266,9 +281,7 @@ func (g *grader) retrievalDiscipline() Dimension {
 			}
 			fresh[tool][python.Str(row["record_version"])] = true
 			if body, ok := row["records"].(map[string]any); ok {
-				for k, v := range body {
-					freshRecords[k] = v
-				}
+				bodies = append(bodies, body)
 			}
 			everRead[tool] = true
 		case "action_proposed":
