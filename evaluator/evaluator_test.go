@@ -129,3 +129,21 @@ func TestContractRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestFreshRootIsTheLatestServedValue: a root reads as the value in the
+// latest body that carries it (a null included), as upstream's dict of fresh
+// records updated with each body in serving order.
+func TestFreshRootIsTheLatestServedValue(t *testing.T) {
+	bodies := []map[string]any{{"a": int64(1), "b": int64(2), "n": int64(5)}, {"a": int64(3), "n": nil}, {}}
+	for _, c := range []struct {
+		root string
+		want any
+	}{{"a", int64(3)}, {"b", int64(2)}, {"n", nil}, {"missing", nil}} {
+		if got := evaluator.FreshRoot(bodies, c.root); got != c.want {
+			t.Errorf("%s = %v, want %v", c.root, got, c.want)
+		}
+	}
+	if got := evaluator.FreshRoot(nil, "a"); got != nil {
+		t.Errorf("no bodies: %v", got)
+	}
+}

@@ -99,3 +99,7 @@ func RunFromArtefact(doc map[string]any, replayOK *bool) (Run, error) {
 	r.ReplayOK = replayOK
 	return r, nil
 }
+
+// FreshRoot reads root from the records bodies served since the last
+// invalidation, as retrieval discipline does.
+func FreshRoot(bodies []map[string]any, root string) any { return freshRecords(bodies).get(root) }
