@@ -3,7 +3,11 @@
 // names the limit.
 package limits
 
-import "github.com/obaudit/obaudit/refusal"
+import (
+	"bytes"
+
+	"github.com/obaudit/obaudit/refusal"
+)
 
 // ErrExceeded is returned when an input is larger than a named bound.
 var ErrExceeded = refusal.Sentinel("limits/exceeded")
@@ -39,29 +43,50 @@ const (
 // are counted by one pass over the bytes: every '[' and '{', every ',' and
 // the first value, outside strings.
 func CheckDensity(name string, b []byte) error {
-	var values int64 = 1
-	in, esc := false, false
-	for _, c := range b {
-		switch {
-		case in:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				in = false
-			}
-		case c == '"':
-			in = true
-		case c == ',' || c == '[' || c == '{':
-			values++
-		}
-	}
-	if allowed := int64(len(b))/MinBytesPerValue + DensityAllowance; values > allowed {
+	if values, allowed := countValues(b), int64(len(b))/MinBytesPerValue+DensityAllowance; values > allowed {
 		return refusal.New(ErrExceeded, "%s: %d values in %d bytes is more than one per %d bytes (MinBytesPerValue)", name, values, len(b), MinBytesPerValue)
 	}
 	return nil
+}
+
+// countValues is CheckDensity's count: one, plus every '[', '{' and ','
+// outside strings. A string runs from a '"' to the next '"' not escaped,
+// that is, not preceded by an odd run of backslashes (in a string a
+// backslash escapes the byte after it, so the first of a run is never
+// escaped); an unterminated string runs to the end. The closing quote is
+// found by bytes.IndexByte: the artefacts hold five of every six bytes in
+// strings.
+func countValues(b []byte) int64 {
+	var values int64 = 1
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = stringEnd(b, i)
+		case ',', '[', '{':
+			values++
+		}
+	}
+	return values
+}
+
+// stringEnd returns the index of the quote closing the string b[open]
+// opens, or len(b) when none does.
+func stringEnd(b []byte, open int) int {
+	for i := open + 1; ; {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		q += i
+		run := 0
+		for j := q - 1; j > open && b[j] == '\\'; j-- {
+			run++
+		}
+		if run%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
 }
 
 // Exceeded returns the refusal for an input of n bytes against the named
