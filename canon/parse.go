@@ -79,23 +79,19 @@ func (p *parser) escaped(start int) {
 
 // key reads an object key, returning one shared string per distinct key.
 func (p *parser) key() (string, error) {
-	start := p.pos
-	var err error
-	p.buf, err = p.str(p.buf[:0], true)
-	if err != nil {
-		return "", err
-	}
-	if p.pos-start != len(p.buf)+2 {
-		p.escaped(start)
-		return string(p.buf), nil // escaped keys are rare: not interned
+	body, ok := p.plainStr()
+	if !ok {
+		// Escaped or non-ASCII keys are rare: not interned.
+		s, err := p.decodedStr()
+		return s, err
 	}
 	if p.intern == nil {
 		p.intern = make(map[string]string, 64)
 	}
-	if s, ok := p.intern[string(p.buf)]; ok {
+	if s, ok := p.intern[string(body)]; ok {
 		return s, nil
 	}
-	s := string(p.buf)
+	s := string(body)
 	if len(p.intern) < 4096 {
 		p.intern[s] = s
 	}
@@ -103,11 +99,21 @@ func (p *parser) key() (string, error) {
 }
 
 func (p *parser) string() (any, error) {
+	if body, ok := p.plainStr(); ok {
+		return string(body), nil // straight from the input
+	}
+	s, err := p.decodedStr()
+	return s, err
+}
+
+// decodedStr reads the string at p.pos (one plainStr declined), noting
+// whether its escapes are spelled canonically.
+func (p *parser) decodedStr() (string, error) {
 	start := p.pos
 	var err error
 	p.buf, err = p.str(p.buf[:0], true)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if p.pos-start == len(p.buf)+2 {
 		return string(p.data[start+1 : p.pos-1]), nil // no escapes: straight from the input
@@ -215,11 +221,10 @@ func (p *parser) object(depth int) (any, error) {
 				// input by one class.
 				members := p.kvs[base:]
 				m := make(map[string]any, len(members))
-				for _, e := range members {
-					if _, seen := m[e.k]; seen {
+				for i, e := range members {
+					if m[e.k] = e.v; len(m) == i {
 						return nil, errf(ErrDuplicateKey, "duplicate key %q", e.k)
 					}
-					m[e.k] = e.v
 				}
 				return m, nil
 			}
