@@ -2,6 +2,8 @@ package canon
 
 import (
 	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
@@ -70,6 +72,32 @@ func TestPlainStrBoundaries(t *testing.T) {
 			if ok != wantOK || ok && (string(got) != string(body) || s.pos != n+2) || !ok && s.pos != 0 {
 				t.Errorf("plainStr(%q) = %q, %v, pos %d", data, got, ok, s.pos)
 			}
+		}
+	}
+}
+
+// TestSharedValues: string values are read right past the shared table's
+// bound and its length limit, repeated or not.
+func TestSharedValues(t *testing.T) {
+	var want []string
+	for i := range 5000 {
+		want = append(want, fmt.Sprintf("v%d", i), fmt.Sprintf("v%d", i%7), fmt.Sprintf("%0*d", maxSharedValue+i%3-1, i))
+	}
+	doc, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Parse(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := v.([]any)
+	if len(got) != len(want) {
+		t.Fatalf("%d values, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("value %d = %v, want %q", i, got[i], want[i])
 		}
 	}
 }
