@@ -40,8 +40,8 @@ const (
 
 // CheckDensity refuses (limits/exceeded, before any parse) a JSON document
 // that holds more values than MinBytesPerValue allows for its size. Values
-// are counted over the bytes: every '[' and '{', every ',' and the first
-// value, outside strings (countValues), once a cheaper count of those bytes
+// are counted by one pass over the bytes: every '[' and '{', every ',' and
+// the first value, outside strings, once a cheaper count of those bytes
 // everywhere has not already shown the document within the allowance.
 func CheckDensity(name string, b []byte) error {
 	allowed := int64(len(b))/MinBytesPerValue + DensityAllowance
@@ -51,50 +51,29 @@ func CheckDensity(name string, b []byte) error {
 	if 1+int64(bytes.Count(b, []byte{'['})+bytes.Count(b, []byte{'{'})+bytes.Count(b, []byte{','})) <= allowed {
 		return nil
 	}
-	if values := countValues(b); values > allowed {
-		return refusal.New(ErrExceeded, "%s: %d values in %d bytes is more than one per %d bytes (MinBytesPerValue)", name, values, len(b), MinBytesPerValue)
-	}
-	return nil
-}
-
-// countValues is CheckDensity's count: one, plus every '[', '{' and ','
-// outside strings. A string runs from a '"' to the next '"' not escaped,
-// that is, not preceded by an odd run of backslashes (in a string a
-// backslash escapes the byte after it, so the first of a run is never
-// escaped); an unterminated string runs to the end. The closing quote is
-// found by bytes.IndexByte: the artefacts hold five of every six bytes in
-// strings.
-func countValues(b []byte) int64 {
 	var values int64 = 1
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			i = stringEnd(b, i)
-		case ',', '[', '{':
+	in, esc := false, false
+	for _, c := range b {
+		switch {
+		case in:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				in = false
+			}
+		case c == '"':
+			in = true
+		case c == ',' || c == '[' || c == '{':
 			values++
 		}
 	}
-	return values
-}
-
-// stringEnd returns the index of the quote closing the string b[open]
-// opens, or len(b) when none does.
-func stringEnd(b []byte, open int) int {
-	for i := open + 1; ; {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
-			return len(b)
-		}
-		q += i
-		run := 0
-		for j := q - 1; j > open && b[j] == '\\'; j-- {
-			run++
-		}
-		if run%2 == 0 {
-			return q
-		}
-		i = q + 1
+	if values > allowed {
+		return refusal.New(ErrExceeded, "%s: %d values in %d bytes is more than one per %d bytes (MinBytesPerValue)", name, values, len(b), MinBytesPerValue)
 	}
+	return nil
 }
 
 // Exceeded returns the refusal for an input of n bytes against the named
