@@ -64,6 +64,9 @@ type parser struct {
 }
 
 func (p *parser) ws() {
+	if p.pos < len(p.data) && p.data[p.pos] > ' ' {
+		return // no whitespace (a canonical document has none): inlined
+	}
 	at := p.pos
 	p.scanner.ws()
 	p.loose = p.loose || p.pos != at
