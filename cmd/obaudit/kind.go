@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,7 +109,7 @@ func sniffJSON(b []byte) *fileKind {
 // record's "contract", "arm" and "protocol"); a kind added to sniffJSON
 // adds its keys here. An object holding none of them is, to sniffJSON, an
 // artefact or of no known kind, however much of it is looked at.
-var otherKindKeys = [...]string{"mediaType", "header", "contract", "arm", "protocol"}
+var otherKindKeys = []string{"mediaType", "header", "contract", "arm", "protocol"}
 
 // checkArtefactKind is checkKind(name, b, kindArtefact) for a reader that
 // parses the whole input first (obaudit validate): tree is what it parsed
@@ -121,15 +122,12 @@ var otherKindKeys = [...]string{"mediaType", "header", "contract", "arm", "proto
 // refusal comes before the reader's, so every input is refused by the class
 // readInputAs gives it.
 func checkArtefactKind(name string, b []byte, tree map[string]any) error {
-	if tree != nil {
-		marked := false
-		for _, k := range otherKindKeys {
-			_, has := tree[k]
-			marked = marked || has
-		}
-		if !marked {
-			return nil
-		}
+	marked := slices.ContainsFunc(otherKindKeys, func(k string) bool {
+		_, ok := tree[k]
+		return ok
+	})
+	if tree != nil && !marked {
+		return nil
 	}
 	return checkKind(name, b, kindArtefact)
 }

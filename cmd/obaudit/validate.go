@@ -52,8 +52,8 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 			if agentRun.file != "" {
 				return validateAgentRun(cmd, g, agentRun)
 			}
-			// Before the read: start-up, the read and the kind sniff
-			// reach the default 4 MB first target on their own.
+			// Before the read: start-up and the read reach the default
+			// 4 MB first target on their own.
 			collectLessOften()
 			b, err := readInput(cmd, args[0])
 			if err != nil {
