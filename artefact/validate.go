@@ -340,9 +340,7 @@ func (v *validator) trajectory(x any, recovery bool) error {
 		if !ok {
 			return fail(ErrLaterContract, p, "a %q record is written by contract %d and not by contract %d, which this document declares; a record carrying it describes a run its own contract had no way to produce", rt, Version, v.version)
 		}
-		_, hasRecoveryOf := body["recovery_of"]
-		_, hasChannel := body["dispatch_channel"]
-		if recovery && (rt == "side_effect" || rt == "side_effect_failed") && (hasRecoveryOf || hasChannel) {
+		if recovery && (rt == "side_effect" || rt == "side_effect_failed") && (has(body, "recovery_of") || has(body, "dispatch_channel")) {
 			if _, err := counter(body["recovery_of"], p+"/recovery_of"); err != nil {
 				return err
 			}
@@ -368,22 +366,24 @@ func (v *validator) trajectory(x any, recovery bool) error {
 // the named extra keys).
 func rowBody(body map[string]any, shapes []shape, p string, version int, ignore ...string) error {
 	carried := len(body) - len(rowHead) - len(ignore)
+	var held [24]any // the shape's values, each looked up once
 	for _, s := range shapes {
 		if len(s) != carried {
 			continue
 		}
-		match := true
+		values := held[:0]
 		for _, f := range s {
-			if _, ok := body[f.name]; !ok {
-				match = false
+			x, ok := body[f.name]
+			if !ok {
 				break
 			}
+			values = append(values, x)
 		}
-		if !match {
+		if len(values) < len(s) {
 			continue
 		}
-		for _, f := range s {
-			if err := holdField(body, f.name, f.kind, p); err != nil {
+		for i, f := range s {
+			if err := holdField(values[i], f.name, f.kind, p); err != nil {
 				return err
 			}
 		}
@@ -406,14 +406,15 @@ func rowBody(body map[string]any, shapes []shape, p string, version int, ignore 
 		body["record_type"], got, version, strings.Join(want, " "))
 }
 
-// holdField holds body[name] to its field kind. The pointer is built only
-// when refusing: the one rule (fieldKind) runs first with the empty
-// pointer, and only a refusal runs it again where the value sits.
-func holdField(body map[string]any, name, kind, p string) error {
-	if fieldKind(body[name], kind, "") == nil {
+// holdField holds x, the value of field name of the object at p, to its
+// field kind. The pointer is built only when refusing: the one rule
+// (fieldKind) runs first with the empty pointer, and only a refusal runs it
+// again where the value sits.
+func holdField(x any, name, kind, p string) error {
+	if fieldKind(x, kind, "") == nil {
 		return nil
 	}
-	return fieldKind(body[name], kind, key(p, name))
+	return fieldKind(x, kind, key(p, name))
 }
 
 func fieldKind(x any, kind, p string) error {
@@ -528,7 +529,7 @@ func outcomeBody(body map[string]any, p, expected string) (string, error) {
 		return "", err
 	}
 	for _, f := range s {
-		if err := holdField(body, f.name, f.kind, p); err != nil {
+		if err := holdField(body[f.name], f.name, f.kind, p); err != nil {
 			return "", err
 		}
 	}
@@ -1009,6 +1010,12 @@ func exact(body map[string]any, allowed []string, p string) error {
 	}
 	slices.Sort(missing)
 	return fail(ErrMissingField, p, "missing required field(s) %q", missing)
+}
+
+// has reports whether body holds the key k.
+func has(body map[string]any, k string) bool {
+	_, ok := body[k]
+	return ok
 }
 
 func object(x any, p string) (map[string]any, error) {

@@ -53,6 +53,7 @@ type parser struct {
 	scanner
 	buf    []byte
 	intern map[string]string // object keys repeat across records: one string each
+	shares map[string]any    // so do short string values (shared)
 	vals   []any             // scratch stack for array elements
 	kvs    []kv              // scratch stack for object members
 	// check: track whether the input is canonical (loose once it is not)
@@ -63,6 +64,9 @@ type parser struct {
 }
 
 func (p *parser) ws() {
+	if p.pos < len(p.data) && p.data[p.pos] > ' ' {
+		return // no whitespace (a canonical document has none): inlined
+	}
 	at := p.pos
 	p.scanner.ws()
 	p.loose = p.loose || p.pos != at
@@ -79,23 +83,19 @@ func (p *parser) escaped(start int) {
 
 // key reads an object key, returning one shared string per distinct key.
 func (p *parser) key() (string, error) {
-	start := p.pos
-	var err error
-	p.buf, err = p.str(p.buf[:0], true)
-	if err != nil {
-		return "", err
-	}
-	if p.pos-start != len(p.buf)+2 {
-		p.escaped(start)
-		return string(p.buf), nil // escaped keys are rare: not interned
+	body, ok := p.plainStr()
+	if !ok {
+		// Escaped or non-ASCII keys are rare: not interned.
+		s, err := p.decodedStr()
+		return s, err
 	}
 	if p.intern == nil {
 		p.intern = make(map[string]string, 64)
 	}
-	if s, ok := p.intern[string(p.buf)]; ok {
+	if s, ok := p.intern[string(body)]; ok {
 		return s, nil
 	}
-	s := string(p.buf)
+	s := string(body)
 	if len(p.intern) < 4096 {
 		p.intern[s] = s
 	}
@@ -103,11 +103,47 @@ func (p *parser) key() (string, error) {
 }
 
 func (p *parser) string() (any, error) {
+	if body, ok := p.plainStr(); ok {
+		return p.shared(body), nil
+	}
+	s, err := p.decodedStr()
+	return s, err
+}
+
+// maxSharedValue bounds the string values shared: longer ones are text,
+// seldom repeated.
+const maxSharedValue = 64
+
+// shared returns body (a plain string's contents, straight from the input)
+// as a value, one boxed string per distinct short value: string values
+// repeat as keys do (the 220 KB V1 artefact holds 5,112, 401 distinct), and
+// a lookup costs a third of the copy and the box.
+func (p *parser) shared(body []byte) any {
+	if len(body) > maxSharedValue {
+		return string(body)
+	}
+	if p.shares == nil {
+		p.shares = make(map[string]any, 8)
+	}
+	if v, ok := p.shares[string(body)]; ok {
+		return v
+	}
+	s := string(body)
+	var v any = s
+	if len(p.shares) < 4096 {
+		p.shares[s] = v
+	}
+	return v
+}
+
+// decodedStr reads the string at p.pos (one plainStr declined), noting
+// whether its escapes are spelled canonically.
+func (p *parser) decodedStr() (string, error) {
 	start := p.pos
 	var err error
 	p.buf, err = p.str(p.buf[:0], true)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if p.pos-start == len(p.buf)+2 {
 		return string(p.data[start+1 : p.pos-1]), nil // no escapes: straight from the input
@@ -215,11 +251,10 @@ func (p *parser) object(depth int) (any, error) {
 				// input by one class.
 				members := p.kvs[base:]
 				m := make(map[string]any, len(members))
-				for _, e := range members {
-					if _, seen := m[e.k]; seen {
+				for i, e := range members {
+					if m[e.k] = e.v; len(m) == i {
 						return nil, errf(ErrDuplicateKey, "duplicate key %q", e.k)
 					}
-					m[e.k] = e.v
 				}
 				return m, nil
 			}

@@ -1,6 +1,8 @@
 package canon
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -22,6 +24,31 @@ var plain = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// notPlain8 marks, a word at a time, the bytes of x (little-endian) that
+// are not plain: the high bit of each byte is set that has its own high bit
+// set (x), is below 0x20 (x - 0x20 in each byte borrows) or is '"' or '\\'
+// (x XOR that byte in each, less one, borrows). A borrow also marks bytes
+// above one already marked, so the lowest mark is exact: the first byte
+// that is not plain, or 0 when all eight are.
+func notPlain8(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, b := x^'"'*ones, x^'\\'*ones
+	return (x | (x - 0x20*ones) | (q - ones) | (b - ones)) & highs
+}
+
+// plainEnd returns the end of the run of plain bytes d[i:] begins with.
+func plainEnd(d []byte, i int) int {
+	for ; i+8 <= len(d); i += 8 {
+		if m := notPlain8(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for i < len(d) && plain[d[i]] {
+		i++
+	}
+	return i
+}
 
 type scanner struct {
 	data []byte
@@ -246,6 +273,19 @@ func (s *scanner) escape() (rune, error) {
 	return r, nil
 }
 
+// plainStr steps past the string at s.pos (which holds '"') and returns
+// its contents when they are all plain bytes, which then need no decoding
+// and are spelled canonically; otherwise it returns false and leaves s.pos.
+func (s *scanner) plainStr() ([]byte, bool) {
+	end := plainEnd(s.data, s.pos+1)
+	if end >= len(s.data) || s.data[end] != '"' {
+		return nil, false
+	}
+	body := s.data[s.pos+1 : end]
+	s.pos = end + 1
+	return body, true
+}
+
 // str reads the string at s.pos (which holds '"'). With decode it appends
 // the decoded UTF-8 bytes to dst; otherwise it appends the string's
 // canonical encoding, quotes included.
@@ -256,13 +296,7 @@ func (s *scanner) str(dst []byte, decode bool) ([]byte, error) {
 		dst = append(dst, '"')
 	}
 	for {
-		i := s.pos
-		for i+4 <= len(d) && plain[d[i]] && plain[d[i+1]] && plain[d[i+2]] && plain[d[i+3]] {
-			i += 4
-		}
-		for i < len(d) && plain[d[i]] {
-			i++
-		}
+		i := plainEnd(d, s.pos)
 		dst = append(dst, d[s.pos:i]...)
 		s.pos = i
 		if i >= len(d) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -101,6 +102,34 @@ func sniffJSON(b []byte) *fileKind {
 		return kindNoTime
 	}
 	return nil
+}
+
+// otherKindKeys are the top-level keys sniffJSON reads as a mark of a
+// kind other than an artefact (a "mediaType", a ledger's "header", a No-Time
+// record's "contract", "arm" and "protocol"); a kind added to sniffJSON
+// adds its keys here. An object holding none of them is, to sniffJSON, an
+// artefact or of no known kind, however much of it is looked at.
+var otherKindKeys = []string{"mediaType", "header", "contract", "arm", "protocol"}
+
+// checkArtefactKind is checkKind(name, b, kindArtefact) for a reader that
+// parses the whole input first (obaudit validate): tree is what it parsed
+// (nil when the parse or the checks after it refused). A parsed object with
+// none of otherKindKeys needs no sniff: its first line cannot be a ledger's
+// header row (an object complete on its first line with more after it does
+// not parse), and the keys topLevelKeys reads from the first sniffLimit
+// bytes are some of tree's, so checkKind would find an artefact or nothing
+// and accept. Any other input is sniffed as readInputAs sniffs it, and its
+// refusal comes before the reader's, so every input is refused by the class
+// readInputAs gives it.
+func checkArtefactKind(name string, b []byte, tree map[string]any) error {
+	marked := slices.ContainsFunc(otherKindKeys, func(k string) bool {
+		_, ok := tree[k]
+		return ok
+	})
+	if tree != nil && !marked {
+		return nil
+	}
+	return checkKind(name, b, kindArtefact)
 }
 
 // topLevelKeys lists the keys of the JSON object b begins with, as far as b

@@ -52,14 +52,23 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 			if agentRun.file != "" {
 				return validateAgentRun(cmd, g, agentRun)
 			}
-			// Before the read: start-up, the read and the kind sniff
-			// reach the default 4 MB first target on their own.
+			// Before the read: start-up and the read reach the default
+			// 4 MB first target on their own.
 			collectLessOften()
-			b, err := readInputAs(cmd, args[0], kindArtefact)
+			b, err := readInput(cmd, args[0])
 			if err != nil {
 				return err
 			}
+			// The kind is judged after the read that parses the whole
+			// file anyway (checkArtefactKind), not by a sniff before it.
 			doc, regraded, err := checkArtefact(b)
+			var tree map[string]any
+			if err == nil {
+				tree = doc.Tree
+			}
+			if kerr := checkArtefactKind(args[0], b, tree); kerr != nil {
+				return kerr
+			}
 			var sv *schemaVerdict
 			if schema {
 				sv = checkSchema(b, doc)

@@ -25,6 +25,11 @@ func TestCheckDensity(t *testing.T) {
 		{"commas in a string", `{"a":"` + strings.Repeat(",[{", n) + `"}`, false},
 		{"escaped quote", `{"a":"\"` + strings.Repeat(",", n) + `"}`, false},
 		{"small dense", "[" + strings.Repeat("0,", 1000) + "0]", false},
+		// Each byte counted alone: the bound CheckDensity tries first
+		// counts all three.
+		{"nested arrays", strings.Repeat("[", n) + strings.Repeat("]", n), true},
+		{"open braces", strings.Repeat("{", n), true},
+		{"commas", strings.Repeat(",", n), true},
 	} {
 		err := limits.CheckDensity(c.name, []byte(c.doc))
 		if got, _ := refusal.ClassOf(err); (got == limits.ErrExceeded.Class) != c.want {
