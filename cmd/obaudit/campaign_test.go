@@ -11,7 +11,9 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,16 +28,68 @@ import (
 
 // campaignFile is a deterministic campaign file over agents × variants.
 func campaignFile(t testing.TB, dir string, agents, variants []string, trials int, origin string) string {
+	return writeCampaignFile(t, dir, testCampaign{origin: origin, agents: agents, variants: variants, trials: trials})
+}
+
+// testCampaign is what a test's campaign file says of its own; the rest is
+// the same in every one.
+type testCampaign struct {
+	origin           string // its last element is the campaign's name
+	seed             string // default "test-seed"
+	agents, variants []string
+	arms             []string // default full_lifecycle
+	trials           int
+	stabilityK       int // default min(trials, 2)
+	comparisons      [][2]string
+	// luna, when set, adds the one model profile "luna" (gpt-5.6-luna on
+	// the loopback scripted provider, lunaLatencyMS injected a call) with a
+	// model trial's bounds and the operator-pinned rates; otherwise the
+	// campaign spends nothing.
+	luna          bool
+	lunaLatencyMS int
+}
+
+// writeCampaignFile writes c's campaign file to dir/campaign.json.
+func writeCampaignFile(t testing.TB, dir string, c testCampaign) string {
+	seed, arms, k, comparisons := c.seed, c.arms, c.stabilityK, c.comparisons
+	if seed == "" {
+		seed = "test-seed"
+	}
+	if arms == nil {
+		arms = []string{campaign.ArmFullLifecycle}
+	}
+	if k == 0 {
+		k = min(c.trials, 2)
+	}
+	if comparisons == nil {
+		comparisons = [][2]string{}
+	}
+	profiles := []any{}
+	calls, tokens, costUSD, wall := 0, 0, 0, 0
+	rates := map[string]any{"input_usd_per_mtok": "0", "output_usd_per_mtok": "0", "pricing_policy_id": "none"}
+	if c.luna {
+		profiles = append(profiles, map[string]any{"id": "luna", "lane": laneLoopback, "model": "gpt-5.6-luna", "latency_ms": c.lunaLatencyMS})
+		calls, tokens, costUSD, wall = 60, 1650300, 10, 1800
+		rates = map[string]any{"input_usd_per_mtok": "1.25", "output_usd_per_mtok": "10.00", "pricing_policy_id": "offline_operator_pinned_v1"}
+	}
+	usd := func(n int) string {
+		if n == 0 {
+			return "0"
+		}
+		return strconv.Itoa(n) + ".00"
+	}
+	// The aggregate bounds are the model trials' own: trials × per trial.
+	models := len(profiles) * c.trials
 	f := map[string]any{
-		"format": campaign.FileFormat, "name": "test", "origin": origin, "seed": "test-seed",
-		"engine_version": "0.9.0+obaudit.1", "variants": variants, "agents": agents,
-		"model_profiles": []any{}, "arms": []string{"full_lifecycle"}, "trials": trials, "stability_k": min(trials, 2),
-		"comparisons": [][2]string{},
+		"format": campaign.FileFormat, "name": path.Base(c.origin), "origin": c.origin, "seed": seed,
+		"engine_version": "0.9.0+obaudit.1", "variants": c.variants, "agents": c.agents,
+		"model_profiles": profiles, "arms": arms, "trials": c.trials, "stability_k": k,
+		"comparisons": comparisons,
 		"bounds": map[string]any{
-			"per_trial": map[string]any{"calls": 0, "tokens": 0, "cost_usd": "0", "wall_seconds": 0},
-			"aggregate": map[string]any{"calls": 0, "tokens": 0, "cost_usd": "0", "wall_seconds": 0},
+			"per_trial": map[string]any{"calls": calls, "tokens": tokens, "cost_usd": usd(costUSD), "wall_seconds": wall},
+			"aggregate": map[string]any{"calls": models * calls, "tokens": models * tokens, "cost_usd": usd(models * costUSD), "wall_seconds": 0},
 		},
-		"rates": map[string]any{"input_usd_per_mtok": "0", "output_usd_per_mtok": "0", "pricing_policy_id": "none"},
+		"rates": rates,
 	}
 	b, _ := json.Marshal(f)
 	p := filepath.Join(dir, "campaign.json")
@@ -43,6 +97,17 @@ func campaignFile(t testing.TB, dir string, agents, variants []string, trials in
 		t.Fatal(err)
 	}
 	return p
+}
+
+// planCampaign writes a key pair to tmp and plans the campaign file under
+// it to tmp/camp; it returns the directory and the private key's path.
+func planCampaign(t testing.TB, tmp, file string) (dir, key string) {
+	t.Helper()
+	key = filepath.Join(tmp, "k")
+	mustRun(t, "keygen", "--output", key)
+	dir = filepath.Join(tmp, "camp")
+	mustRun(t, "campaign", "plan", file, "--output", dir, "--key", key+".key")
+	return dir, key + ".key"
 }
 
 // obaudit runs the CLI in-process and returns its exit code and output.
@@ -66,12 +131,7 @@ func mustRun(t testing.TB, args ...string) string {
 func newCampaign(t testing.TB, agents, variants []string, trials int) (dir, key string) {
 	quietTessera()
 	tmp := t.TempDir()
-	key = filepath.Join(tmp, "k")
-	mustRun(t, "keygen", "--output", key)
-	f := campaignFile(t, tmp, agents, variants, trials, "obaudit.example/campaign/test")
-	dir = filepath.Join(tmp, "camp")
-	mustRun(t, "campaign", "plan", f, "--output", dir, "--key", key+".key")
-	return dir, key + ".key"
+	return planCampaign(t, tmp, campaignFile(t, tmp, agents, variants, trials, "obaudit.example/campaign/test"))
 }
 
 func copyDir(t testing.TB, src, dst string) {
@@ -392,25 +452,9 @@ func TestCampaignModelBacked(t *testing.T) {
 	t.Parallel()
 	quietTessera()
 	tmp := t.TempDir()
-	key := filepath.Join(tmp, "k")
-	mustRun(t, "keygen", "--output", key)
-	f := map[string]any{
-		"format": campaign.FileFormat, "name": "model", "origin": "obaudit.example/campaign/model", "seed": "m",
-		"engine_version": "0.9.0+obaudit.1", "variants": []string{"V1"}, "agents": []string{"reference"},
-		"model_profiles": []any{map[string]any{"id": "luna", "lane": laneLoopback, "model": "gpt-5.6-luna", "latency_ms": 0}},
-		"arms":           []string{"full_lifecycle"}, "trials": 2, "stability_k": 2, "comparisons": [][2]string{{"luna", "reference"}},
-		"bounds": map[string]any{
-			"per_trial": map[string]any{"calls": 60, "tokens": 1650300, "cost_usd": "10.00", "wall_seconds": 1800},
-			"aggregate": map[string]any{"calls": 120, "tokens": 3300600, "cost_usd": "20.00", "wall_seconds": 0},
-		},
-		"rates": map[string]any{"input_usd_per_mtok": "1.25", "output_usd_per_mtok": "10.00", "pricing_policy_id": "offline_operator_pinned_v1"},
-	}
-	raw, _ := json.Marshal(f)
-	file := filepath.Join(tmp, "c.json")
-	os.WriteFile(file, raw, 0o644)
-	dir := filepath.Join(tmp, "camp")
-	mustRun(t, "campaign", "plan", file, "--output", dir, "--key", key+".key")
-	mustRun(t, "campaign", "run", dir, "--key", key+".key", "--parallel", "2")
+	dir, key := planCampaign(t, tmp, writeCampaignFile(t, tmp, testCampaign{origin: "obaudit.example/campaign/model", seed: "m",
+		agents: []string{"reference"}, variants: []string{"V1"}, trials: 2, comparisons: [][2]string{{"luna", "reference"}}, luna: true}))
+	mustRun(t, "campaign", "run", dir, "--key", key, "--parallel", "2")
 	if code, class := verifyClass(t, dir, ""); code != 0 {
 		t.Fatalf("verify = %d %s, want 0", code, class)
 	}
