@@ -208,6 +208,25 @@ func verifyClass(t testing.TB, dir, held string) (int, string) {
 	return code, class
 }
 
+// verifyCounts is what the tests read of `obaudit --json campaign verify`:
+// how far the campaign has got.
+type verifyCounts struct {
+	Assigned   int64 `json:"assigned"`
+	Accounted  int64 `json:"accounted"`
+	Started    int64 `json:"started_not_ended"`
+	NotStarted int64 `json:"not_started"`
+	Complete   bool  `json:"complete"`
+}
+
+// verifyCounted runs `obaudit --json campaign verify dir` and returns its
+// exit code, its counts and its stderr.
+func verifyCounted(dir string) (int, verifyCounts, string) {
+	code, out, errs := obaudit("--json", "campaign", "verify", dir)
+	var v verifyCounts
+	json.Unmarshal([]byte(out), &v)
+	return code, v, errs
+}
+
 // TestCampaignRoundTrip: plan, run, report, verify; a second run is
 // refused, --continue of a finished campaign changes nothing.
 func TestCampaignRoundTrip(t *testing.T) {
@@ -373,14 +392,7 @@ func TestCampaignTamper(t *testing.T) {
 // some kill may.
 func TestCampaignSIGKILL(t *testing.T) {
 	t.Parallel() // sleep-bound: the two kill loops overlap
-	bin := filepath.Join(t.TempDir(), "obaudit")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, bin); err != nil {
-		t.Fatal(err)
-	}
+	bin := selfAsObaudit(t)
 	rng := mrand.New(mrand.NewPCG(1, 2))
 	kills, campaigns := 0, 0
 	for kills < 50 {
@@ -389,14 +401,8 @@ func TestCampaignSIGKILL(t *testing.T) {
 		killed := 0
 		inFlight, present := map[string]bool{}, map[string]bool{}
 		for {
-			cmd := exec.Command(bin, "campaign", "run", dir, "--key", key, "--continue", "--parallel", "2")
-			cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(time.Duration(30+rng.IntN(400)) * time.Millisecond)
-			cmd.Process.Signal(syscall.SIGKILL)
-			finished := cmd.Wait() == nil
+			finished := killAfter(t, time.Duration(30+rng.IntN(400))*time.Millisecond,
+				bin, "campaign", "run", dir, "--key", key, "--continue", "--parallel", "2")
 			if !finished {
 				kills++
 				killed++
@@ -408,13 +414,7 @@ func TestCampaignSIGKILL(t *testing.T) {
 					}
 				}
 			}
-			code, out, errs := obaudit("--json", "campaign", "verify", dir)
-			var v struct {
-				Accounted int64 `json:"accounted"`
-				Assigned  int64 `json:"assigned"`
-				Complete  bool  `json:"complete"`
-			}
-			json.Unmarshal([]byte(out), &v)
+			code, v, errs := verifyCounted(dir)
 			switch {
 			case code == 1:
 				t.Fatalf("kill %d: verify refused the killed directory: %s", kills, errs)
@@ -427,13 +427,7 @@ func TestCampaignSIGKILL(t *testing.T) {
 				break
 			}
 		}
-		mustRun(t, "campaign", "run", dir, "--key", key, "--continue")
-		if code, class := verifyClass(t, dir, filepath.Join(dir, campaign.PreDispatchFile)); code != 0 {
-			t.Fatalf("verify after --continue = %d %s", code, class)
-		}
-		var rep campaign.Report
-		b, _ := os.ReadFile(filepath.Join(dir, campaign.ReportFile))
-		json.Unmarshal(b, &rep)
+		rep := continueCampaign(t, dir, key)
 		a := rep.Arms[0]
 		if errs := a.Status[campaign.StatusError]; a.Status["not_ended"] != 0 || errs != a.ExcludedByReason[campaign.ExclusionInterrupted] ||
 			errs < len(inFlight) || errs > len(present) {
@@ -479,6 +473,53 @@ func TestCampaignModelBacked(t *testing.T) {
 	if code, class := verifyClass(t, d, ""); code != 1 || class != "campaign/outcome-mismatch" {
 		t.Errorf("verify(ledger changed) = %d %q, want 1 campaign/outcome-mismatch", code, class)
 	}
+}
+
+// selfAsObaudit is this test binary linked under the name obaudit, which
+// TestMain (script_test.go) runs as the CLI: for tests that need the CLI as
+// a real process.
+func selfAsObaudit(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "obaudit")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(self, bin); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// killAfter runs bin with args, output discarded, and sends it SIGKILL
+// after d; it reports whether the process had finished (exit 0) first.
+func killAfter(t *testing.T, d time.Duration, bin string, args ...string) (finished bool) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(d)
+	cmd.Process.Signal(syscall.SIGKILL)
+	return cmd.Wait() == nil
+}
+
+// continueCampaign finishes the campaign in dir with run --continue,
+// requires verify to accept it against its pre-dispatch checkpoint, and
+// returns its report.
+func continueCampaign(t *testing.T, dir, key string) campaign.Report {
+	t.Helper()
+	mustRun(t, "campaign", "run", dir, "--key", key, "--continue")
+	if code, class := verifyClass(t, dir, filepath.Join(dir, campaign.PreDispatchFile)); code != 0 {
+		t.Fatalf("verify after --continue = %d %s", code, class)
+	}
+	var rep campaign.Report
+	b, _ := os.ReadFile(filepath.Join(dir, campaign.ReportFile))
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
 
 // trialFile is the one file of the trial directory td whose name ends with
