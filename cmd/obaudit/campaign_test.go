@@ -110,22 +110,6 @@ func planCampaign(t testing.TB, tmp, file string) (dir, key string) {
 	return dir, key + ".key"
 }
 
-// obaudit runs the CLI in-process and returns its exit code and output.
-func obaudit(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
-func mustRun(t testing.TB, args ...string) string {
-	t.Helper()
-	code, out, errs := obaudit(args...)
-	if code != 0 {
-		t.Fatalf("obaudit %v = %d: %s%s", args, code, out, errs)
-	}
-	return out
-}
-
 // newCampaign plans and runs a small deterministic campaign; it returns
 // the directory and the key path.
 func newCampaign(t testing.TB, agents, variants []string, trials int) (dir, key string) {

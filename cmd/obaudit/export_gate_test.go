@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/obaudit/obaudit/canon"
@@ -42,7 +40,7 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 	for _, g := range gateRuns {
 		t.Run(g.scenario+"/"+g.agent, func(t *testing.T) {
 			art := filepath.Join(dir, g.scenario+"-"+g.agent+".artefact.json")
-			code, _, stderr := runCLI(t, "run", "--scenario", g.scenario, "--agent", g.agent,
+			code, _, stderr := obaudit("run", "--scenario", g.scenario, "--agent", g.agent,
 				"--operation-instance-id", "opinst_0123456789abcdef0123456789abcdef", "--output", art)
 			if code != exitOK && code != exitNo {
 				t.Fatalf("obaudit run = exit %d: %s", code, stderr)
@@ -63,7 +61,7 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 			if err := os.WriteFile(file, rec.Bytes, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if code, out, stderr := runCLI(t, "validate", "--agent-run", file); code != exitOK {
+			if code, out, stderr := obaudit("validate", "--agent-run", file); code != exitOK {
 				t.Fatalf("validate --agent-run = exit %d: %s%s", code, out, stderr)
 			}
 			v := rec.Value
@@ -99,12 +97,4 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 			}
 		})
 	}
-}
-
-// runCLI runs the obaudit command line in-process.
-func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
 }
