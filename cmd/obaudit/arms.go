@@ -8,7 +8,6 @@ import (
 	"github.com/obaudit/obaudit/arm/notimeverify"
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/arm/pair"
-	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/commonoutcome"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/refusal"
@@ -120,11 +119,7 @@ func newArmsVerifyCmd(g *globals) *cobra.Command {
 		Short: "Prove a Full artefact and a stateful_time_removed record of the same episode match",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := readInputAs(cmd, args[0], kindArtefact)
-			if err != nil {
-				return err
-			}
-			doc, err := artefact.Read(b, artefactOptions())
+			doc, err := readArtefact(cmd, args[0])
 			if err != nil {
 				return err
 			}

@@ -35,10 +35,7 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 (campaign run DIR --continue finishes them). Exit 1: refused, by class.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if keyPath == "" {
-				return usagef("--key is required")
-			}
-			if err := checkParallel(parallel); err != nil {
+			if err := checkKeyParallel(keyPath, parallel); err != nil {
 				return err
 			}
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
@@ -48,11 +45,7 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 			if len(args) > 1 {
 				shardDirs = args[1:]
 			}
-			key, err := readPrivateKey(cmd, keyPath)
-			if err != nil {
-				return err
-			}
-			_, p, err := campaign.ReadPlan(dir)
+			key, p, err := readKeyAndPlan(cmd, keyPath, dir)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/export/agentrun"
 	episodereport "github.com/obaudit/obaudit/report"
@@ -49,14 +50,7 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, err := exportValidate(raw)
-			if err != nil {
-				t.Fatalf("export: %v", err)
-			}
-			rec, err := agentrun.Export(doc, exportOperation(doc), nil)
-			if err != nil {
-				t.Fatalf("export: %v", err)
-			}
+			doc, rec := exportRecord(t, raw)
 			file := filepath.Join(dir, rec.FileName())
 			if err := os.WriteFile(file, rec.Bytes, 0o600); err != nil {
 				t.Fatal(err)
@@ -97,4 +91,19 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exportRecord is obaudit export's reading of the artefact raw and the
+// Agent Run record it exports (not held to the published schema).
+func exportRecord(t *testing.T, raw []byte) (*artefact.Document, *agentrun.Record) {
+	t.Helper()
+	doc, err := exportValidate(raw)
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	rec, err := agentrun.Export(doc, exportOperation(doc), nil)
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	return doc, rec
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/execledger/ledgertest"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
@@ -186,16 +187,9 @@ func parseRows(t *testing.T, b []byte) []map[string]any {
 	return out
 }
 
+// objAt is the object at path (keys and indexes) in v.
 func objAt(v any, path ...any) map[string]any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			v = v.(map[string]any)[k]
-		case int:
-			v = v.([]any)[k]
-		}
-	}
-	return v.(map[string]any)
+	return ledgertest.Get(v, path...).(map[string]any)
 }
 
 func decimalOf(t *testing.T, s string) execledger.Decimal {
