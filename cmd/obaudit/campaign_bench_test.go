@@ -5,20 +5,11 @@ package main
 import (
 	"fmt"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// processCPU is the process's user+system CPU time so far: the benchmarks
-// report it per episode beside episodes/s, since wall time on a shared
-// machine measures the load as much as the work (and the process's CPU is
-// what `perf stat -e task-clock obaudit campaign …` reports).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/obaudit/obaudit/internal/cputime"
+)
 
 var benchAgents = []string{"reference", "complete_early", "always_act", "always_wait", "always_escalate",
 	"ignore_new_events", "trust_actor_claim", "stale_after_wake", "duplicate_after_wake"}
@@ -32,16 +23,19 @@ func planBench(b *testing.B, file string) (string, string) {
 
 // benchCampaignRun times `obaudit campaign run` of file, planned afresh
 // (untimed) for every iteration, at each parallelism; the campaign is of
-// episodes episodes.
+// episodes episodes. The campaign benchmarks report CPU per episode
+// (cputime.Process) beside episodes/s, since wall time on a shared machine
+// measures the load as much as the work (and the process's CPU is what
+// `perf stat -e task-clock obaudit campaign …` reports).
 func benchCampaignRun(b *testing.B, file string, episodes int, parallel ...int) {
 	for _, par := range parallel {
 		b.Run(fmt.Sprintf("parallel=%d", par), func(b *testing.B) {
 			var total, cpu time.Duration
 			for range b.N {
 				dir, key := planBench(b, file)
-				t0, c0 := time.Now(), processCPU()
+				t0, c0 := time.Now(), cputime.Process()
 				mustRun(b, "campaign", "run", dir, "--key", key, "--parallel", strconv.Itoa(par))
-				total, cpu = total+time.Since(t0), cpu+processCPU()-c0
+				total, cpu = total+time.Since(t0), cpu+cputime.Process()-c0
 			}
 			b.ReportMetric(float64(episodes*b.N)/total.Seconds(), "episodes/s")
 			b.ReportMetric(cpu.Seconds()*1000/float64(episodes*b.N), "cpu-ms/episode")
@@ -74,12 +68,12 @@ func BenchmarkCampaignVerify(b *testing.B) {
 	b.StartTimer()
 	for _, par := range []int{1, 2} {
 		b.Run(fmt.Sprintf("parallel=%d", par), func(b *testing.B) {
-			t0, c0 := time.Now(), processCPU()
+			t0, c0 := time.Now(), cputime.Process()
 			for range b.N {
 				mustRun(b, "campaign", "verify", dir, "--parallel", strconv.Itoa(par))
 			}
 			b.ReportMetric(float64(1080*b.N)/time.Since(t0).Seconds(), "episodes/s")
-			b.ReportMetric((processCPU()-c0).Seconds()*1000/float64(1080*b.N), "cpu-ms/episode")
+			b.ReportMetric((cputime.Process()-c0).Seconds()*1000/float64(1080*b.N), "cpu-ms/episode")
 		})
 	}
 }
