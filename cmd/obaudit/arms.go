@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/obaudit/obaudit/arm/notimerecord"
 	"github.com/obaudit/obaudit/arm/notimeverify"
@@ -98,12 +99,11 @@ func newArmsReplayCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if g.json {
-				if err := writeJSON(cmd, map[string]any{"mediaType": armsMediaType, "reproduced": ok, "provider_calls": int64(0)}); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintf(cmd.OutOrStdout(), "reproduced: %v\nprovider_calls: 0\n", ok)
+			report := map[string]any{"mediaType": armsMediaType, "reproduced": ok, "provider_calls": int64(0)}
+			if err := writeReport(cmd, g, report, func(w io.Writer) {
+				fmt.Fprintf(w, "reproduced: %v\nprovider_calls: 0\n", ok)
+			}); err != nil {
+				return err
 			}
 			if !ok {
 				return answerNo("the replay did not reproduce the record's digests")
@@ -157,12 +157,7 @@ func newArmsVerifyCmd(g *globals) *cobra.Command {
 				"unverified": anyStrings(rep.Unverified), "activation_ids": anyStrings(rep.Activations),
 				"projection_digest_sha256": rep.ProjectionDigest, "raw_differences": counts(rep.RawDifferences),
 				"common_outcome": map[string]any{notimewire.ArmFull: commonoutcome.Tree(of), notimewire.ArmNoTime: commonoutcome.Tree(on)}}
-			if g.json {
-				if err := writeJSON(cmd, report); err != nil {
-					return err
-				}
-			} else {
-				w := cmd.OutOrStdout()
+			if err := writeReport(cmd, g, report, func(w io.Writer) {
 				fmt.Fprintf(w, "matched: %v\n", rep.Matched)
 				for _, c := range rep.Checked {
 					fmt.Fprintf(w, "  checked: %s\n", c)
@@ -176,6 +171,8 @@ func newArmsVerifyCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(w, "activation_ids: %d\n", len(rep.Activations))
 				fmt.Fprintf(w, "full: common_outcome.status: %s\n", of.Status)
 				fmt.Fprintf(w, "stateful_time_removed: common_outcome.status: %s\n", on.Status)
+			}); err != nil {
+				return err
 			}
 			if !rep.Matched {
 				return answerNo("the Full artefact and the No-Time record do not match under %s", notimewire.Protocol)
