@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/obaudit/obaudit/arm/notimerecord"
 	"github.com/obaudit/obaudit/arm/notimeverify"
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/arm/pair"
-	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/commonoutcome"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/refusal"
@@ -99,12 +99,11 @@ func newArmsReplayCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if g.json {
-				if err := writeJSON(cmd, map[string]any{"mediaType": armsMediaType, "reproduced": ok, "provider_calls": int64(0)}); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintf(cmd.OutOrStdout(), "reproduced: %v\nprovider_calls: 0\n", ok)
+			report := map[string]any{"mediaType": armsMediaType, "reproduced": ok, "provider_calls": int64(0)}
+			if err := writeReport(cmd, g, report, func(w io.Writer) {
+				fmt.Fprintf(w, "reproduced: %v\nprovider_calls: 0\n", ok)
+			}); err != nil {
+				return err
 			}
 			if !ok {
 				return answerNo("the replay did not reproduce the record's digests")
@@ -120,11 +119,7 @@ func newArmsVerifyCmd(g *globals) *cobra.Command {
 		Short: "Prove a Full artefact and a stateful_time_removed record of the same episode match",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := readInputAs(cmd, args[0], kindArtefact)
-			if err != nil {
-				return err
-			}
-			doc, err := artefact.Read(b, artefactOptions())
+			doc, err := readArtefact(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -162,12 +157,7 @@ func newArmsVerifyCmd(g *globals) *cobra.Command {
 				"unverified": anyStrings(rep.Unverified), "activation_ids": anyStrings(rep.Activations),
 				"projection_digest_sha256": rep.ProjectionDigest, "raw_differences": counts(rep.RawDifferences),
 				"common_outcome": map[string]any{notimewire.ArmFull: commonoutcome.Tree(of), notimewire.ArmNoTime: commonoutcome.Tree(on)}}
-			if g.json {
-				if err := writeJSON(cmd, report); err != nil {
-					return err
-				}
-			} else {
-				w := cmd.OutOrStdout()
+			if err := writeReport(cmd, g, report, func(w io.Writer) {
 				fmt.Fprintf(w, "matched: %v\n", rep.Matched)
 				for _, c := range rep.Checked {
 					fmt.Fprintf(w, "  checked: %s\n", c)
@@ -181,6 +171,8 @@ func newArmsVerifyCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(w, "activation_ids: %d\n", len(rep.Activations))
 				fmt.Fprintf(w, "full: common_outcome.status: %s\n", of.Status)
 				fmt.Fprintf(w, "stateful_time_removed: common_outcome.status: %s\n", on.Status)
+			}); err != nil {
+				return err
 			}
 			if !rep.Matched {
 				return answerNo("the Full artefact and the No-Time record do not match under %s", notimewire.Protocol)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,11 +14,8 @@ func TestArmsRefuseAnotherSpec(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	nt := filepath.Join(dir, "nt.json")
-	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"run", "--arm", "stateful_time_removed", "--scenario", "V1",
-		"--operation-instance-id", "opinst_0123456789abcdef0123456789abcdef", "--output", nt}, nil, &out, &errb); code != 0 {
-		t.Fatalf("run: %d %s", code, errb.String())
-	}
+	mustRun(t, "run", "--arm", "stateful_time_removed", "--scenario", "V1",
+		"--operation-instance-id", "opinst_0123456789abcdef0123456789abcdef", "--output", nt)
 	b, err := os.ReadFile(nt)
 	if err != nil {
 		t.Fatal(err)
@@ -36,10 +32,8 @@ func TestArmsRefuseAnotherSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"arms", "validate", other}, {"arms", "replay", other}} {
-		out.Reset()
-		errb.Reset()
-		if code := run(context.Background(), args, nil, &out, &errb); code != exitRefused || !strings.HasPrefix(errb.String(), "refused: arm/spec-mismatch: ") {
-			t.Errorf("%v: exit %d, %s", args, code, errb.String())
+		if code, _, errs := obaudit(args...); code != exitRefused || !strings.HasPrefix(errs, "refused: arm/spec-mismatch: ") {
+			t.Errorf("%v: exit %d, %s", args, code, errs)
 		}
 	}
 }

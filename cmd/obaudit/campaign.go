@@ -208,6 +208,30 @@ func checkParallel(n int) error {
 	return nil
 }
 
+// checkKeyParallel is the usage rule for the --key and --parallel of the
+// commands that append to a campaign's log (run and merge): a key named,
+// and checkParallel's.
+func checkKeyParallel(keyPath string, parallel int) error {
+	if keyPath == "" {
+		return usagef("--key is required")
+	}
+	return checkParallel(parallel)
+}
+
+// readKeyAndPlan reads the plan's private key (--key) and the plan of the
+// campaign in dir, for the commands that sign its log (run and merge).
+func readKeyAndPlan(cmd *cobra.Command, keyPath, dir string) (*ecdsa.PrivateKey, *campaign.Plan, error) {
+	key, err := readPrivateKey(cmd, keyPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, p, err := campaign.ReadPlan(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return key, p, nil
+}
+
 // loopbackRun is the profile a loopback-scripted trial runs under: the
 // preflight's default lane and its embedded example profile.
 func loopbackRun() (lane.Profile, error) {

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,25 +133,9 @@ func TestNoTimeLedgerBinding(t *testing.T) {
 	t.Parallel()
 	quietTessera()
 	tmp := t.TempDir()
-	key := filepath.Join(tmp, "k")
-	mustRun(t, "keygen", "--output", key)
-	f := map[string]any{
-		"format": "obaudit-campaign/v1", "name": "m", "origin": "obaudit.example/campaign/m", "seed": "m",
-		"engine_version": "0.9.0+obaudit.1", "variants": []string{"V1"}, "agents": []string{},
-		"model_profiles": []any{map[string]any{"id": "luna", "lane": laneLoopback, "model": "gpt-5.6-luna", "latency_ms": 0}},
-		"arms":           []string{"stateful_time_removed"}, "trials": 2, "stability_k": 1, "comparisons": [][2]string{},
-		"bounds": map[string]any{
-			"per_trial": map[string]any{"calls": 60, "tokens": 1650300, "cost_usd": "10.00", "wall_seconds": 1800},
-			"aggregate": map[string]any{"calls": 120, "tokens": 3300600, "cost_usd": "20.00", "wall_seconds": 0},
-		},
-		"rates": map[string]any{"input_usd_per_mtok": "1.25", "output_usd_per_mtok": "10.00", "pricing_policy_id": "offline_operator_pinned_v1"},
-	}
-	raw, _ := json.Marshal(f)
-	file := filepath.Join(tmp, "c.json")
-	os.WriteFile(file, raw, 0o644)
-	dir := filepath.Join(tmp, "camp")
-	mustRun(t, "campaign", "plan", file, "--output", dir, "--key", key+".key")
-	mustRun(t, "campaign", "run", dir, "--key", key+".key")
+	dir, key := planCampaign(t, tmp, writeCampaignFile(t, tmp, testCampaign{origin: "obaudit.example/campaign/m", seed: "m",
+		agents: []string{}, variants: []string{"V1"}, arms: []string{campaign.ArmNoTime}, trials: 2, stabilityK: 1, luna: true}))
+	mustRun(t, "campaign", "run", dir, "--key", key)
 	if code, class := verifyClass(t, dir, ""); code != 0 {
 		t.Fatalf("verify = %d %s", code, class)
 	}

@@ -20,21 +20,12 @@ import (
 func newTwoArmCampaign(t *testing.T, agents, variants []string, trials int) (dir, key, held string) {
 	quietTessera()
 	tmp := t.TempDir()
-	key = filepath.Join(tmp, "k")
-	mustRun(t, "keygen", "--output", key)
-	f := campaignFile(t, tmp, agents, variants, trials, "obaudit.example/campaign/arms")
-	b, _ := os.ReadFile(f)
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	m["arms"] = []string{campaign.ArmFullLifecycle, campaign.ArmNoTime}
-	b, _ = json.Marshal(m)
-	os.WriteFile(f, b, 0o644)
-	dir = filepath.Join(tmp, "camp")
-	mustRun(t, "campaign", "plan", f, "--output", dir, "--key", key+".key")
+	dir, key = planCampaign(t, tmp, writeCampaignFile(t, tmp, testCampaign{origin: "obaudit.example/campaign/arms",
+		agents: agents, variants: variants, arms: []string{campaign.ArmFullLifecycle, campaign.ArmNoTime}, trials: trials}))
 	held = filepath.Join(tmp, "held.checkpoint")
 	pre, _ := os.ReadFile(filepath.Join(dir, campaign.PreDispatchFile))
 	os.WriteFile(held, pre, 0o644)
-	return dir, key + ".key", held
+	return dir, key, held
 }
 
 // TestCampaignArms: a campaign on full_lifecycle and stateful_time_removed

@@ -3,25 +3,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// processCPU is the process's user+system CPU time so far: the benchmarks
-// report it per episode beside episodes/s, since wall time on a shared
-// machine measures the load as much as the work (and the process's CPU is
-// what `perf stat -e task-clock obaudit campaign …` reports).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/obaudit/obaudit/internal/cputime"
+)
 
 var benchAgents = []string{"reference", "complete_early", "always_act", "always_wait", "always_escalate",
 	"ignore_new_events", "trust_actor_claim", "stale_after_wake", "duplicate_after_wake"}
@@ -30,12 +18,29 @@ var benchAgents = []string{"reference", "complete_early", "always_act", "always_
 func planBench(b *testing.B, file string) (string, string) {
 	b.StopTimer()
 	defer b.StartTimer()
-	tmp := b.TempDir()
-	key := filepath.Join(tmp, "k")
-	mustRun(b, "keygen", "--output", key)
-	dir := filepath.Join(tmp, "camp")
-	mustRun(b, "campaign", "plan", file, "--output", dir, "--key", key+".key")
-	return dir, key + ".key"
+	return planCampaign(b, b.TempDir(), file)
+}
+
+// benchCampaignRun times `obaudit campaign run` of file, planned afresh
+// (untimed) for every iteration, at each parallelism; the campaign is of
+// episodes episodes. The campaign benchmarks report CPU per episode
+// (cputime.Process) beside episodes/s, since wall time on a shared machine
+// measures the load as much as the work (and the process's CPU is what
+// `perf stat -e task-clock obaudit campaign …` reports).
+func benchCampaignRun(b *testing.B, file string, episodes int, parallel ...int) {
+	for _, par := range parallel {
+		b.Run(fmt.Sprintf("parallel=%d", par), func(b *testing.B) {
+			var total, cpu time.Duration
+			for range b.N {
+				dir, key := planBench(b, file)
+				t0, c0 := time.Now(), cputime.Process()
+				mustRun(b, "campaign", "run", dir, "--key", key, "--parallel", strconv.Itoa(par))
+				total, cpu = total+time.Since(t0), cpu+cputime.Process()-c0
+			}
+			b.ReportMetric(float64(episodes*b.N)/total.Seconds(), "episodes/s")
+			b.ReportMetric(cpu.Seconds()*1000/float64(episodes*b.N), "cpu-ms/episode")
+		})
+	}
 }
 
 // BenchmarkCampaignRun is `obaudit campaign run` over the deterministic
@@ -47,19 +52,7 @@ func planBench(b *testing.B, file string) (string, string) {
 func BenchmarkCampaignRun(b *testing.B) {
 	quietTessera()
 	file := campaignFile(b, b.TempDir(), benchAgents, []string{"V1", "V2", "V3"}, 40, "obaudit.example/campaign/bench")
-	for _, par := range []int{1, 2} {
-		b.Run(fmt.Sprintf("parallel=%d", par), func(b *testing.B) {
-			var total, cpu time.Duration
-			for range b.N {
-				dir, key := planBench(b, file)
-				t0, c0 := time.Now(), processCPU()
-				mustRun(b, "campaign", "run", dir, "--key", key, "--parallel", strconv.Itoa(par))
-				total, cpu = total+time.Since(t0), cpu+processCPU()-c0
-			}
-			b.ReportMetric(float64(1080*b.N)/total.Seconds(), "episodes/s")
-			b.ReportMetric(cpu.Seconds()*1000/float64(1080*b.N), "cpu-ms/episode")
-		})
-	}
+	benchCampaignRun(b, file, 1080, 1, 2)
 }
 
 // BenchmarkCampaignVerify is `obaudit campaign verify` of that campaign:
@@ -75,12 +68,12 @@ func BenchmarkCampaignVerify(b *testing.B) {
 	b.StartTimer()
 	for _, par := range []int{1, 2} {
 		b.Run(fmt.Sprintf("parallel=%d", par), func(b *testing.B) {
-			t0, c0 := time.Now(), processCPU()
+			t0, c0 := time.Now(), cputime.Process()
 			for range b.N {
 				mustRun(b, "campaign", "verify", dir, "--parallel", strconv.Itoa(par))
 			}
 			b.ReportMetric(float64(1080*b.N)/time.Since(t0).Seconds(), "episodes/s")
-			b.ReportMetric((processCPU()-c0).Seconds()*1000/float64(1080*b.N), "cpu-ms/episode")
+			b.ReportMetric((cputime.Process()-c0).Seconds()*1000/float64(1080*b.N), "cpu-ms/episode")
 		})
 	}
 }
@@ -92,31 +85,7 @@ func BenchmarkCampaignVerify(b *testing.B) {
 func BenchmarkCampaignModelLatency(b *testing.B) {
 	quietTessera()
 	tmp := b.TempDir()
-	f := map[string]any{
-		"format": "obaudit-campaign/v1", "name": "latency", "origin": "obaudit.example/campaign/latency", "seed": "s",
-		"engine_version": "0.9.0+obaudit.1", "variants": []string{"V1"}, "agents": []string{},
-		"model_profiles": []any{map[string]any{"id": "luna", "lane": laneLoopback, "model": "gpt-5.6-luna", "latency_ms": 50}},
-		"arms":           []string{"full_lifecycle"}, "trials": 16, "stability_k": 2, "comparisons": []any{},
-		"bounds": map[string]any{
-			"per_trial": map[string]any{"calls": 60, "tokens": 1650300, "cost_usd": "10.00", "wall_seconds": 1800},
-			"aggregate": map[string]any{"calls": 960, "tokens": 26404800, "cost_usd": "160.00", "wall_seconds": 0},
-		},
-		"rates": map[string]any{"input_usd_per_mtok": "1.25", "output_usd_per_mtok": "10.00", "pricing_policy_id": "offline_operator_pinned_v1"},
-	}
-	raw, _ := json.Marshal(f)
-	file := filepath.Join(tmp, "c.json")
-	os.WriteFile(file, raw, 0o644)
-	for _, par := range []int{1, 8} {
-		b.Run(fmt.Sprintf("parallel=%d", par), func(b *testing.B) {
-			var total, cpu time.Duration
-			for range b.N {
-				dir, key := planBench(b, file)
-				t0, c0 := time.Now(), processCPU()
-				mustRun(b, "campaign", "run", dir, "--key", key, "--parallel", strconv.Itoa(par))
-				total, cpu = total+time.Since(t0), cpu+processCPU()-c0
-			}
-			b.ReportMetric(float64(16*b.N)/total.Seconds(), "episodes/s")
-			b.ReportMetric(cpu.Seconds()*1000/float64(16*b.N), "cpu-ms/episode")
-		})
-	}
+	file := writeCampaignFile(b, tmp, testCampaign{origin: "obaudit.example/campaign/latency", seed: "s",
+		agents: []string{}, variants: []string{"V1"}, trials: 16, luna: true, lunaLatencyMS: 50})
+	benchCampaignRun(b, file, 16, 1, 8)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"fmt"
+	"io"
 	"runtime/debug"
 
 	"github.com/obaudit/obaudit/artefact/sigstore"
@@ -35,10 +36,7 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 (campaign run DIR --continue finishes them). Exit 1: refused, by class.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if keyPath == "" {
-				return usagef("--key is required")
-			}
-			if err := checkParallel(parallel); err != nil {
+			if err := checkKeyParallel(keyPath, parallel); err != nil {
 				return err
 			}
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
@@ -48,11 +46,7 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 			if len(args) > 1 {
 				shardDirs = args[1:]
 			}
-			key, err := readPrivateKey(cmd, keyPath)
-			if err != nil {
-				return err
-			}
-			_, p, err := campaign.ReadPlan(dir)
+			key, p, err := readKeyAndPlan(cmd, keyPath, dir)
 			if err != nil {
 				return err
 			}
@@ -74,20 +68,18 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 			if err != nil {
 				return err
 			}
-			if g.json {
-				if err := writeJSON(cmd, map[string]any{
-					"mediaType": "application/vnd.obaudit.campaign-merge+json;version=1",
-					"shards":    int64(res.Shards), "appended": int64(res.Appended), "already_merged": int64(res.AlreadyMerged),
-					"interrupted": int64(res.Interrupted), "not_started": int64(res.NotStarted),
-					"complete": res.Complete, "checkpoint": string(res.Checkpoint),
-				}); err != nil {
-					return err
-				}
-			} else {
-				w := cmd.OutOrStdout()
+			report := map[string]any{
+				"mediaType": "application/vnd.obaudit.campaign-merge+json;version=1",
+				"shards":    int64(res.Shards), "appended": int64(res.Appended), "already_merged": int64(res.AlreadyMerged),
+				"interrupted": int64(res.Interrupted), "not_started": int64(res.NotStarted),
+				"complete": res.Complete, "checkpoint": string(res.Checkpoint),
+			}
+			if err := writeReport(cmd, g, report, func(w io.Writer) {
 				fmt.Fprintf(w, "merged %d shards: %d outcomes appended in plan order, %d already merged, %d interrupted recorded ERROR, %d never started\n",
 					res.Shards, res.Appended, res.AlreadyMerged, res.Interrupted, res.NotStarted)
 				fmt.Fprintf(w, "complete: %v\ncheckpoint:\n%s", res.Complete, res.Checkpoint)
+			}); err != nil {
+				return err
 			}
 			if !res.Complete {
 				return answerNo("merged, but %d identities never started: run obaudit campaign run %s --continue", res.NotStarted, dir)

@@ -46,10 +46,7 @@ matrix). obaudit campaign merge then combines the shards into DIR.
 Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if keyPath == "" {
-				return usagef("--key is required")
-			}
-			if err := checkParallel(parallel); err != nil {
+			if err := checkKeyParallel(keyPath, parallel); err != nil {
 				return err
 			}
 			var sh campaign.ShardID
@@ -66,11 +63,7 @@ Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
 			quietTessera()
 			dir := args[0]
-			key, err := readPrivateKey(cmd, keyPath)
-			if err != nil {
-				return err
-			}
-			_, p, err := campaign.ReadPlan(dir)
+			key, p, err := readKeyAndPlan(cmd, keyPath, dir)
 			if err != nil {
 				return err
 			}

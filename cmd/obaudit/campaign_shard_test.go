@@ -7,13 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	mrand "math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -291,23 +288,11 @@ func TestCampaignShardKilled(t *testing.T) {
 	if code != 2 || res.Interrupted != int64(interrupted) || res.NotStarted != int64(len(notStarted)) || res.Complete {
 		t.Fatalf("merge = %d %s %+v, want exit 2, %d interrupted, %d not started", code, class, res, interrupted, len(notStarted))
 	}
-	code, out, errs := obaudit("--json", "campaign", "verify", dir)
-	var v struct {
-		Accounted  int64 `json:"accounted"`
-		Assigned   int64 `json:"assigned"`
-		NotStarted int64 `json:"not_started"`
-	}
-	json.Unmarshal([]byte(out), &v)
+	code, v, errs := verifyCounted(dir)
 	if code != 2 || v.NotStarted != int64(len(notStarted)) || v.Accounted+v.NotStarted != v.Assigned {
 		t.Fatalf("verify = %d %+v %s: want exit 2 with every identity accounted for or counted not started", code, v, errs)
 	}
-	mustRun(t, "campaign", "run", dir, "--key", key, "--continue")
-	if code, class := verifyClass(t, dir, filepath.Join(dir, campaign.PreDispatchFile)); code != 0 {
-		t.Fatalf("verify after --continue = %d %s", code, class)
-	}
-	var rep campaign.Report
-	rb, _ := os.ReadFile(filepath.Join(dir, campaign.ReportFile))
-	json.Unmarshal(rb, &rep)
+	rep := continueCampaign(t, dir, key)
 	if got := rep.Arms[0].ExcludedByReason[campaign.ExclusionInterrupted]; got != interrupted {
 		t.Errorf("report: %d interrupted, want %d", got, interrupted)
 	}
@@ -328,26 +313,13 @@ func TestCampaignShardKilled(t *testing.T) {
 // ERROR in the report.
 func TestCampaignShardSIGKILL(t *testing.T) {
 	t.Parallel() // sleep-bound: the two kill loops overlap
-	bin := filepath.Join(t.TempDir(), "obaudit")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, bin); err != nil {
-		t.Fatal(err)
-	}
+	bin := selfAsObaudit(t)
 	rng := mrand.New(mrand.NewPCG(3, 4))
 	for round := range 6 {
 		dir, key := newCampaign(t, []string{"reference", "always_act", "duplicate_after_wake"}, []string{"V1", "V2", "V3"}, 6)
 		mustRun(t, "campaign", "run", dir, "--key", key, "--shard", "1/2")
-		cmd := exec.Command(bin, "campaign", "run", dir, "--key", key, "--shard", "0/2", "--parallel", "2")
-		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(100+rng.IntN(600)) * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		killed := cmd.Wait() != nil
+		killed := !killAfter(t, time.Duration(100+rng.IntN(600))*time.Millisecond,
+			bin, "campaign", "run", dir, "--key", key, "--shard", "0/2", "--parallel", "2")
 		if _, err := os.Stat(campaign.ShardID{K: 0, N: 2}.Dir(dir)); err != nil {
 			// Killed before its directory was in place: the shard is
 			// missing, and merge says so.
@@ -362,24 +334,11 @@ func TestCampaignShardSIGKILL(t *testing.T) {
 			_, _, e := obaudit("campaign", "merge", dir, "--key", key)
 			t.Fatalf("round %d: merge refused a killed shard: %s: %s", round, class, e)
 		}
-		code, out, errs := obaudit("--json", "campaign", "verify", dir)
-		var v struct {
-			Accounted  int64 `json:"accounted"`
-			Assigned   int64 `json:"assigned"`
-			Started    int64 `json:"started_not_ended"`
-			NotStarted int64 `json:"not_started"`
-		}
-		json.Unmarshal([]byte(out), &v)
+		code, v, errs := verifyCounted(dir)
 		if code == 1 || v.Started != 0 || v.NotStarted != m.NotStarted || v.Accounted+v.NotStarted != v.Assigned {
 			t.Fatalf("round %d: verify = %d %+v %s after merge %+v", round, code, v, errs, m)
 		}
-		mustRun(t, "campaign", "run", dir, "--key", key, "--continue")
-		if code, class := verifyClass(t, dir, filepath.Join(dir, campaign.PreDispatchFile)); code != 0 {
-			t.Fatalf("round %d: verify after --continue = %d %s", round, code, class)
-		}
-		var rep campaign.Report
-		rb, _ := os.ReadFile(filepath.Join(dir, campaign.ReportFile))
-		json.Unmarshal(rb, &rep)
+		rep := continueCampaign(t, dir, key)
 		if got := rep.Arms[0].ExcludedByReason[campaign.ExclusionInterrupted]; int64(got) != m.Interrupted {
 			t.Errorf("round %d: report %d interrupted, merge recorded %d", round, got, m.Interrupted)
 		}

@@ -11,7 +11,9 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,16 +28,68 @@ import (
 
 // campaignFile is a deterministic campaign file over agents × variants.
 func campaignFile(t testing.TB, dir string, agents, variants []string, trials int, origin string) string {
+	return writeCampaignFile(t, dir, testCampaign{origin: origin, agents: agents, variants: variants, trials: trials})
+}
+
+// testCampaign is what a test's campaign file says of its own; the rest is
+// the same in every one.
+type testCampaign struct {
+	origin           string // its last element is the campaign's name
+	seed             string // default "test-seed"
+	agents, variants []string
+	arms             []string // default full_lifecycle
+	trials           int
+	stabilityK       int // default min(trials, 2)
+	comparisons      [][2]string
+	// luna, when set, adds the one model profile "luna" (gpt-5.6-luna on
+	// the loopback scripted provider, lunaLatencyMS injected a call) with a
+	// model trial's bounds and the operator-pinned rates; otherwise the
+	// campaign spends nothing.
+	luna          bool
+	lunaLatencyMS int
+}
+
+// writeCampaignFile writes c's campaign file to dir/campaign.json.
+func writeCampaignFile(t testing.TB, dir string, c testCampaign) string {
+	seed, arms, k, comparisons := c.seed, c.arms, c.stabilityK, c.comparisons
+	if seed == "" {
+		seed = "test-seed"
+	}
+	if arms == nil {
+		arms = []string{campaign.ArmFullLifecycle}
+	}
+	if k == 0 {
+		k = min(c.trials, 2)
+	}
+	if comparisons == nil {
+		comparisons = [][2]string{}
+	}
+	profiles := []any{}
+	calls, tokens, costUSD, wall := 0, 0, 0, 0
+	rates := map[string]any{"input_usd_per_mtok": "0", "output_usd_per_mtok": "0", "pricing_policy_id": "none"}
+	if c.luna {
+		profiles = append(profiles, map[string]any{"id": "luna", "lane": laneLoopback, "model": "gpt-5.6-luna", "latency_ms": c.lunaLatencyMS})
+		calls, tokens, costUSD, wall = 60, 1650300, 10, 1800
+		rates = map[string]any{"input_usd_per_mtok": "1.25", "output_usd_per_mtok": "10.00", "pricing_policy_id": "offline_operator_pinned_v1"}
+	}
+	usd := func(n int) string {
+		if n == 0 {
+			return "0"
+		}
+		return strconv.Itoa(n) + ".00"
+	}
+	// The aggregate bounds are the model trials' own: trials × per trial.
+	models := len(profiles) * c.trials
 	f := map[string]any{
-		"format": campaign.FileFormat, "name": "test", "origin": origin, "seed": "test-seed",
-		"engine_version": "0.9.0+obaudit.1", "variants": variants, "agents": agents,
-		"model_profiles": []any{}, "arms": []string{"full_lifecycle"}, "trials": trials, "stability_k": min(trials, 2),
-		"comparisons": [][2]string{},
+		"format": campaign.FileFormat, "name": path.Base(c.origin), "origin": c.origin, "seed": seed,
+		"engine_version": "0.9.0+obaudit.1", "variants": c.variants, "agents": c.agents,
+		"model_profiles": profiles, "arms": arms, "trials": c.trials, "stability_k": k,
+		"comparisons": comparisons,
 		"bounds": map[string]any{
-			"per_trial": map[string]any{"calls": 0, "tokens": 0, "cost_usd": "0", "wall_seconds": 0},
-			"aggregate": map[string]any{"calls": 0, "tokens": 0, "cost_usd": "0", "wall_seconds": 0},
+			"per_trial": map[string]any{"calls": calls, "tokens": tokens, "cost_usd": usd(costUSD), "wall_seconds": wall},
+			"aggregate": map[string]any{"calls": models * calls, "tokens": models * tokens, "cost_usd": usd(models * costUSD), "wall_seconds": 0},
 		},
-		"rates": map[string]any{"input_usd_per_mtok": "0", "output_usd_per_mtok": "0", "pricing_policy_id": "none"},
+		"rates": rates,
 	}
 	b, _ := json.Marshal(f)
 	p := filepath.Join(dir, "campaign.json")
@@ -45,20 +99,15 @@ func campaignFile(t testing.TB, dir string, agents, variants []string, trials in
 	return p
 }
 
-// obaudit runs the CLI in-process and returns its exit code and output.
-func obaudit(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
-func mustRun(t testing.TB, args ...string) string {
+// planCampaign writes a key pair to tmp and plans the campaign file under
+// it to tmp/camp; it returns the directory and the private key's path.
+func planCampaign(t testing.TB, tmp, file string) (dir, key string) {
 	t.Helper()
-	code, out, errs := obaudit(args...)
-	if code != 0 {
-		t.Fatalf("obaudit %v = %d: %s%s", args, code, out, errs)
-	}
-	return out
+	key = filepath.Join(tmp, "k")
+	mustRun(t, "keygen", "--output", key)
+	dir = filepath.Join(tmp, "camp")
+	mustRun(t, "campaign", "plan", file, "--output", dir, "--key", key+".key")
+	return dir, key + ".key"
 }
 
 // newCampaign plans and runs a small deterministic campaign; it returns
@@ -66,12 +115,7 @@ func mustRun(t testing.TB, args ...string) string {
 func newCampaign(t testing.TB, agents, variants []string, trials int) (dir, key string) {
 	quietTessera()
 	tmp := t.TempDir()
-	key = filepath.Join(tmp, "k")
-	mustRun(t, "keygen", "--output", key)
-	f := campaignFile(t, tmp, agents, variants, trials, "obaudit.example/campaign/test")
-	dir = filepath.Join(tmp, "camp")
-	mustRun(t, "campaign", "plan", f, "--output", dir, "--key", key+".key")
-	return dir, key + ".key"
+	return planCampaign(t, tmp, campaignFile(t, tmp, agents, variants, trials, "obaudit.example/campaign/test"))
 }
 
 func copyDir(t testing.TB, src, dst string) {
@@ -146,6 +190,25 @@ func verifyClass(t testing.TB, dir, held string) (int, string) {
 		class, _, _ = strings.Cut(strings.TrimPrefix(errs, "refused: "), ":")
 	}
 	return code, class
+}
+
+// verifyCounts is what the tests read of `obaudit --json campaign verify`:
+// how far the campaign has got.
+type verifyCounts struct {
+	Assigned   int64 `json:"assigned"`
+	Accounted  int64 `json:"accounted"`
+	Started    int64 `json:"started_not_ended"`
+	NotStarted int64 `json:"not_started"`
+	Complete   bool  `json:"complete"`
+}
+
+// verifyCounted runs `obaudit --json campaign verify dir` and returns its
+// exit code, its counts and its stderr.
+func verifyCounted(dir string) (int, verifyCounts, string) {
+	code, out, errs := obaudit("--json", "campaign", "verify", dir)
+	var v verifyCounts
+	json.Unmarshal([]byte(out), &v)
+	return code, v, errs
 }
 
 // TestCampaignRoundTrip: plan, run, report, verify; a second run is
@@ -313,14 +376,7 @@ func TestCampaignTamper(t *testing.T) {
 // some kill may.
 func TestCampaignSIGKILL(t *testing.T) {
 	t.Parallel() // sleep-bound: the two kill loops overlap
-	bin := filepath.Join(t.TempDir(), "obaudit")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, bin); err != nil {
-		t.Fatal(err)
-	}
+	bin := selfAsObaudit(t)
 	rng := mrand.New(mrand.NewPCG(1, 2))
 	kills, campaigns := 0, 0
 	for kills < 50 {
@@ -329,14 +385,8 @@ func TestCampaignSIGKILL(t *testing.T) {
 		killed := 0
 		inFlight, present := map[string]bool{}, map[string]bool{}
 		for {
-			cmd := exec.Command(bin, "campaign", "run", dir, "--key", key, "--continue", "--parallel", "2")
-			cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(time.Duration(30+rng.IntN(400)) * time.Millisecond)
-			cmd.Process.Signal(syscall.SIGKILL)
-			finished := cmd.Wait() == nil
+			finished := killAfter(t, time.Duration(30+rng.IntN(400))*time.Millisecond,
+				bin, "campaign", "run", dir, "--key", key, "--continue", "--parallel", "2")
 			if !finished {
 				kills++
 				killed++
@@ -348,13 +398,7 @@ func TestCampaignSIGKILL(t *testing.T) {
 					}
 				}
 			}
-			code, out, errs := obaudit("--json", "campaign", "verify", dir)
-			var v struct {
-				Accounted int64 `json:"accounted"`
-				Assigned  int64 `json:"assigned"`
-				Complete  bool  `json:"complete"`
-			}
-			json.Unmarshal([]byte(out), &v)
+			code, v, errs := verifyCounted(dir)
 			switch {
 			case code == 1:
 				t.Fatalf("kill %d: verify refused the killed directory: %s", kills, errs)
@@ -367,13 +411,7 @@ func TestCampaignSIGKILL(t *testing.T) {
 				break
 			}
 		}
-		mustRun(t, "campaign", "run", dir, "--key", key, "--continue")
-		if code, class := verifyClass(t, dir, filepath.Join(dir, campaign.PreDispatchFile)); code != 0 {
-			t.Fatalf("verify after --continue = %d %s", code, class)
-		}
-		var rep campaign.Report
-		b, _ := os.ReadFile(filepath.Join(dir, campaign.ReportFile))
-		json.Unmarshal(b, &rep)
+		rep := continueCampaign(t, dir, key)
 		a := rep.Arms[0]
 		if errs := a.Status[campaign.StatusError]; a.Status["not_ended"] != 0 || errs != a.ExcludedByReason[campaign.ExclusionInterrupted] ||
 			errs < len(inFlight) || errs > len(present) {
@@ -392,25 +430,9 @@ func TestCampaignModelBacked(t *testing.T) {
 	t.Parallel()
 	quietTessera()
 	tmp := t.TempDir()
-	key := filepath.Join(tmp, "k")
-	mustRun(t, "keygen", "--output", key)
-	f := map[string]any{
-		"format": campaign.FileFormat, "name": "model", "origin": "obaudit.example/campaign/model", "seed": "m",
-		"engine_version": "0.9.0+obaudit.1", "variants": []string{"V1"}, "agents": []string{"reference"},
-		"model_profiles": []any{map[string]any{"id": "luna", "lane": laneLoopback, "model": "gpt-5.6-luna", "latency_ms": 0}},
-		"arms":           []string{"full_lifecycle"}, "trials": 2, "stability_k": 2, "comparisons": [][2]string{{"luna", "reference"}},
-		"bounds": map[string]any{
-			"per_trial": map[string]any{"calls": 60, "tokens": 1650300, "cost_usd": "10.00", "wall_seconds": 1800},
-			"aggregate": map[string]any{"calls": 120, "tokens": 3300600, "cost_usd": "20.00", "wall_seconds": 0},
-		},
-		"rates": map[string]any{"input_usd_per_mtok": "1.25", "output_usd_per_mtok": "10.00", "pricing_policy_id": "offline_operator_pinned_v1"},
-	}
-	raw, _ := json.Marshal(f)
-	file := filepath.Join(tmp, "c.json")
-	os.WriteFile(file, raw, 0o644)
-	dir := filepath.Join(tmp, "camp")
-	mustRun(t, "campaign", "plan", file, "--output", dir, "--key", key+".key")
-	mustRun(t, "campaign", "run", dir, "--key", key+".key", "--parallel", "2")
+	dir, key := planCampaign(t, tmp, writeCampaignFile(t, tmp, testCampaign{origin: "obaudit.example/campaign/model", seed: "m",
+		agents: []string{"reference"}, variants: []string{"V1"}, trials: 2, comparisons: [][2]string{{"luna", "reference"}}, luna: true}))
+	mustRun(t, "campaign", "run", dir, "--key", key, "--parallel", "2")
 	if code, class := verifyClass(t, dir, ""); code != 0 {
 		t.Fatalf("verify = %d %s, want 0", code, class)
 	}
@@ -435,6 +457,53 @@ func TestCampaignModelBacked(t *testing.T) {
 	if code, class := verifyClass(t, d, ""); code != 1 || class != "campaign/outcome-mismatch" {
 		t.Errorf("verify(ledger changed) = %d %q, want 1 campaign/outcome-mismatch", code, class)
 	}
+}
+
+// selfAsObaudit is this test binary linked under the name obaudit, which
+// TestMain (script_test.go) runs as the CLI: for tests that need the CLI as
+// a real process.
+func selfAsObaudit(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "obaudit")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(self, bin); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// killAfter runs bin with args, output discarded, and sends it SIGKILL
+// after d; it reports whether the process had finished (exit 0) first.
+func killAfter(t *testing.T, d time.Duration, bin string, args ...string) (finished bool) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(d)
+	cmd.Process.Signal(syscall.SIGKILL)
+	return cmd.Wait() == nil
+}
+
+// continueCampaign finishes the campaign in dir with run --continue,
+// requires verify to accept it against its pre-dispatch checkpoint, and
+// returns its report.
+func continueCampaign(t *testing.T, dir, key string) campaign.Report {
+	t.Helper()
+	mustRun(t, "campaign", "run", dir, "--key", key, "--continue")
+	if code, class := verifyClass(t, dir, filepath.Join(dir, campaign.PreDispatchFile)); code != 0 {
+		t.Fatalf("verify after --continue = %d %s", code, class)
+	}
+	var rep campaign.Report
+	b, _ := os.ReadFile(filepath.Join(dir, campaign.ReportFile))
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
 
 // trialFile is the one file of the trial directory td whose name ends with

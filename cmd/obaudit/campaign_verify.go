@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"runtime/debug"
 	"slices"
 
@@ -73,20 +74,16 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 			if v.HeldCarried {
 				heldSrc = "carried in the directory (not independent evidence)"
 			}
-			if g.json {
-				if err := writeJSON(cmd, map[string]any{
-					"mediaType":   "application/vnd.obaudit.campaign-verify+json;version=1",
-					"plan_sha256": v.PlanSHA256, "log_size": int64(v.Log.Size), "held_size": int64(v.Held.Size),
-					"held_carried": v.HeldCarried, "assigned": int64(v.Assigned), "accounted": int64(v.Accounted),
-					"started_not_ended": int64(v.Started), "not_started": int64(v.NotStarted),
-					"scored_rederived": int64(v.Checked), "carried_unverified": v.Carried,
-					"report_rederived": v.Report, "complete": v.Complete,
-					"pairs_matched": int64(v.Matched), "unmatched_carried": v.Unmatched,
-				}); err != nil {
-					return err
-				}
-			} else {
-				w := cmd.OutOrStdout()
+			report := map[string]any{
+				"mediaType":   "application/vnd.obaudit.campaign-verify+json;version=1",
+				"plan_sha256": v.PlanSHA256, "log_size": int64(v.Log.Size), "held_size": int64(v.Held.Size),
+				"held_carried": v.HeldCarried, "assigned": int64(v.Assigned), "accounted": int64(v.Accounted),
+				"started_not_ended": int64(v.Started), "not_started": int64(v.NotStarted),
+				"scored_rederived": int64(v.Checked), "carried_unverified": v.Carried,
+				"report_rederived": v.Report, "complete": v.Complete,
+				"pairs_matched": int64(v.Matched), "unmatched_carried": v.Unmatched,
+			}
+			if err := writeReport(cmd, g, report, func(w io.Writer) {
 				fmt.Fprintf(w, "plan sha256 %s sealed by log entry 0\n", v.PlanSHA256)
 				fmt.Fprintf(w, "log: size %d, checkpoint signed by the plan's key; consistent with the checkpoint of size %d %s\n", v.Log.Size, v.Held.Size, heldSrc)
 				fmt.Fprintf(w, "identities: %d assigned, %d accounted for, %d started and not ended, %d not started\n", v.Assigned, v.Accounted, v.Started, v.NotStarted)
@@ -96,6 +93,8 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 					fmt.Fprintf(w, "stateful_time_removed pairs proven against their Full twin (arms verify): %d; without a scored twin, not vouched for as matched: %d\n", v.Matched, len(v.Unmatched))
 				}
 				fmt.Fprintf(w, "report.json re-derived: %v\n", v.Report)
+			}); err != nil {
+				return err
 			}
 			if !v.Complete {
 				return answerNo("the campaign is incomplete: %d of %d identities accounted for; report.json present: %v", v.Accounted, v.Assigned, v.Report)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/arm/pair"
@@ -97,13 +98,12 @@ func checkArm(cmd *cobra.Command, g *globals, arm string) error {
 			}
 		}
 	}
-	if g.json {
-		if err := writeJSON(cmd, map[string]any{"mediaType": checkArmMediaType, "arms": anyStrings(arms), "cells": cells,
-			"passed": int64(passed), "total": int64(len(cells))}); err != nil {
-			return err
-		}
-	} else {
+	report := map[string]any{"mediaType": checkArmMediaType, "arms": anyStrings(arms), "cells": cells,
+		"passed": int64(passed), "total": int64(len(cells))}
+	if err := writeReport(cmd, g, report, func(w io.Writer) {
 		fmt.Fprintf(w, "%d of %d cells pass\n", passed, len(cells))
+	}); err != nil {
+		return err
 	}
 	if passed != len(cells) {
 		return answerNo("%d of %d two-arm cells failed", len(cells)-passed, len(cells))

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,13 +15,6 @@ import (
 
 // The gate's teeth, through the command: each misbehaving stand-in makes
 // `obaudit check` say no (exit 2, report written) or refuse (exit 1).
-
-func runCheck(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(context.Background(), append([]string{"check"}, args...), strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
 
 type malformedAgent struct{}
 
@@ -41,7 +32,7 @@ func TestCheckTeethAgentFailsEverything(t *testing.T) {
 		return e, err
 	}
 	defer func() { testOnlyCheckLookup = nil }()
-	code, out, errs := runCheck(t)
+	code, out, errs := obaudit("check")
 	if code != exitNo || !strings.Contains(out, "duplicate_after_wake V1  negative  reliable=false FAILED") ||
 		!strings.Contains(out, "causal acceptance: FAILED (10/11 checks passed)") || !strings.HasPrefix(errs, "no: ") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
@@ -57,7 +48,7 @@ func TestCheckTeethAlwaysPassingEvaluator(t *testing.T) {
 		return ev, nil
 	}
 	defer func() { testOnlyCheckEvaluate = nil }()
-	code, out, _ := runCheck(t, "--engine", "0.9.0")
+	code, out, _ := obaudit("check", "--engine", "0.9.0")
 	if code != exitNo || strings.Count(out, "was accepted as reliable on V1") != 8 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -81,7 +72,7 @@ func TestCheckTeethManifests(t *testing.T) {
 		return p
 	}
 	missing := write("missing.yaml", "environment_integrity, retrieval_discipline]\n\ncontrols", "environment_integrity]\n\ncontrols")
-	code, out, errs := runCheck(t, "--oracle", missing)
+	code, out, errs := obaudit("check", "--oracle", missing)
 	if code != exitRefused || out != "" || !strings.HasPrefix(errs, "refused: oracle/vocabulary-mismatch: ") {
 		t.Fatalf("missing dimension: exit %d %q %q", code, out, errs)
 	}
@@ -90,7 +81,7 @@ func TestCheckTeethManifests(t *testing.T) {
 	closure := write("closure.yaml",
 		"expected_failed_dimensions: [action_validity, retrieval_discipline]\n    required_finding_codes: [STALE_RETRIEVED_RECORD, REJECTED_TERMINAL_PROPOSAL]\n    must_pass_dimensions: [terminal_outcome, critical_invariants, temporal_correctness, authority_boundaries, human_checkpoints, recovery, obligations, deterministic_replay, environment_integrity]",
 		"expected_failed_dimensions: [action_validity]\n    required_finding_codes: [STALE_RETRIEVED_RECORD, REJECTED_TERMINAL_PROPOSAL]\n    must_pass_dimensions: [terminal_outcome, critical_invariants, temporal_correctness, authority_boundaries, human_checkpoints, recovery, obligations, deterministic_replay, environment_integrity, retrieval_discipline]")
-	code, out, _ = runCheck(t, "--oracle", closure)
+	code, out, _ = obaudit("check", "--oracle", closure)
 	if code != exitNo || !strings.Contains(out, "stale_after_wake     V1  negative  reliable=false FAILED") ||
 		!strings.Contains(out, "must remain passing for this control and did not") {
 		t.Fatalf("closure changed: exit %d\n%s", code, out)

@@ -2,12 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/export/agentrun"
 	episodereport "github.com/obaudit/obaudit/report"
@@ -42,7 +41,7 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 	for _, g := range gateRuns {
 		t.Run(g.scenario+"/"+g.agent, func(t *testing.T) {
 			art := filepath.Join(dir, g.scenario+"-"+g.agent+".artefact.json")
-			code, _, stderr := runCLI(t, "run", "--scenario", g.scenario, "--agent", g.agent,
+			code, _, stderr := obaudit("run", "--scenario", g.scenario, "--agent", g.agent,
 				"--operation-instance-id", "opinst_0123456789abcdef0123456789abcdef", "--output", art)
 			if code != exitOK && code != exitNo {
 				t.Fatalf("obaudit run = exit %d: %s", code, stderr)
@@ -51,19 +50,12 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, err := exportValidate(raw)
-			if err != nil {
-				t.Fatalf("export: %v", err)
-			}
-			rec, err := agentrun.Export(doc, exportOperation(doc), nil)
-			if err != nil {
-				t.Fatalf("export: %v", err)
-			}
+			doc, rec := exportRecord(t, raw)
 			file := filepath.Join(dir, rec.FileName())
 			if err := os.WriteFile(file, rec.Bytes, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if code, out, stderr := runCLI(t, "validate", "--agent-run", file); code != exitOK {
+			if code, out, stderr := obaudit("validate", "--agent-run", file); code != exitOK {
 				t.Fatalf("validate --agent-run = exit %d: %s%s", code, out, stderr)
 			}
 			v := rec.Value
@@ -101,10 +93,17 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 	}
 }
 
-// runCLI runs the obaudit command line in-process.
-func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+// exportRecord is obaudit export's reading of the artefact raw and the
+// Agent Run record it exports (not held to the published schema).
+func exportRecord(t *testing.T, raw []byte) (*artefact.Document, *agentrun.Record) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
+	doc, err := exportValidate(raw)
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	rec, err := agentrun.Export(doc, exportOperation(doc), nil)
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	return doc, rec
 }

@@ -29,40 +29,12 @@ func signalMidModelRun(t *testing.T, dir, ledger string, env []string, sig os.Si
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), exitCodeEnv+"="), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	p := startSignalled(t, cmd)
+	p.waitUntil(t, 60*time.Second, 5*time.Millisecond, "its first call row", func() bool {
 		b, _ := os.ReadFile(ledger)
-		if bytes.Contains(b, []byte(`"row_kind": "call"`)) {
-			break
-		}
-		select {
-		case <-done:
-			t.Fatalf("obaudit ended before its first call row: exit %d, stderr %q, ledger %.300s", cmd.ProcessState.ExitCode(), errb.String(), b)
-		default:
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no call row was written")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("obaudit did not stop at the signal")
-	}
-	return cmd.ProcessState.ExitCode(), out.Bytes()
+		return bytes.Contains(b, []byte(`"row_kind": "call"`))
+	})
+	return p.signal(t, sig), p.out.Bytes()
 }
 
 // checkInterruptedLedger: the ledger reads back complete (ledger verify's

@@ -91,38 +91,16 @@ func TestSignalMidRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer stdin.Close()
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			deadline := time.Now().Add(30 * time.Second)
-			for {
-				if _, err := os.Stat(ready); err == nil {
-					break
-				}
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatal("obaudit never started watching signals")
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			p := startSignalled(t, cmd)
+			p.waitUntil(t, 30*time.Second, 10*time.Millisecond, "it watches signals", func() bool {
+				_, err := os.Stat(ready)
+				return err == nil
+			})
 			stdin.Write([]byte("schema_version: 1\n")) // mid-read
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
+			if code := p.signal(t, sig); code != exitInterrupted {
+				t.Fatalf("exit %d, want 130; stderr %q", code, p.errb.String())
 			}
-			select {
-			case <-done:
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				t.Fatal("obaudit did not stop at the signal")
-			}
-			if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
-				t.Fatalf("exit %d, want 130; stderr %q", code, errb.String())
-			}
-			doc := oneJSON(t, out.Bytes())
+			doc := oneJSON(t, p.out.Bytes())
 			if doc["class"] != classInterrupted || doc["exit"] != float64(130) {
 				t.Fatalf("--json outcome %v", doc)
 			}
@@ -131,4 +109,60 @@ func TestSignalMidRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// signalled is a real obaudit process that a signal test drives: started,
+// waited on until it is ready, signalled.
+type signalled struct {
+	cmd       *exec.Cmd
+	done      chan error
+	out, errb bytes.Buffer
+}
+
+// startSignalled starts cmd with its stdout and stderr captured.
+func startSignalled(t *testing.T, cmd *exec.Cmd) *signalled {
+	t.Helper()
+	p := &signalled{cmd: cmd, done: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = &p.out, &p.errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- cmd.Wait() }()
+	return p
+}
+
+// waitUntil polls ready every poll until it holds; the test fails if the
+// process ends first or patience runs out (the process is then killed).
+// what says what ready waits for.
+func (p *signalled) waitUntil(t *testing.T, patience, poll time.Duration, what string, ready func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(patience)
+	for !ready() {
+		select {
+		case <-p.done:
+			t.Fatalf("obaudit ended before %s: exit %d, stderr %q", what, p.cmd.ProcessState.ExitCode(), p.errb.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			p.cmd.Process.Kill()
+			t.Fatalf("obaudit never got to %s", what)
+		}
+		time.Sleep(poll)
+	}
+}
+
+// signal sends sig and returns the exit code; the test fails (and the
+// process is killed) if it has not ended 30 s later.
+func (p *signalled) signal(t *testing.T, sig os.Signal) int {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		p.cmd.Process.Kill()
+		t.Fatal("obaudit did not stop at the signal")
+	}
+	return p.cmd.ProcessState.ExitCode()
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,9 +45,8 @@ func TestLedgerAndBundleExitCodes(t *testing.T) {
 		{[]string{"bundle", art}, exitUsage},
 	}
 	for _, c := range cases {
-		var out, errb bytes.Buffer
-		if got := run(context.Background(), c.args, strings.NewReader(""), &out, &errb); got != c.code {
-			t.Errorf("obaudit %v = %d, want %d (stderr %s)", c.args, got, c.code, errb.String())
+		if got, _, errs := obaudit(c.args...); got != c.code {
+			t.Errorf("obaudit %v = %d, want %d (stderr %s)", c.args, got, c.code, errs)
 		}
 	}
 }

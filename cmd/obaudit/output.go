@@ -22,6 +22,16 @@ func writeJSON(cmd *cobra.Command, v any) error {
 	return err
 }
 
+// writeReport writes a command's report to stdout: with --json the
+// document tree (writeJSON), otherwise the text text writes.
+func writeReport(cmd *cobra.Command, g *globals, tree map[string]any, text func(w io.Writer)) error {
+	if g.json {
+		return writeJSON(cmd, tree)
+	}
+	text(cmd.OutOrStdout())
+	return nil
+}
+
 // checkOutputs refuses, before a command does any work (runs an episode,
 // validates, calls a provider), an output path that exists or whose path
 // holds a link or a non-directory (safefs.CheckTargets); nothing is

@@ -42,11 +42,7 @@ but not reproduced.
 Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := readInputAs(cmd, args[0], kindArtefact)
-			if err != nil {
-				return err
-			}
-			doc, err := artefact.Read(b, artefactOptions())
+			doc, err := readArtefact(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -86,6 +82,17 @@ Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.
 	}
 	c.Flags().StringVar(&specFile, "spec", "", "operation spec YAML to replay against (default: the embedded spec of the artefact's pack)")
 	return c
+}
+
+// readArtefact reads the artefact file name (- for stdin) strictly, with
+// every named check of its contract (artefact.Read), as arms verify and
+// replay take it.
+func readArtefact(cmd *cobra.Command, name string) (*artefact.Document, error) {
+	b, err := readInputAs(cmd, name, kindArtefact)
+	if err != nil {
+		return nil, err
+	}
+	return artefact.Read(b, artefactOptions())
 }
 
 // replayPack is the carried pack that re-executes doc. It refuses a record

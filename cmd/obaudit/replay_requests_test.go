@@ -25,7 +25,7 @@ func preflightArtefact(t *testing.T) []byte {
 	}
 	os.Chmod(dir, 0o700)
 	const id = "opinst_0123456789abcdef0123456789abcdef"
-	if code, _, stderr := runCLI(t, "preflight", "--output-dir", dir, "--operation-instance-id", id); code != exitOK {
+	if code, _, stderr := obaudit("preflight", "--output-dir", dir, "--operation-instance-id", id); code != exitOK {
 		t.Fatalf("preflight: exit %d, stderr %q", code, stderr)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, id+".episode_artifact.json"))
@@ -77,14 +77,14 @@ func TestReplayRebuildsRequestDigests(t *testing.T) {
 	t.Parallel()
 	b := preflightArtefact(t)
 	own := editedArtefact(t, b, func(map[string]any) {})
-	code, stdout, stderr := runCLI(t, "replay", own)
+	code, stdout, stderr := obaudit("replay", own)
 	if code != exitOK {
 		t.Fatalf("replay of the preflight's artefact: exit %d, stderr %q", code, stderr)
 	}
 	if !regexp.MustCompile(`(?m)^request digests +46 rebuilt `).MatchString(stdout) || unverifiedRequests.MatchString(stdout) {
 		t.Fatalf("the preflight's request digests were not rebuilt:\n%s", stdout)
 	}
-	if code, stdout, _ := runCLI(t, "--json", "replay", own); code != exitOK || !strings.Contains(stdout, `"request_digests_rebuilt":46`) || !strings.Contains(stdout, `"unverified":[]`) {
+	if code, stdout, _ := obaudit("--json", "replay", own); code != exitOK || !strings.Contains(stdout, `"request_digests_rebuilt":46`) || !strings.Contains(stdout, `"unverified":[]`) {
 		t.Fatalf("replay --json: exit %d\n%s", code, stdout)
 	}
 
@@ -105,10 +105,10 @@ func TestReplayRebuildsRequestDigests(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := editedArtefact(t, b, edit)
-			if code, _, stderr := runCLI(t, "validate", p); code != exitOK {
+			if code, _, stderr := obaudit("validate", p); code != exitOK {
 				t.Fatalf("the edited record does not validate (exit %d, %q): the check under test is not reached", code, stderr)
 			}
-			if code, stdout, stderr := runCLI(t, "replay", p); code != exitRefused || stdout != "" || !strings.HasPrefix(stderr, mismatch) {
+			if code, stdout, stderr := obaudit("replay", p); code != exitRefused || stdout != "" || !strings.HasPrefix(stderr, mismatch) {
 				t.Fatalf("replay: exit %d, stdout %q, stderr %q; want refused as %s", code, stdout, stderr, episode.ErrRequestDigestMismatch.Class)
 			}
 			in, err := os.ReadFile(p)
@@ -129,7 +129,7 @@ func TestReplayRebuildsRequestDigests(t *testing.T) {
 		}),
 	} {
 		t.Run(name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, "replay", p)
+			code, stdout, stderr := obaudit("replay", p)
 			if code != exitOK || !unverifiedRequests.MatchString(stdout) || strings.Contains(stdout, "rebuilt from") {
 				t.Fatalf("replay: exit %d, stderr %q, stdout:\n%s\nwant OK with the request digests unverified", code, stderr, stdout)
 			}

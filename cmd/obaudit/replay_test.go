@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,33 +28,31 @@ func TestReplayDiffersExitsTwo(t *testing.T) {
 		row := d["trajectory"].([]any)[11].(map[string]any)
 		row["outcome"].(map[string]any)["rationale"] = "edited after the run"
 	})
-	var out, errOut bytes.Buffer
-	if code := run(context.Background(), []string{"validate", p}, nil, &out, &errOut); code != exitOK {
-		t.Fatalf("validate of the consistently edited record: exit %d (%s), want 0: coherence is not reproduction", code, errOut.String())
+	if code, _, errs := obaudit("validate", p); code != exitOK {
+		t.Fatalf("validate of the consistently edited record: exit %d (%s), want 0: coherence is not reproduction", code, errs)
 	}
-	out.Reset()
-	errOut.Reset()
-	if code := run(context.Background(), []string{"replay", p}, nil, &out, &errOut); code != exitNo {
-		t.Fatalf("replay exit = %d (stderr %q), want %d", code, errOut.String(), exitNo)
+	code, out, errs := obaudit("replay", p)
+	if code != exitNo {
+		t.Fatalf("replay exit = %d (stderr %q), want %d", code, errs, exitNo)
 	}
 	for _, re := range []string{
 		`(?m)^replay DIFFERS: contract 8, scenario V1, agent reference, engine 0.9.0$`,
 		`(?m)^first divergence   trajectory /trajectory/11/outcome/rationale: recorded "edited after the run", replayed "`,
 		`(?m)^sections .*trajectory DIFFERS`,
 	} {
-		if !regexp.MustCompile(re).MatchString(out.String()) {
-			t.Errorf("stdout does not match %s:\n%s", re, out.String())
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("stdout does not match %s:\n%s", re, out)
 		}
 	}
-	if !regexp.MustCompile(`^no: the replay differs from the record: first at trajectory /trajectory/11/outcome/rationale`).MatchString(errOut.String()) {
-		t.Errorf("stderr = %q", errOut.String())
+	if !regexp.MustCompile(`^no: the replay differs from the record: first at trajectory /trajectory/11/outcome/rationale`).MatchString(errs) {
+		t.Errorf("stderr = %q", errs)
 	}
-	out.Reset()
-	if code := run(context.Background(), []string{"replay", "--json", p}, nil, &out, &errOut); code != exitNo {
+	code, out, _ = obaudit("replay", "--json", p)
+	if code != exitNo {
 		t.Fatalf("replay --json exit = %d, want %d", code, exitNo)
 	}
 	for _, want := range []string{`"ok":false`, `"pointer":"/trajectory/11/outcome/rationale"`, `"provider_calls":0`} {
-		if !bytes.Contains(out.Bytes(), []byte(want)) {
+		if !strings.Contains(out, want) {
 			t.Errorf("--json report lacks %s", want)
 		}
 	}
@@ -82,17 +78,15 @@ func TestValidateHoldsMaintenanceRoots(t *testing.T) {
 			p := writeEdited(t, "artifact8-deterministic-reference-v1.json", func(d map[string]any) {
 				tc.edit(d["final_state"].(map[string]any))
 			})
-			var out, errOut bytes.Buffer
-			if code := run(context.Background(), []string{"validate", p}, nil, &out, &errOut); code != exitRefused {
+			code, _, errs := obaudit("validate", p)
+			if code != exitRefused {
 				t.Fatalf("exit %d, want %d", code, exitRefused)
 			}
-			if !strings.HasPrefix(errOut.String(), "refused: artefact/final-state: "+tc.pointer+": ") || !strings.Contains(errOut.String(), ": "+tc.inner+": ") {
-				t.Fatalf("stderr = %q, want artefact/final-state at %s with %s in the chain", errOut.String(), tc.pointer, tc.inner)
+			if !strings.HasPrefix(errs, "refused: artefact/final-state: "+tc.pointer+": ") || !strings.Contains(errs, ": "+tc.inner+": ") {
+				t.Fatalf("stderr = %q, want artefact/final-state at %s with %s in the chain", errs, tc.pointer, tc.inner)
 			}
-			out.Reset()
-			run(context.Background(), []string{"validate", "--json", p}, nil, &out, &errOut)
-			if !bytes.Contains(out.Bytes(), []byte(`"pointer":"`+tc.pointer+`"`)) {
-				t.Fatalf("--json report %s lacks pointer %s", out.String(), tc.pointer)
+			if _, out, _ := obaudit("validate", "--json", p); !strings.Contains(out, `"pointer":"`+tc.pointer+`"`) {
+				t.Fatalf("--json report %s lacks pointer %s", out, tc.pointer)
 			}
 		})
 	}

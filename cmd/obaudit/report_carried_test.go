@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,9 +18,8 @@ func TestReportMarksCarried(t *testing.T) {
 	const mark = "CARRIED, NOT RE-DERIVED"
 	render := func(artefact, page string) string {
 		t.Helper()
-		var out, errb bytes.Buffer
-		if code := run(context.Background(), []string{"report", artefact, "--html", page}, strings.NewReader(""), &out, &errb); code != exitOK {
-			t.Fatalf("report %s: exit %d: %s", artefact, code, errb.String())
+		if code, _, errs := obaudit("report", artefact, "--html", page); code != exitOK {
+			t.Fatalf("report %s: exit %d: %s", artefact, code, errs)
 		}
 		b, err := os.ReadFile(page)
 		if err != nil {
@@ -36,9 +33,8 @@ func TestReportMarksCarried(t *testing.T) {
 	if got := render("c1.json", "c1.html"); !strings.Contains(got, mark) || !strings.Contains(got, "evaluation: contract 1 is read, not re-graded") {
 		t.Error("a contract-1 record's page does not say its evaluation is carried")
 	}
-	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"run", "--scenario", "V1", "--output", "own.json"}, strings.NewReader(""), &out, &errb); code != exitOK {
-		t.Fatalf("run: exit %d: %s", code, errb.String())
+	if code, _, errs := obaudit("run", "--scenario", "V1", "--output", "own.json"); code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, errs)
 	}
 	if got := render(filepath.Join(dir, "own.json"), "own.html"); strings.Contains(got, mark) {
 		t.Error("a re-graded episode's page is marked carried")

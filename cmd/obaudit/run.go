@@ -146,12 +146,7 @@ anything was written.`,
 				"reliable":                  ev.Reliable,
 				"evaluation":                res.Artefact.Tree()["evaluation"],
 			}
-			if g.json {
-				if err := writeJSON(cmd, report); err != nil {
-					return err
-				}
-			} else {
-				w := cmd.OutOrStdout()
+			if err := writeReport(cmd, g, report, func(w io.Writer) {
 				terminal := "null"
 				if s, ok := ep.TerminalOutcome.(string); ok {
 					terminal = s
@@ -170,6 +165,8 @@ anything was written.`,
 				fmt.Fprintf(w, "decisions_digest_sha256: %s\n", ep.DecisionsDigest)
 				fmt.Fprintf(w, "determinism_self_check: %s\n", replay)
 				writeResultVector(w, ev)
+			}); err != nil {
+				return err
 			}
 			if replay != "reproduced" {
 				return answerNo("the determinism self-check did not reproduce the episode")

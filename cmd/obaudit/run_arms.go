@@ -157,12 +157,7 @@ func runArm(cmd *cobra.Command, g *globals, o armRun) error {
 	}
 	report["determinism_self_check"] = self
 	report["common_outcome"] = commonoutcome.Tree(outcome)
-	if g.json {
-		if err := writeJSON(cmd, report); err != nil {
-			return err
-		}
-	} else {
-		w := cmd.OutOrStdout()
+	if err := writeReport(cmd, g, report, func(w io.Writer) {
 		fmt.Fprintf(w, "arm: %s\n", o.arm)
 		fmt.Fprintf(w, "scenario %s, agent %s (%s)\n", report["scenario_id"], a.ID, a.Kind)
 		fmt.Fprintf(w, "operation_instance_id: %s\n", o.instanceID)
@@ -178,6 +173,8 @@ func runArm(cmd *cobra.Command, g *globals, o armRun) error {
 		fmt.Fprintf(w, "decisions_digest_sha256: %s\n", report["decisions_digest_sha256"])
 		fmt.Fprintf(w, "determinism_self_check: %s\n", self)
 		writeCommonOutcome(w, outcome)
+	}); err != nil {
+		return err
 	}
 	if !reproduced {
 		return answerNo("the determinism self-check did not reproduce the episode")

@@ -50,7 +50,7 @@ func TestR19DeterministicRunWritesNoLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod("out", 0o700)
-	code, _, stderr := runCLI(t, "run", "--engine", "0.9.0", "--scenario", "V1", "--agent", "reference",
+	code, _, stderr := obaudit("run", "--engine", "0.9.0", "--scenario", "V1", "--agent", "reference",
 		"--operation-instance-id", "opinst_0123456789abcdef0123456789abcdef", "--output", "out/episode_artifact.json")
 	if code != exitOK {
 		t.Fatalf("run: exit %d, stderr %q", code, stderr)
@@ -81,7 +81,7 @@ func TestR19DeterministicRunWritesNoLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(model, 0o700)
-	code, _, stderr = runCLI(t, "preflight", "--output-dir", model,
+	code, _, stderr = obaudit("preflight", "--output-dir", model,
 		"--operation-instance-id", "opinst_0123456789abcdef0123456789abcdef", "--execution-run-id", "exec_0123456789abcdef0123456789abcdef")
 	if code != exitOK {
 		t.Fatalf("preflight: exit %d, stderr %q", code, stderr)

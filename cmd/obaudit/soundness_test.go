@@ -39,6 +39,7 @@ import (
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/execledger/ledgertest"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
@@ -178,24 +179,9 @@ func parseTree(t *testing.T, b []byte) map[string]any {
 	return v.(map[string]any)
 }
 
-func parseRows(t *testing.T, b []byte) []map[string]any {
-	var out []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
-		out = append(out, parseTree(t, line))
-	}
-	return out
-}
-
+// objAt is the object at path (keys and indexes) in v.
 func objAt(v any, path ...any) map[string]any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			v = v.(map[string]any)[k]
-		case int:
-			v = v.([]any)[k]
-		}
-	}
-	return v.(map[string]any)
+	return ledgertest.Get(v, path...).(map[string]any)
 }
 
 func decimalOf(t *testing.T, s string) execledger.Decimal {
@@ -273,28 +259,9 @@ func forge(t *testing.T, p forgery) (art, ledger []byte) {
 				"reserved_usd": reserved.String(), "fault_counts": faults,
 			}
 		}
-		prev := execledger.GenesisDigest
-		var buf bytes.Buffer
-		for i, r := range p.rows {
-			r["row_index"] = int64(i)
-			r["previous_row_digest_sha256"] = prev
-			delete(r, "row_digest_sha256")
-			d, err := canon.UpstreamDigest(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r["row_digest_sha256"] = d
-			prev = d
-			line, err := canon.Append(nil, r, canon.UpstreamSpacedForm)
-			if err != nil {
-				t.Fatal(err)
-			}
-			buf.Write(line)
-			buf.WriteByte('\n')
-		}
-		ledger = buf.Bytes()
+		ledger = ledgertest.Rechain(p.rows)
 		b := objAt(p.art, "provider_execution")
-		b["execution_ledger_digest_sha256"] = prev
+		b["execution_ledger_digest_sha256"] = last["row_digest_sha256"] // the chain head
 		if !*p.keepIdentity {
 			b["execution_run_id"] = h["execution_run_id"]
 			b["provider"], b["api"], b["model"] = prov["provider"], prov["api"], prov["model"]
@@ -567,7 +534,7 @@ func generateSoundness(t *testing.T) map[string][]byte {
 		if m.base == "deterministic" {
 			p.art = parseTree(t, det)
 		} else {
-			p.art, p.rows = parseTree(t, modelArt), parseRows(t, modelLedger)
+			p.art, p.rows = parseTree(t, modelArt), ledgertest.Rows(modelLedger)
 		}
 		v := soundVector{name: m.name, check: m.check, expect: m.expect}
 		if m.expect == "accepted" && strings.HasPrefix(m.name, "control-") {

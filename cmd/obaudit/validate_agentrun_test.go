@@ -38,14 +38,7 @@ func runAgentRunValidate(t *testing.T, args ...string) (string, error) {
 
 func TestValidateAgentRunMode(t *testing.T) {
 	raw := upstreamtest.Read(t, "artifact8-deterministic-reference-v1.json")
-	doc, err := exportValidate(raw)
-	if err != nil {
-		t.Fatalf("export: %v", err)
-	}
-	rec, err := agentrun.Export(doc, exportOperation(doc), nil)
-	if err != nil {
-		t.Fatalf("export: %v", err)
-	}
+	_, rec := exportRecord(t, raw)
 	dir := t.TempDir()
 	good := filepath.Join(dir, rec.FileName())
 	renamed := filepath.Join(dir, "renamed.json")

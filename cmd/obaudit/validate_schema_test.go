@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"testing"
 )
@@ -16,18 +14,18 @@ func TestValidateSchemaReportsBothVerdicts(t *testing.T) {
 	p := writeEdited(t, "artifact8-deterministic-reference-v1.json", func(d map[string]any) {
 		d["agent_invocations"] = int64(13)
 	})
-	var out, errOut bytes.Buffer
-	if code := run(context.Background(), []string{"validate", "--schema", "--json", p}, nil, &out, &errOut); code != exitRefused {
-		t.Fatalf("exit %d, want %d (%s)", code, exitRefused, errOut.String())
+	code, out, errs := obaudit("validate", "--schema", "--json", p)
+	if code != exitRefused {
+		t.Fatalf("exit %d, want %d (%s)", code, exitRefused, errs)
 	}
 	var r struct {
 		Refusal struct{ Class string }
 		Schema  struct{ Applicable, OK bool } `json:"schema_verdict"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
 	if r.Refusal.Class != "artefact/tape-mismatch" || !r.Schema.Applicable || !r.Schema.OK {
-		t.Fatalf("report %s: want a named refusal beside a passing schema verdict", out.String())
+		t.Fatalf("report %s: want a named refusal beside a passing schema verdict", out)
 	}
 }

@@ -94,7 +94,7 @@ func TestVerifyKeyless(t *testing.T) {
 	}
 
 	t.Run("verified", func(t *testing.T) {
-		code, stdout, stderr := runCLI(t, verify(good, rootPath, keylessIdentity, keylessIssuer, detPath)...)
+		code, stdout, stderr := obaudit(verify(good, rootPath, keylessIdentity, keylessIssuer, detPath)...)
 		if code != exitOK {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
@@ -110,7 +110,7 @@ func TestVerifyKeyless(t *testing.T) {
 		}
 	})
 	t.Run("verified pair, json", func(t *testing.T) {
-		code, stdout, stderr := runCLI(t, append([]string{"--json"}, verify(pair, rootPath, keylessIdentity, keylessIssuer, modelPath, ledgerPath)...)...)
+		code, stdout, stderr := obaudit(append([]string{"--json"}, verify(pair, rootPath, keylessIdentity, keylessIssuer, modelPath, ledgerPath)...)...)
 		if code != exitOK {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
@@ -144,7 +144,7 @@ func TestVerifyKeyless(t *testing.T) {
 		{"root not a trusted root", verify(good, writeTemp(t, dir, "junk.json", []byte(`{"mediaType":"application/vnd.dev.sigstore.trustedroot+json;version=0.1","x":1}`)), keylessIdentity, keylessIssuer, detPath), sigstore.ErrTrustedRootInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
+			code, stdout, stderr := obaudit(tc.args...)
 			if code != exitRefused || stdout != "" || !strings.HasPrefix(stderr, "refused: "+string(tc.want.Class)+": ") {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d refused as %s", code, stdout, stderr, exitRefused, tc.want.Class)
 			}
