@@ -30,12 +30,8 @@ func outDir(t *testing.T) string {
 // config is a V1 reference cell into dir.
 func config(t *testing.T, dir string) Config {
 	t.Helper()
+	dom, ref := artefacttest.Cell(t, "V1", "reference")
 	pack := domains.Default()
-	dom, err := pack.Operation(nil, "", "V1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, _ := pack.Agent("reference")
 	return Config{
 		Domain: dom, Reference: ref.New, EngineVersion: schemas.EngineObaudit,
 		OutputDir: dir, MaxCalls: 60, Now: ledgertest.NewClock().Now,

@@ -9,6 +9,7 @@ import (
 	"github.com/obaudit/obaudit/arm/pair"
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -16,15 +17,7 @@ const inst = "opinst_0123456789abcdef0123456789abcdef"
 
 func setup(t testing.TB, scenario, agentID string) (engine.Domain, pair.Agent) {
 	t.Helper()
-	pack := domains.Default()
-	d, err := pack.Operation(nil, "", scenario)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, ok := pack.Agent(agentID)
-	if !ok {
-		t.Fatalf("no agent %q", agentID)
-	}
+	d, a := artefacttest.Cell(t, scenario, agentID)
 	return d, pair.Agent{ID: a.ID, Kind: a.Kind, New: a.New}
 }
 
