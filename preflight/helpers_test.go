@@ -27,6 +27,16 @@ func outDir(t *testing.T) string {
 	return d
 }
 
+// mustRun is Run(cfg), failing t when the run is refused.
+func mustRun(t *testing.T, cfg Config) *Result {
+	t.Helper()
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // config is a V1 reference cell into dir.
 func config(t *testing.T, dir string) Config {
 	t.Helper()
