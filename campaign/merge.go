@@ -318,12 +318,7 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 		}
 	}
 	res.Appended = len(appendIdx)
-	cp, err := a.close(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res.Checkpoint = cp
-	if res.Complete, err = reportIfComplete(ctx, dir, opts.Key, p, planFile); err != nil {
+	if res.Checkpoint, res.Complete, err = closeLog(ctx, a, nil, dir, opts.Key, p, planFile); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"crypto/x509"
@@ -353,22 +354,7 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 	commitWG.Wait()
 	close(futures)
 	futWG.Wait()
-	if runErr == nil {
-		runErr = commitErr
-	}
-	cp, err := a.close(ctx)
-	if runErr == nil {
-		runErr = futErr
-	}
-	if runErr == nil {
-		runErr = err
-	}
-	if runErr != nil {
-		return nil, runErr
-	}
-	res.Checkpoint = cp
-	// The report, once every identity has its outcome.
-	if res.Complete, err = reportIfComplete(ctx, dir, opts.Key, p, planFile); err != nil {
+	if res.Checkpoint, res.Complete, err = closeLog(ctx, a, cmp.Or(runErr, commitErr, futErr), dir, opts.Key, p, planFile); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -635,6 +621,19 @@ func logOutcomes(ctx context.Context, dir string, key *ecdsa.PublicKey, p *Plan,
 
 // reportIfComplete writes the campaign's report once every assigned
 // identity has its outcome in the log, and says whether it did.
+// closeLog ends a run or a merge: it closes the log's appender a and, when
+// neither failed (failed is the run's first error, if any), writes the
+// report once every identity has its outcome. It returns the final signed
+// checkpoint and whether the campaign is complete.
+func closeLog(ctx context.Context, a *appender, failed error, dir string, key *ecdsa.PublicKey, p *Plan, planFile []byte) ([]byte, bool, error) {
+	cp, err := a.close(ctx)
+	if err = cmp.Or(failed, err); err != nil {
+		return nil, false, err
+	}
+	complete, err := reportIfComplete(ctx, dir, key, p, planFile)
+	return cp, complete, err
+}
+
 func reportIfComplete(ctx context.Context, dir string, key *ecdsa.PublicKey, p *Plan, planFile []byte) (bool, error) {
 	st, outcomes, err := logOutcomes(ctx, dir, key, p, planFile)
 	if err != nil {

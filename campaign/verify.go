@@ -170,34 +170,41 @@ func verifyTrials(ctx context.Context, dir string, p *Plan, outcomes map[int]*Ou
 		idx = append(idx, i)
 	}
 	slices.Sort(idx)
-	work := make(chan int)
 	var mu sync.Mutex
 	var first error
 	firstAt := -1
+	forEach(opts.Parallel, len(idx), func(k int) {
+		i := idx[k]
+		carried, err := verifyTrial(ctx, dir, p, p.Trials[i], outcomes[i], opts)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && (firstAt < 0 || i < firstAt) {
+			first, firstAt = err, i
+		}
+		if err == nil && verified != nil {
+			verified(i, carried)
+		}
+	})
+	return first
+}
+
+// forEach calls f(k) for every k from 0 to n-1 (in that order of
+// dispatch), parallel calls at a time, and returns when every call has.
+func forEach(parallel, n int, f func(k int)) {
+	work := make(chan int)
 	var wg sync.WaitGroup
-	for range max(opts.Parallel, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				carried, err := verifyTrial(ctx, dir, p, p.Trials[i], outcomes[i], opts)
-				mu.Lock()
-				if err != nil && (firstAt < 0 || i < firstAt) {
-					first, firstAt = err, i
-				}
-				if err == nil && verified != nil {
-					verified(i, carried)
-				}
-				mu.Unlock()
+	for range max(parallel, 1) {
+		wg.Go(func() {
+			for k := range work {
+				f(k)
 			}
-		}()
+		})
 	}
-	for _, i := range idx {
-		work <- i
+	for k := range n {
+		work <- k
 	}
 	close(work)
 	wg.Wait()
-	return first
 }
 
 // verifyTrial checks one outcome against the trial's files.
@@ -325,36 +332,23 @@ func verifyPairs(ctx context.Context, dir string, p *Plan, outcomes map[int]*Out
 		return nil, refusal.New(ErrOutcomeMismatch, "%s: no artefact", t.ID)
 	}
 	errs := make([]error, len(pending))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range max(opts.Parallel, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				pr := pending[i]
-				full := *pr.full
-				fb, err := read(full, outcomes[full.Index])
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				nb, err := read(pr.notime, outcomes[pr.notime.Index])
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				if err := opts.Pair(ctx, full, pr.notime, fb, nb); err != nil {
-					errs[i] = refusal.Wrap(ErrOutcomeMismatch, err, "%s against its twin %s", pr.notime.ID, full.ID)
-				}
-			}
-		}()
-	}
-	for i := range pending {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	forEach(opts.Parallel, len(pending), func(i int) {
+		pr := pending[i]
+		full := *pr.full
+		fb, err := read(full, outcomes[full.Index])
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		nb, err := read(pr.notime, outcomes[pr.notime.Index])
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		if err := opts.Pair(ctx, full, pr.notime, fb, nb); err != nil {
+			errs[i] = refusal.Wrap(ErrOutcomeMismatch, err, "%s against its twin %s", pr.notime.ID, full.ID)
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err

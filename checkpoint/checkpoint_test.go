@@ -15,6 +15,7 @@ import (
 	"github.com/transparency-dev/merkle/rfc6962"
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/obaudit/obaudit/internal/refusaltest"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -44,14 +45,6 @@ func bundles(n int, tag string) [][]byte {
 		out[i] = []byte(fmt.Sprintf(`{"episode":%d,"campaign":%q}`, i, tag))
 	}
 	return out
-}
-
-func wantClass(t *testing.T, err error, want *refusal.Refusal) {
-	t.Helper()
-	if refusal.Of(err) != want.Class {
-		c, _ := refusal.ClassOf(err)
-		t.Fatalf("err = %v (class %q), want class %s", err, c, want.Class)
-	}
 }
 
 // refRoot is RFC 6962's MTH, written directly from the RFC's recursive
@@ -212,7 +205,7 @@ func TestVerifyInclusionRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := VerifyInclusion(tc.proof, tc.bundle, tc.pub, tc.opts)
-			wantClass(t, err, tc.want)
+			refusaltest.Want(t, err, tc.want)
 		})
 	}
 	t.Run("extra line is ignored", func(t *testing.T) {
@@ -226,7 +219,7 @@ func TestCommitRefusals(t *testing.T) {
 	k := key(t)
 	bs := bundles(3, "a")
 	_, err := commitForTest(origin, append(bs, bs[1]), signer(t, origin, k))
-	wantClass(t, err, ErrDuplicateLeaf)
+	refusaltest.Want(t, err, ErrDuplicateLeaf)
 	if _, err := commitForTest(origin, nil, signer(t, origin, k)); err == nil {
 		t.Fatal("Commit of no episodes succeeded")
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/refusaltest"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -69,14 +70,6 @@ func model(t testing.TB) Inputs {
 }
 
 var opts = Options{ObauditVersion: "0.1.0-test"}
-
-func wantClass(t *testing.T, err error, want *refusal.Refusal) {
-	t.Helper()
-	if refusal.Of(err) != want.Class {
-		c, _ := refusal.ClassOf(err)
-		t.Fatalf("err = %v (class %q), want class %s", err, c, want.Class)
-	}
-}
 
 func flip(b []byte, at int) []byte {
 	c := append([]byte(nil), b...)
@@ -152,7 +145,7 @@ func TestDeriveRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := Derive(tc.in)
-			wantClass(t, err, tc.want)
+			refusaltest.Want(t, err, tc.want)
 		})
 	}
 }
@@ -277,7 +270,7 @@ func TestVerifyRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Verify(ctx, tc.bundle, tc.in, tc.v)
-			wantClass(t, err, tc.want)
+			refusaltest.Want(t, err, tc.want)
 		})
 	}
 	t.Run("another key", func(t *testing.T) {
@@ -331,7 +324,7 @@ func TestChecks(t *testing.T) {
 		return refusal.New(ErrLedgerInvalid, "stand-in for a validator's refusal")
 	})
 	_, err = New(ctx, m, Options{Validate: refuse, ObauditVersion: "x"})
-	wantClass(t, err, ErrCheckFailed)
+	refusaltest.Want(t, err, ErrCheckFailed)
 	if !errors.Is(err, ErrLedgerInvalid) { // the cause, below the surfaced class
 		t.Fatalf("the check's own refusal is not kept: %v", err)
 	}
@@ -374,5 +367,5 @@ func TestStatementIsCanonicalAndSchemaValid(t *testing.T) {
 	// Marshal refuses what the schema refuses.
 	st.Predicate.Artefact.SpecDigest = "not-a-digest"
 	_, err = st.Marshal()
-	wantClass(t, err, ErrPredicateInvalid)
+	refusaltest.Want(t, err, ErrPredicateInvalid)
 }

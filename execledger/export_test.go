@@ -10,38 +10,32 @@ func FieldKinds() []FieldKind { return slices.Clone(fieldKinds) }
 // TableFields returns every field pointer the table must have a row for,
 // from the exact field sets the reader enforces.
 func TableFields() []string {
+	// Each nested object's fields stand under its own prefix.
+	nested := map[string]struct {
+		prefix string
+		fields []string
+	}{
+		"header/provider": {"header/provider/", providerFields},
+		"header/controls": {"header/controls/", controlsFields},
+		"call/attempts":   {"call/attempts/[]/", attemptFields},
+		"call/decision":   {"call/decision/", decisionFields},
+		"terminal/totals": {"terminal/totals/", totalsFields},
+	}
 	out := slices.Clone(envelopeBase)
-	add := func(prefix string, names []string) {
-		for _, n := range names {
-			out = append(out, prefix+n)
+	for _, row := range []struct {
+		kind   string
+		fields []string
+	}{{"header", headerFields}, {"call", callFields}, {"terminal", terminalFields}} {
+		for _, f := range row.fields {
+			n, ok := nested[row.kind+"/"+f]
+			if !ok {
+				out = append(out, row.kind+"/"+f)
+				continue
+			}
+			for _, name := range n.fields {
+				out = append(out, n.prefix+name)
+			}
 		}
-	}
-	for _, f := range headerFields {
-		switch f {
-		case "provider":
-			add("header/provider/", providerFields)
-		case "controls":
-			add("header/controls/", controlsFields)
-		default:
-			out = append(out, "header/"+f)
-		}
-	}
-	for _, f := range callFields {
-		switch f {
-		case "attempts":
-			add("call/attempts/[]/", attemptFields)
-		case "decision":
-			add("call/decision/", decisionFields)
-		default:
-			out = append(out, "call/"+f)
-		}
-	}
-	for _, f := range terminalFields {
-		if f == "totals" {
-			add("terminal/totals/", totalsFields)
-			continue
-		}
-		out = append(out, "terminal/"+f)
 	}
 	return out
 }

@@ -268,6 +268,9 @@ func (rd *reader) row(i int, line []byte, v any) error {
 		return refusal.New(ErrRowDigest, "row %d: does not hash to the digest it states", i)
 	}
 	payload := m[kind]
+	if kind != RowHeader && rd.h == nil {
+		return refusal.New(ErrRowOrder, "row %d: a %s row precedes the header", i, kind)
+	}
 	switch kind {
 	case RowHeader:
 		if i != 0 {
@@ -280,9 +283,6 @@ func (rd *reader) row(i int, line []byte, v any) error {
 		rd.h, rd.t = h, newTally(h)
 		rd.a.Header = h.Header
 	case RowCall:
-		if rd.h == nil {
-			return refusal.New(ErrRowOrder, "row %d: a call row precedes the header", i)
-		}
 		call, err := decodeCall(payload, rd.a.Version)
 		if err != nil {
 			return err
@@ -306,9 +306,6 @@ func (rd *reader) row(i int, line []byte, v any) error {
 			rd.a.Calls = append(rd.a.Calls, *call)
 		}
 	case RowTerminal:
-		if rd.h == nil {
-			return refusal.New(ErrRowOrder, "row %d: a terminal row precedes the header", i)
-		}
 		term, err := decodeTerminal(payload, rd.a.Version)
 		if err != nil {
 			return err

@@ -292,12 +292,18 @@ func (c *check) count(v any, where string, min int64) int64 {
 	return n
 }
 
-func (c *check) optCount(v any, where string, min int64) *int64 {
+// orNull is read(v), or nil when v is null: the reading of an optional
+// field.
+func orNull[T any](v any, read func(v any) T) *T {
 	if v == nil {
 		return nil
 	}
-	n := c.count(v, where, min)
-	return &n
+	x := read(v)
+	return &x
+}
+
+func (c *check) optCount(v any, where string, min int64) *int64 {
+	return orNull(v, func(v any) int64 { return c.count(v, where, min) })
 }
 
 func (c *check) flag(v any, where string) bool {
@@ -343,11 +349,7 @@ func (c *check) token(v any, where string) string {
 }
 
 func (c *check) optToken(v any, where string) *string {
-	if v == nil {
-		return nil
-	}
-	s := c.token(v, where)
-	return &s
+	return orNull(v, func(v any) string { return c.token(v, where) })
 }
 
 func (c *check) digest(v any, where string) string {
@@ -359,11 +361,7 @@ func (c *check) digest(v any, where string) string {
 }
 
 func (c *check) optDigest(v any, where string) *string {
-	if v == nil {
-		return nil
-	}
-	s := c.digest(v, where)
-	return &s
+	return orNull(v, func(v any) string { return c.digest(v, where) })
 }
 
 func (c *check) member(v any, allowed []string, where string) string {
@@ -379,11 +377,7 @@ func (c *check) member(v any, allowed []string, where string) string {
 }
 
 func (c *check) optMember(v any, allowed []string, where string) *string {
-	if v == nil {
-		return nil
-	}
-	s := c.member(v, allowed, where)
-	return &s
+	return orNull(v, func(v any) string { return c.member(v, allowed, where) })
 }
 
 func (c *check) amount(v any, where string) string {
@@ -399,11 +393,7 @@ func (c *check) amount(v any, where string) string {
 }
 
 func (c *check) optAmount(v any, where string) *string {
-	if v == nil {
-		return nil
-	}
-	s := c.amount(v, where)
-	return &s
+	return orNull(v, func(v any) string { return c.amount(v, where) })
 }
 
 func (c *check) instant(v any, where string) (string, int64) {

@@ -4,57 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-
-	"github.com/obaudit/obaudit/refusal"
 )
-
-// TestScan is spec §11.5.
-func TestScan(t *testing.T) {
-	bad := []map[string]any{
-		{"headers": map[string]any{"Authorization": "Bearer token-value"}},
-		{"authorization": "anything"},
-		{"api_key": "value"},
-		{"note": "OPENAI_API_KEY=abc"},
-		{"nested": []any{map[string]any{"x-api-key": "value"}}},
-		{"credential": "sk-abcdefghijklmnop"},
-		{"detail": strings.Repeat("x", 4096)},
-		{"x": "the provider says it is busy right now bearer"},
-		{"x": "my password"},
-		{"x": "API KEY"},
-		{"x": "apiKEY"},
-		{"x": "api\u00a0key"},           // Unicode whitespace between
-		{"x": "api_\u212aey"},           // KELVIN SIGN folds to k
-		{"x": "\u017fecret"},            // LONG S folds to s
-		{"x": "author\u0131zation"},     // dotless i folds to i
-		{"x": strings.Repeat("é", 257)}, // 257 code points
-	}
-	for _, m := range bad {
-		if err := Scan(m, "row"); refusal.Of(err) != ErrForbiddenContent.Class {
-			t.Errorf("Scan(%.60v) = %v, want %s", m, err, ErrForbiddenContent.Class)
-		}
-	}
-	good := []map[string]any{
-		{"x": "secretary"}, // \b: a word, not the word secret
-		{"x": "passwords"},
-		{"x": "sk-abc"},
-		{"x": "bearers"},
-		{"x": "capital"},
-		{"x": strings.Repeat("é", 256)},
-		{"request_mapping": "lifecycle_openai_responses_model_request_v5"},
-	}
-	for _, m := range good {
-		if err := Scan(m, "row"); err != nil {
-			t.Errorf("Scan(%.60v) = %v, want nil", m, err)
-		}
-	}
-	deep := any("x")
-	for i := 0; i < 40; i++ {
-		deep = []any{deep}
-	}
-	if err := Scan(deep, "row"); refusal.Of(err) != ErrSchema.Class {
-		t.Errorf("Scan(depth 40) = %v, want %s", err, ErrSchema.Class)
-	}
-}
 
 // TestScanNeverQuotes: the offending value is not in the refusal.
 func TestScanNeverQuotes(t *testing.T) {

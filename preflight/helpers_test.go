@@ -27,15 +27,21 @@ func outDir(t *testing.T) string {
 	return d
 }
 
-// config is a V1 reference cell into dir.
-func config(t *testing.T, dir string) Config {
+// mustRun is Run(cfg), failing t when the run is refused.
+func mustRun(t *testing.T, cfg Config) *Result {
 	t.Helper()
-	pack := domains.Default()
-	dom, err := pack.Operation(nil, "", "V1")
+	r, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, _ := pack.Agent("reference")
+	return r
+}
+
+// config is a V1 reference cell into dir.
+func config(t *testing.T, dir string) Config {
+	t.Helper()
+	dom, ref := artefacttest.Cell(t, "V1", "reference")
+	pack := domains.Default()
 	return Config{
 		Domain: dom, Reference: ref.New, EngineVersion: schemas.EngineObaudit,
 		OutputDir: dir, MaxCalls: 60, Now: ledgertest.NewClock().Now,

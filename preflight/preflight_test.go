@@ -44,10 +44,7 @@ func entries(t *testing.T, dir string) []string {
 func TestReferenceCell(t *testing.T) {
 	dir := outDir(t)
 	cfg := config(t, dir)
-	r, err := Run(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustRun(t, cfg)
 	if !r.OK() || !r.AsExpected() || r.Status != "scored" {
 		t.Fatalf("reference cell: %s %s", r.Status, r.ExclusionCode)
 	}
@@ -140,10 +137,7 @@ func (f failing) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestReplayMakesNoProviderCall(t *testing.T) {
 	dir := outDir(t)
 	cfg := config(t, dir)
-	r, err := Run(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustRun(t, cfg)
 	b, err := os.ReadFile(r.ArtefactPath)
 	if err != nil {
 		t.Fatal(err)
@@ -190,10 +184,7 @@ func faultCell(t *testing.T, id string, f Fault) {
 			dir := outDir(t)
 			cfg := config(t, dir)
 			cfg.Lane, cfg.Fault = id, f
-			r, err := Run(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := mustRun(t, cfg)
 			want, _ := ExpectedFault(id, f)
 			if r.OK() || !r.AsExpected() || r.Status != "excluded" || r.ExclusionCode != want || r.ArtefactPath != "" || want == "" {
 				t.Fatalf("cell %s: %s %s artefact %q", f, r.Status, r.ExclusionCode, r.ArtefactPath)
@@ -262,10 +253,7 @@ func faultCell(t *testing.T, id string, f Fault) {
 // TestRewrittenRowsAreRefused is R15 on a preflight ledger.
 func TestRewrittenRowsAreRefused(t *testing.T) {
 	dir := outDir(t)
-	r, err := Run(config(t, dir))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustRun(t, config(t, dir))
 	b, err := os.ReadFile(r.LedgerPath)
 	if err != nil {
 		t.Fatal(err)
@@ -291,10 +279,7 @@ func TestCallBoundExcludes(t *testing.T) {
 	dir := outDir(t)
 	cfg := config(t, dir)
 	cfg.MaxCalls = 3
-	r, err := Run(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustRun(t, cfg)
 	if r.OK() || r.AsExpected() || r.Status != "excluded" || r.ExclusionCode != "provider_budget" || len(r.Ledger.Calls) != 3 || r.ProviderRequests != 3 || r.ArtefactPath != "" {
 		t.Errorf("%s %s, %d calls, %d requests, artefact %q", r.Status, r.ExclusionCode, len(r.Ledger.Calls), r.ProviderRequests, r.ArtefactPath)
 	}
@@ -418,10 +403,7 @@ func TestSelfCheck(t *testing.T) {
 	dir := outDir(t)
 	cfg := config(t, dir)
 	cfg.Fault = Fault500
-	r, err := Run(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustRun(t, cfg)
 	ref, err := engine.Execute(cfg.Domain, cfg.Reference(), testInstance)
 	if err != nil {
 		t.Fatal(err)
@@ -485,10 +467,7 @@ func (p *rebuilding) Decide(obs *engine.Observation) (engine.Decision, error) {
 func TestRequestDigestsRebuild(t *testing.T) {
 	dir := outDir(t)
 	cfg := config(t, dir)
-	r, err := Run(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustRun(t, cfg)
 	b, _ := os.ReadFile(r.ArtefactPath)
 	doc, err := artefact.Read(b, cfg.ArtefactOptions)
 	if err != nil {
@@ -528,10 +507,7 @@ func TestEveryLaneReferenceCell(t *testing.T) {
 		t.Run(id, func(t *testing.T) {
 			cfg := config(t, outDir(t))
 			cfg.Lane = id
-			r, err := Run(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := mustRun(t, cfg)
 			if !r.OK() || r.Replay.RequestDigestsRebuilt != 46 || r.ProviderRequests != 46 {
 				t.Fatalf("%s: %s, rebuilt %d", id, r.Status, r.Replay.RequestDigestsRebuilt)
 			}

@@ -50,13 +50,42 @@ func argumentsText(args map[string]any) string {
 
 func prose(what string) string { return ProseMarker + ": " + what }
 
+// lastContent is the text content of a request's last message, when msgs
+// is a list of exactly len(roles) messages with those roles in order.
+func lastContent(msgs any, roles ...string) (string, bool) {
+	list, _ := msgs.([]any)
+	if len(list) != len(roles) {
+		return "", false
+	}
+	var m map[string]any
+	for i, role := range roles {
+		if m, _ = list[i].(map[string]any); m["role"] != role {
+			return "", false
+		}
+	}
+	s, ok := m["content"].(string)
+	return s, ok
+}
+
 // openAIError is the error object the OpenAI APIs (and the compatible
 // Chat Completions servers) return: {"error": {message, type, param, code}}.
 func openAIError(typ, message string, code any) map[string]any {
 	return map[string]any{"error": map[string]any{"message": prose(message), "type": typ, "param": nil, "code": code}}
 }
 
-func openAIFault(f Fault) (int, map[string]string, any) {
+// openAIShaped is what the two OpenAI-shaped vendors (Responses and the
+// compatible Chat Completions) share: the common cells, the bearer
+// credential, the error object and the fault answers.
+type openAIShaped struct{}
+
+func (openAIShaped) Cells() []Fault { return commonCells }
+func (openAIShaped) Authenticated(h http.Header, c string) bool {
+	return h.Get("Authorization") == "Bearer "+c
+}
+func (openAIShaped) Error(_ int, typ, message string) map[string]any {
+	return openAIError(typ, message, nil)
+}
+func (openAIShaped) Fault(f Fault) (int, map[string]string, any) {
 	switch f {
 	case Fault429:
 		return http.StatusTooManyRequests, map[string]string{"Retry-After": "20"}, openAIError("requests", "rate limit reached", "rate_limit_exceeded")
@@ -70,21 +99,11 @@ func openAIFault(f Fault) (int, map[string]string, any) {
 }
 
 // openAIVendor is the Responses API.
-type openAIVendor struct{}
+type openAIVendor struct{ openAIShaped }
 
 func (openAIVendor) Lane() lane.Lane { return openai.Lane }
-func (openAIVendor) Cells() []Fault  { return commonCells }
-func (openAIVendor) Authenticated(h http.Header, c string) bool {
-	return h.Get("Authorization") == "Bearer "+c
-}
 func (openAIVendor) UserMessage(req map[string]any) (string, bool) {
-	input, _ := req["input"].([]any)
-	if len(input) != 1 {
-		return "", false
-	}
-	msg, _ := input[0].(map[string]any)
-	s, ok := msg["content"].(string)
-	return s, ok && msg["role"] == "user"
+	return lastContent(req["input"], "user")
 }
 func (openAIVendor) Answer(n int, model, name string, args map[string]any, stop string) map[string]any {
 	status, details := "completed", any(nil)
@@ -108,28 +127,13 @@ func (openAIVendor) Answer(n int, model, name string, args map[string]any, stop 
 		},
 	}
 }
-func (openAIVendor) Error(_ int, typ, message string) map[string]any {
-	return openAIError(typ, message, nil)
-}
-func (openAIVendor) Fault(f Fault) (int, map[string]string, any) { return openAIFault(f) }
 
 // chatVendor is the OpenAI-compatible Chat Completions surface.
-type chatVendor struct{}
+type chatVendor struct{ openAIShaped }
 
 func (chatVendor) Lane() lane.Lane { return chatcompletions.Lane }
-func (chatVendor) Cells() []Fault  { return commonCells }
-func (chatVendor) Authenticated(h http.Header, c string) bool {
-	return h.Get("Authorization") == "Bearer "+c
-}
 func (chatVendor) UserMessage(req map[string]any) (string, bool) {
-	msgs, _ := req["messages"].([]any)
-	if len(msgs) != 2 {
-		return "", false
-	}
-	sys, _ := msgs[0].(map[string]any)
-	user, _ := msgs[1].(map[string]any)
-	s, ok := user["content"].(string)
-	return s, ok && sys["role"] == "system" && user["role"] == "user"
+	return lastContent(req["messages"], "system", "user")
 }
 func (chatVendor) Answer(n int, model, name string, args map[string]any, stop string) map[string]any {
 	finish := "tool_calls"
@@ -151,10 +155,6 @@ func (chatVendor) Answer(n int, model, name string, args map[string]any, stop st
 		},
 	}
 }
-func (chatVendor) Error(_ int, typ, message string) map[string]any {
-	return openAIError(typ, message, nil)
-}
-func (chatVendor) Fault(f Fault) (int, map[string]string, any) { return openAIFault(f) }
 
 // anthropicVendor is the Messages API.
 type anthropicVendor struct{}
@@ -167,13 +167,7 @@ func (anthropicVendor) Authenticated(h http.Header, c string) bool {
 	return h.Get("x-api-key") == c && h.Get("anthropic-version") == anthropic.Version && h.Get("Authorization") == ""
 }
 func (anthropicVendor) UserMessage(req map[string]any) (string, bool) {
-	msgs, _ := req["messages"].([]any)
-	if len(msgs) != 1 {
-		return "", false
-	}
-	msg, _ := msgs[0].(map[string]any)
-	s, ok := msg["content"].(string)
-	return s, ok && msg["role"] == "user"
+	return lastContent(req["messages"], "user")
 }
 func (anthropicVendor) Answer(n int, model, name string, args map[string]any, stop string) map[string]any {
 	reason := "tool_use"

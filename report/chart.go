@@ -556,13 +556,33 @@ func waitItem(p plot, w WaitSpan) item {
 	})
 }
 
-func obligationItem(p plot, o ObligationSpan, end time.Time) item {
-	x0 := p.x(o.Created)
-	closed := end
-	if o.Closed != nil {
-		closed = *o.Closed
+// extent is a lane bar's extent from start to closed (end while it stands
+// open), at least minWidth wide.
+func (p plot) extent(start time.Time, closed *time.Time, end time.Time) (x0, x1 float64) {
+	if closed != nil {
+		end = *closed
 	}
-	x1 := math.Max(p.x(closed), x0+minWidth)
+	x0 = p.x(start)
+	return x0, math.Max(p.x(end), x0+minWidth)
+}
+
+// dueLane is the one item of a lane whose bar runs from x0 to x1 in col
+// with a due mark in dueCol at due (none when due is zero): the lane
+// reaches past the mark, and m is the mark with the bar and the due mark
+// as its shapes.
+func (p plot) dueLane(x0, x1 float64, due time.Time, label string, bold bool, col, dueCol string, m Mark) item {
+	dx := p.x(due)
+	return p.mkLane(x0, math.Max(x1, dx+5), label, bold, true, col, func(y float64, mark *Mark) {
+		*mark = m
+		mark.Shapes = []Shape{bar(x0, x1, y, col, false)}
+		if !due.IsZero() {
+			mark.Shapes = append(mark.Shapes, dueMark(dx, y, dueCol))
+		}
+	})
+}
+
+func obligationItem(p plot, o ObligationSpan, end time.Time) item {
+	x0, x1 := p.extent(o.Created, o.Closed, end)
 	col := map[string]string{"discharged": cOK, "cancelled": cCancelled, "breached": cRefused, "open": cOpen}[o.Status]
 	label := o.Status
 	switch o.Status {
@@ -578,27 +598,15 @@ func obligationItem(p plot, o ObligationSpan, end time.Time) item {
 	if o.Closed != nil {
 		title += " at " + o.ClosedText
 	}
-	dx := p.x(o.Due)
-	right := math.Max(x1, dx+5)
-	return p.mkLane(x0, right, label, false, true, col, func(y float64, m *Mark) {
-		*m = Mark{Kind: "obligation", Title: title, Search: search(o.ID, o.Kind, o.Status), Shapes: []Shape{bar(x0, x1, y, col, false)}}
-		if !o.Due.IsZero() {
-			dc := cMuted
-			if o.Status == "breached" || o.ClosedAfterDueBy > 0 {
-				dc = cRefused
-			}
-			m.Shapes = append(m.Shapes, dueMark(dx, y, dc))
-		}
-	})
+	dc := cMuted
+	if o.Status == "breached" || o.ClosedAfterDueBy > 0 {
+		dc = cRefused
+	}
+	return p.dueLane(x0, x1, o.Due, label, false, col, dc, Mark{Kind: "obligation", Title: title, Search: search(o.ID, o.Kind, o.Status)})
 }
 
 func checkpointItem(p plot, c CheckpointSpan, end time.Time) item {
-	x0 := p.x(c.Opened)
-	closed := end
-	if c.Resolved != nil {
-		closed = *c.Resolved
-	}
-	x1 := math.Max(p.x(closed), x0+minWidth)
+	x0, x1 := p.extent(c.Opened, c.Resolved, end)
 	// Whatever a human resolves is business: an approver's rejection is a
 	// decision the agent must handle, not a failure of the agent.
 	res, col := c.Resolution+" (business)", cBusiness
@@ -607,14 +615,7 @@ func checkpointItem(p plot, c CheckpointSpan, end time.Time) item {
 	}
 	label := c.Assignee + ": " + res
 	title := fmt.Sprintf("checkpoint %s (%s) assigned to %s: opened %s, deadline %s, %s; a human's resolution is business, not an agent failure", c.ID, c.Type, c.Assignee, c.OpenedText, c.DeadlineText, orOpen(c.Resolution, c.ResolvedText))
-	dx := p.x(c.Deadline)
-	right := math.Max(x1, dx+5)
-	return p.mkLane(x0, right, label, false, true, col, func(y float64, m *Mark) {
-		*m = Mark{Kind: "human", Title: title, Search: search(c.ID, c.Type, c.Assignee, c.Resolution), Shapes: []Shape{bar(x0, x1, y, col, false)}}
-		if !c.Deadline.IsZero() {
-			m.Shapes = append(m.Shapes, dueMark(dx, y, cMuted))
-		}
-	})
+	return p.dueLane(x0, x1, c.Deadline, label, false, col, cMuted, Mark{Kind: "human", Title: title, Search: search(c.ID, c.Type, c.Assignee, c.Resolution)})
 }
 
 func orOpen(res, at string) string {
@@ -625,12 +626,7 @@ func orOpen(res, at string) string {
 }
 
 func provisionalItem(p plot, pv ProvisionalSpan, end time.Time) item {
-	x0 := p.x(pv.Entered)
-	closed := end
-	if pv.Ended != nil {
-		closed = *pv.Ended
-	}
-	x1 := math.Max(p.x(closed), x0+minWidth)
+	x0, x1 := p.extent(pv.Entered, pv.Ended, end)
 	var label, col string
 	switch pv.Ending {
 	case "reopened":
@@ -644,14 +640,7 @@ func provisionalItem(p plot, pv ProvisionalSpan, end time.Time) item {
 	if pv.Ended != nil {
 		title += " at " + pv.EndedText
 	}
-	dx := p.x(pv.ReopenUntil)
-	right := math.Max(x1, dx+5)
-	return p.mkLane(x0, right, label, true, true, col, func(y float64, m *Mark) {
-		*m = Mark{Kind: "human", Title: title, Search: search(pv.Cycle, pv.Ending, pv.WarrantyCycle), Shapes: []Shape{bar(x0, x1, y, col, false)}}
-		if !pv.ReopenUntil.IsZero() {
-			m.Shapes = append(m.Shapes, dueMark(dx, y, cMuted))
-		}
-	})
+	return p.dueLane(x0, x1, pv.ReopenUntil, label, true, col, cMuted, Mark{Kind: "human", Title: title, Search: search(pv.Cycle, pv.Ending, pv.WarrantyCycle)})
 }
 
 // findingItem is the mark of n identical findings g at one instant.

@@ -298,53 +298,51 @@ func fxProfile(d *fxDomain) Profile {
 		TimerEventTypes: []string{"provisional_close_expired", "reminder_due"}, DurationFields: map[string]int64{"request_approval.deadline_after_minutes": 60}}
 }
 
+// traceForms are each record type's line in a trace: a format and the
+// fields it takes (event_id as a string, "" when absent; others as %v).
+var traceForms = map[string]struct {
+	format string
+	fields []string
+}{
+	"event_observed":                {"observed %s", []string{"event_id"}},
+	"event_audit_only":              {"audit %s", []string{"event_id"}},
+	"event_rejected":                {"rejected %s", []string{"event_id"}},
+	"event_after_terminal":          {"post_terminal %s", []string{"event_id"}},
+	"agent_invoked":                 {"invoke %v", []string{"trigger_event_id"}},
+	"effect_accepted":               {"effect %v", []string{"action_type"}},
+	"action_rejected":               {"refused %v %v", []string{"action_type", "code"}},
+	"outcome_rejected":              {"malformed", nil},
+	"wait_removed":                  {"wait_removed", nil},
+	"wait_rejected":                 {"wait_rejected %v", []string{"code"}},
+	"deadline_removed":              {"deadline_removed", nil},
+	"timer_obligation_removed":      {"timer_removed %v", []string{"event_type"}},
+	"terminal_rejected":             {"terminal_rejected %v", []string{"code"}},
+	"finality_activation":           {"activate", nil},
+	"finality_activation_cancelled": {"cancel", nil},
+	"finality_cut":                  {"cut finalized=%v", []string{"finalized"}},
+	"conditional_closed":            {"closed %s", []string{"event_id"}},
+	"deadlock":                      {"deadlock", nil},
+	"critical_violation":            {"critical %v", []string{"code"}},
+	"integrity_finding":             {"integrity %v", []string{"code"}},
+}
+
 // trace is the compact, hand-checkable form of a No-Time trajectory.
 func trace(rows []map[string]any) []string {
 	var out []string
 	for _, r := range rows {
-		id, _ := r["event_id"].(string)
-		switch r["record_type"] {
-		case "event_observed":
-			out = append(out, "observed "+id)
-		case "event_audit_only":
-			out = append(out, "audit "+id)
-		case "event_rejected":
-			out = append(out, "rejected "+id)
-		case "event_after_terminal":
-			out = append(out, "post_terminal "+id)
-		case "agent_invoked":
-			out = append(out, "invoke "+fmt.Sprint(r["trigger_event_id"]))
-		case "effect_accepted":
-			out = append(out, "effect "+fmt.Sprint(r["action_type"]))
-		case "action_rejected":
-			out = append(out, "refused "+fmt.Sprint(r["action_type"])+" "+fmt.Sprint(r["code"]))
-		case "outcome_rejected":
-			out = append(out, "malformed")
-		case "wait_removed":
-			out = append(out, "wait_removed")
-		case "wait_rejected":
-			out = append(out, "wait_rejected "+fmt.Sprint(r["code"]))
-		case "deadline_removed":
-			out = append(out, "deadline_removed")
-		case "timer_obligation_removed":
-			out = append(out, "timer_removed "+fmt.Sprint(r["event_type"]))
-		case "terminal_rejected":
-			out = append(out, "terminal_rejected "+fmt.Sprint(r["code"]))
-		case "finality_activation":
-			out = append(out, "activate")
-		case "finality_activation_cancelled":
-			out = append(out, "cancel")
-		case "finality_cut":
-			out = append(out, fmt.Sprintf("cut finalized=%v", r["finalized"]))
-		case "conditional_closed":
-			out = append(out, "closed "+id)
-		case "deadlock":
-			out = append(out, "deadlock")
-		case "critical_violation":
-			out = append(out, "critical "+fmt.Sprint(r["code"]))
-		case "integrity_finding":
-			out = append(out, "integrity "+fmt.Sprint(r["code"]))
+		rt, _ := r["record_type"].(string)
+		form, ok := traceForms[rt]
+		if !ok {
+			continue
 		}
+		args := make([]any, len(form.fields))
+		for i, f := range form.fields {
+			args[i] = r[f]
+			if f == "event_id" {
+				args[i], _ = r[f].(string)
+			}
+		}
+		out = append(out, fmt.Sprintf(form.format, args...))
 	}
 	return out
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/arm/notimewire"
-	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 )
 
 func cellNamed(t *testing.T, name string) fxCell {
@@ -106,12 +106,7 @@ func (r *recorder) Decide(o *engine.Observation) (engine.Decision, error) {
 // queue, count or future payload, no scenario or expected terminal, the
 // waking event only as the one just delivered, policy durations as 1.
 func leakProblems(t *testing.T) string {
-	pack := domains.Default()
-	d, err := pack.Operation(nil, "", "V1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := pack.Agent("reference")
+	d, a := artefacttest.Cell(t, "V1", "reference")
 	prof, _ := MaintenanceProfile(d.Static())
 	plan, err := Compile(d, prof)
 	if err != nil {

@@ -5,19 +5,15 @@ import (
 
 	"github.com/obaudit/obaudit/arm/notime"
 	"github.com/obaudit/obaudit/arm/notimewire"
-	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/format/decision"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 )
 
 const inst = "opinst_0123456789abcdef0123456789abcdef"
 
 func runNoTime(t testing.TB, scenario, agentID string) (*notimewire.RunV1, error) {
 	t.Helper()
-	pack := domains.Default()
-	dom, err := pack.Operation(nil, "", scenario)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dom, a := artefacttest.Cell(t, scenario, agentID)
 	prof, err := notime.MaintenanceProfile(dom.Static())
 	if err != nil {
 		t.Fatal(err)
@@ -25,10 +21,6 @@ func runNoTime(t testing.TB, scenario, agentID string) (*notimewire.RunV1, error
 	plan, err := notime.Compile(dom, prof)
 	if err != nil {
 		return nil, err
-	}
-	a, ok := pack.Agent(agentID)
-	if !ok {
-		t.Fatalf("no agent %s", agentID)
 	}
 	return notime.Run(notime.Config{Domain: dom, Profile: prof, Plan: plan, Agent: a.New(), AgentID: a.ID, AgentKind: a.Kind, OperationInstanceID: inst})
 }

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/arm/notimeverify"
-	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/schemas"
 )
 
@@ -14,12 +14,7 @@ import (
 // forbidden raw difference in a business payload, and the matrix's own
 // mutations seen through the verifier as well.
 func TestVerifierKillsRuntimeMutations(t *testing.T) {
-	pack := domains.Default()
-	d, err := pack.Operation(nil, "", "V1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := pack.Agent("reference")
+	d, a := artefacttest.Cell(t, "V1", "reference")
 	const inst = "opinst_0123456789abcdef0123456789abcdef"
 	ep, err := engine.Run(engine.Config{Domain: d, NewAgent: a.New, AgentID: a.ID, AgentKind: a.Kind, OperationInstanceID: inst, EngineVersion: schemas.EngineObaudit})
 	if err != nil {

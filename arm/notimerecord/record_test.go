@@ -7,9 +7,9 @@ import (
 	"github.com/obaudit/obaudit/arm/notimerecord"
 	"github.com/obaudit/obaudit/arm/pair"
 	"github.com/obaudit/obaudit/artefact"
-	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/domains/lettings/maintenance"
 	"github.com/obaudit/obaudit/episode"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
 )
@@ -18,12 +18,7 @@ const inst = "opinst_0123456789abcdef0123456789abcdef"
 
 func record(t *testing.T) []byte {
 	t.Helper()
-	pack := domains.Default()
-	d, err := pack.Operation(nil, "", "V1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := pack.Agent("reference")
+	d, a := artefacttest.Cell(t, "V1", "reference")
 	nt, err := pair.NoTimeRun(d, pair.Agent{ID: a.ID, Kind: a.Kind, New: a.New}, inst)
 	if err != nil {
 		t.Fatal(err)
@@ -73,9 +68,7 @@ func TestRefusals(t *testing.T) {
 // A contract-8 artefact is refused by this reader, and this record by the
 // contract-8 reader.
 func TestNotMistakable(t *testing.T) {
-	pack := domains.Default()
-	d, _ := pack.Operation(nil, "", "V1")
-	a, _ := pack.Agent("reference")
+	d, a := artefacttest.Cell(t, "V1", "reference")
 	res, err := episode.Run(episode.Config{Domain: d, NewAgent: a.New, AgentID: a.ID, AgentKind: a.Kind, OperationInstanceID: inst, EngineVersion: schemas.EngineObaudit})
 	if err != nil {
 		t.Fatal(err)

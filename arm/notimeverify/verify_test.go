@@ -6,8 +6,8 @@ import (
 	"github.com/obaudit/obaudit/arm/notime"
 	"github.com/obaudit/obaudit/arm/notimeverify"
 	"github.com/obaudit/obaudit/arm/notimewire"
-	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/schemas"
 )
 
@@ -15,12 +15,7 @@ const inst = "opinst_0123456789abcdef0123456789abcdef"
 
 func pair(t *testing.T, scenario, agentID string) (notimeverify.Full, *notimewire.RunV1) {
 	t.Helper()
-	pack := domains.Default()
-	dom, err := pack.Operation(nil, "", scenario)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := pack.Agent(agentID)
+	dom, a := artefacttest.Cell(t, scenario, agentID)
 	ep, err := engine.Run(engine.Config{Domain: dom, NewAgent: a.New, AgentID: a.ID, AgentKind: a.Kind, OperationInstanceID: inst, EngineVersion: schemas.EngineObaudit})
 	if err != nil {
 		t.Fatal(err)

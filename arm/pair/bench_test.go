@@ -21,14 +21,7 @@ func BenchmarkNoTimeV1Reference(b *testing.B) {
 // reference pair.
 func BenchmarkVerifyV1Pair(b *testing.B) {
 	d, a := setup(b, "V1", "reference")
-	ep, err := pair.FullRun(d, a, inst)
-	if err != nil {
-		b.Fatal(err)
-	}
-	nt, err := pair.NoTimeRun(d, a, inst)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ep, nt := run(b, pair.FullRun, d, a), run(b, pair.NoTimeRun, d, a)
 	for b.Loop() {
 		if _, err := pair.Verify(d, ep, nt); err != nil {
 			b.Fatal(err)

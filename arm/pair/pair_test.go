@@ -9,6 +9,7 @@ import (
 	"github.com/obaudit/obaudit/arm/pair"
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -16,16 +17,19 @@ const inst = "opinst_0123456789abcdef0123456789abcdef"
 
 func setup(t testing.TB, scenario, agentID string) (engine.Domain, pair.Agent) {
 	t.Helper()
-	pack := domains.Default()
-	d, err := pack.Operation(nil, "", scenario)
+	d, a := artefacttest.Cell(t, scenario, agentID)
+	return d, pair.Agent{ID: a.ID, Kind: a.Kind, New: a.New}
+}
+
+// run is arm's run of a on d (pair.FullRun or pair.NoTimeRun), failing t
+// when the arm does not run.
+func run[T any](t testing.TB, arm func(engine.Domain, pair.Agent, string) (T, error), d engine.Domain, a pair.Agent) T {
+	t.Helper()
+	v, err := arm(d, a, inst)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, ok := pack.Agent(agentID)
-	if !ok {
-		t.Fatalf("no agent %q", agentID)
-	}
-	return d, pair.Agent{ID: a.ID, Kind: a.Kind, New: a.New}
+	return v
 }
 
 func TestBothArmsGradeAsIntended(t *testing.T) {
@@ -35,14 +39,7 @@ func TestBothArmsGradeAsIntended(t *testing.T) {
 		}
 		t.Run(x.Scenario+"/"+x.Agent, func(t *testing.T) {
 			d, a := setup(t, x.Scenario, x.Agent)
-			ep, err := pair.FullRun(d, a, inst)
-			if err != nil {
-				t.Fatal(err)
-			}
-			nt, err := pair.NoTimeRun(d, a, inst)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ep, nt := run(t, pair.FullRun, d, a), run(t, pair.NoTimeRun, d, a)
 			of, err := pair.GradeFull(d, ep)
 			if err != nil {
 				t.Fatal(err)
@@ -69,10 +66,7 @@ func TestBothArmsGradeAsIntended(t *testing.T) {
 // the protocol calls the plan ineligible rather than reordering it.
 func TestV3IsIneligible(t *testing.T) {
 	d, a := setup(t, "V3", "reference")
-	ep, err := pair.FullRun(d, a, inst)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ep := run(t, pair.FullRun, d, a)
 	of, err := pair.GradeFull(d, ep)
 	if err != nil {
 		t.Fatal(err)
@@ -90,10 +84,7 @@ func TestV3IsIneligible(t *testing.T) {
 // (post_terminal) and never invokes the subject.
 func TestV1Witness(t *testing.T) {
 	d, a := setup(t, "V1", "reference")
-	nt, err := pair.NoTimeRun(d, a, inst)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nt := run(t, pair.NoTimeRun, d, a)
 	var e18 *notimewire.EventV1
 	for i := range nt.Plan.Events {
 		if nt.Plan.Events[i].EventID == "v1_e18" {
@@ -147,10 +138,7 @@ func TestDeterministicAndReplayable(t *testing.T) {
 			runs = 10
 		}
 		for i := 0; i < runs; i++ {
-			nt, err := pair.NoTimeRun(d, a, inst)
-			if err != nil {
-				t.Fatal(err)
-			}
+			nt := run(t, pair.NoTimeRun, d, a)
 			b, err := notimerecord.Encode(nt)
 			if err != nil {
 				t.Fatal(err)
@@ -172,10 +160,7 @@ func TestDeterministicAndReplayable(t *testing.T) {
 
 func TestRefusals(t *testing.T) {
 	d, a := setup(t, "V1", "reference")
-	nt, err := pair.NoTimeRun(d, a, inst)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nt := run(t, pair.NoTimeRun, d, a)
 	if err := pair.Known("static"); refusal.Of(err) != pair.ErrUnknownArm.Class {
 		t.Errorf("unknown arm: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -290,4 +291,20 @@ func Roomy(h execledger.Header) execledger.Header {
 	h.Controls.TokenHardCap = 1 << 52
 	h.Controls.WallClockDeadlineSeconds = nil
 	return h
+}
+
+// ForbiddenSettings are the spec §11.5 samples of credential-shaped or
+// unbounded text a row must never carry, each a settings fragment: a
+// header, a key name, an environment-style assignment, a nested key, a
+// key-shaped value and a 4096-byte string. Each call returns fresh maps.
+func ForbiddenSettings() []map[string]any {
+	return []map[string]any{
+		{"headers": map[string]any{"Authorization": "Bearer token-value"}},
+		{"authorization": "anything"},
+		{"api_key": "value"},
+		{"note": "OPENAI_API_KEY=abc"},
+		{"nested": []any{map[string]any{"x-api-key": "value"}}},
+		{"credential": "sk-abcdefghijklmnop"},
+		{"detail": strings.Repeat("x", 4096)},
+	}
 }

@@ -1,12 +1,12 @@
 package amount
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
 
 // stricter reports the inputs Parse refuses on purpose although Python's
@@ -94,23 +94,7 @@ func TestVectors(t *testing.T) {
 // TestVectorsAreCPythons re-runs the generator and fails if its output is
 // not the committed file (CI machines have python3).
 func TestVectorsAreCPythons(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not on PATH: the committed vectors are not re-derived from CPython here")
-	}
-	cmd := exec.Command(py, "gen_vectors.py")
-	cmd.Dir = "testdata"
-	got, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("gen_vectors.py: %v", err)
-	}
-	want, err := os.ReadFile("testdata/vectors.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("testdata/vectors.tsv is not what gen_vectors.py writes with this python3; regenerate it: cd internal/amount/testdata && python3 gen_vectors.py > vectors.tsv")
-	}
+	upstreamtest.Generated(t, "gen_vectors.py", "vectors.tsv")
 }
 
 // TestZeroValue: the zero Decimal is 0 in every operation.

@@ -2,7 +2,8 @@
 // (report, export) the [artefact.Document] their callers hand them: Read
 // validates as cmd/obaudit does (each pack's operation, agents and terminals;
 // the final state's shape is the pack's and not checked here), Unchecked
-// decodes a tree no validator accepts (hostile strings, spliced rows).
+// decodes a tree no validator accepts (hostile strings, spliced rows), and
+// Cell resolves a scenario and an agent of the default pack as a run does.
 // Only tests import it.
 package artefacttest
 
@@ -12,6 +13,7 @@ import (
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/engine"
 )
 
 // Options are the reader's options for every pack obaudit carries, as
@@ -62,4 +64,20 @@ func Mutate(t testing.TB, raw []byte, f func(map[string]any)) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Cell is the default pack's operation bound to scenario (its embedded
+// spec, as a run with no operation file) and the pack's agent agentID.
+func Cell(t testing.TB, scenario, agentID string) (engine.Domain, domains.Agent) {
+	t.Helper()
+	pack := domains.Default()
+	d, err := pack.Operation(nil, "", scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := pack.Agent(agentID)
+	if !ok {
+		t.Fatalf("no agent %q in pack %s", agentID, pack.Name)
+	}
+	return d, a
 }

@@ -1,16 +1,15 @@
 package instant_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/internal/instant"
+	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
 
 var whyNames = map[int]string{
@@ -71,21 +70,5 @@ func TestReadersAgree(t *testing.T) {
 // TestStrptimeVectorsAreCPythons re-runs the generator and fails if its
 // output is not the committed file (CI machines have python3).
 func TestStrptimeVectorsAreCPythons(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not on PATH: the committed vectors are not re-derived from CPython here")
-	}
-	cmd := exec.Command(py, "gen_strptime.py")
-	cmd.Dir = "testdata"
-	got, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("gen_strptime.py: %v", err)
-	}
-	want, err := os.ReadFile("testdata/strptime.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("testdata/strptime.tsv is not what gen_strptime.py writes with this python3; regenerate it: cd internal/instant/testdata && python3 gen_strptime.py > strptime.tsv")
-	}
+	upstreamtest.Generated(t, "gen_strptime.py", "strptime.tsv")
 }

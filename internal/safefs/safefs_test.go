@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/obaudit/obaudit/internal/refusaltest"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -18,14 +19,6 @@ func chdir(t *testing.T) string {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	return dir
-}
-
-func wantClass(t *testing.T, err error, want *refusal.Refusal) {
-	t.Helper()
-	if refusal.Of(err) != want.Class {
-		c, _ := refusal.ClassOf(err)
-		t.Fatalf("err = %v (class %q), want class %s", err, c, want.Class)
-	}
 }
 
 func TestWriteFileCreatesWholeFile(t *testing.T) {
@@ -65,7 +58,7 @@ func TestRefusals(t *testing.T) {
 		{"file as directory", "plainfile/x.json", ErrNotDir},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wantClass(t, WriteFile(tc.path, []byte("new"), 0o644), tc.want)
+			refusaltest.Want(t, WriteFile(tc.path, []byte("new"), 0o644), tc.want)
 		})
 	}
 	if b, _ := os.ReadFile("real/existing"); string(b) != "keep" {
@@ -282,7 +275,7 @@ func TestRelativePaths(t *testing.T) {
 		{"../sub/.", ErrBadPath},
 		{"./a.json", ErrExists},
 	} {
-		t.Run(tc.path, func(t *testing.T) { wantClass(t, WriteFile(tc.path, []byte("new"), 0o644), tc.want) })
+		t.Run(tc.path, func(t *testing.T) { refusaltest.Want(t, WriteFile(tc.path, []byte("new"), 0o644), tc.want) })
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "real", "x.json")); !os.IsNotExist(err) {
 		t.Errorf("a write through the link landed: %v", err)

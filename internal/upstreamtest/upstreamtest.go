@@ -13,6 +13,7 @@ package upstreamtest
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -28,9 +29,13 @@ const RequireEnv = "OBAUDIT_REQUIRE_UPSTREAM"
 // Dir returns the absolute path of the upstream fixture directory
 // (../shared/upstream relative to the module root), whether or not it exists.
 func Dir() string {
+	return filepath.Clean(filepath.Join(moduleRoot(), "..", "shared", "upstream"))
+}
+
+// moduleRoot is the module's root directory (two above this file's).
+func moduleRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	return filepath.Clean(filepath.Join(root, "..", "shared", "upstream"))
+	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
 // Path returns the path of the named upstream fixture, skipping (or, with
@@ -123,5 +128,33 @@ func CanonicalCopy(tb testing.TB, path string, embedded []byte, tree any, update
 	}
 	if !reflect.DeepEqual(fromJSON, tree) {
 		tb.Fatalf("%s reads back to a different tree than the YAML", path)
+	}
+}
+
+// Generated holds the committed vector file testdata/committed to what
+// testdata/generator (a Python script run by python3 in testdata) writes
+// now, so vectors held to CPython are re-derived from CPython wherever it
+// is installed; without python3 on PATH the test is skipped.
+func Generated(tb testing.TB, generator, committed string) {
+	tb.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		tb.Skip("python3 is not on PATH: the committed vectors are not re-derived from CPython here")
+	}
+	cmd := exec.Command(py, generator)
+	cmd.Dir = "testdata"
+	got, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("%s: %v", generator, err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", committed))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		wd, _ := os.Getwd()
+		dir, _ := filepath.Rel(moduleRoot(), wd)
+		tb.Fatalf("testdata/%s is not what %s writes with this python3; regenerate it: cd %s && python3 %s > %s",
+			committed, generator, filepath.ToSlash(filepath.Join(dir, "testdata")), generator, committed)
 	}
 }

@@ -47,22 +47,14 @@ const (
 const SpendLimitMessage = "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."
 
 // Lane is the Anthropic Messages lane.
-var Lane lane.Lane = messages{}
+var Lane lane.Lane = messages{lane.Spec{
+	Name: ID, APIName: API, ProviderNames: []string{ProviderName}, Adapter: Implementation,
+	Mapping: RequestMapping, URLPath: MessagesPath,
+	Mapped:   []string{"max_tokens", "messages", "model", "system", "tool_choice", "tools"},
+	Optional: []string{"temperature", "thinking", "top_k", "top_p"},
+}}
 
-type messages struct{}
-
-func (messages) ID() string             { return ID }
-func (messages) API() string            { return API }
-func (messages) Providers() []string    { return []string{ProviderName} }
-func (messages) Implementation() string { return Implementation }
-func (messages) RequestMapping() string { return RequestMapping }
-func (messages) Path() string           { return MessagesPath }
-func (messages) MappingFields() []string {
-	return []string{"max_tokens", "messages", "model", "system", "tool_choice", "tools"}
-}
-func (messages) OptionalFields() []string {
-	return []string{"temperature", "thinking", "top_k", "top_p"}
-}
+type messages struct{ lane.Spec }
 
 func toolChoice() map[string]any {
 	return map[string]any{"type": "any", "disable_parallel_tool_use": true}
@@ -117,41 +109,27 @@ func (messages) StatusFault(status int, body []byte) string {
 // ParseAnswer reads a 200 body as a Messages answer from model ("" takes
 // any stated model).
 func (messages) ParseAnswer(body []byte, model string) (*lane.Answer, error) {
-	m, a, err := lane.ReadAnswer(body, model)
+	m, a, err := lane.ReadAnswer(body, model, "type", "message")
 	if err != nil {
 		return nil, err
 	}
-	if m["type"] != "message" || m["role"] != "assistant" {
+	if m["role"] != "assistant" {
 		return nil, lane.ErrNotAnAnswer
 	}
-	switch m["stop_reason"] {
-	case "tool_use", "end_turn":
-		a.Stop = lane.StopCompleted
-	case "max_tokens":
-		a.Stop = lane.StopMaxTokens
-	default:
+	var ok bool
+	if a.Stop, ok = lane.StopOf(m["stop_reason"], "max_tokens", "tool_use", "end_turn"); !ok {
 		return nil, lane.ErrNotAnAnswer
 	}
-	content, ok := m["content"].([]any)
-	if !ok {
-		return nil, lane.ErrNotAnAnswer
+	uses, err := lane.Items(m["content"], "tool_use")
+	if err != nil {
+		return nil, err
 	}
-	for _, item := range content {
-		it, ok := item.(map[string]any)
-		if !ok {
-			return nil, lane.ErrNotAnAnswer
-		}
-		if it["type"] != "tool_use" {
-			continue
-		}
+	for _, it := range uses {
 		args := lane.ObjectArguments(it["input"])
 		if _, isObject := it["input"].(map[string]any); !isObject {
 			args = "arguments_undecodable"
 		}
 		a.AddCall(it["name"], args)
 	}
-	if a.UsageReported, a.InputTokens, a.OutputTokens, err = lane.Usage(m["usage"], "input_tokens", "output_tokens"); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return a.WithUsage(m["usage"], "input_tokens", "output_tokens")
 }

@@ -38,34 +38,21 @@ const (
 )
 
 // Lane is the Chat Completions lane.
-var Lane lane.Lane = completions{}
+var Lane lane.Lane = completions{lane.Spec{
+	Name: ID, APIName: API, Adapter: Implementation, Mapping: RequestMapping, URLPath: CompletionsPath,
+	// The providers the artefact contract binds to this API.
+	ProviderNames: []string{"mistral", "xai"},
+	Mapped:        []string{"max_tokens", "messages", "model", "parallel_tool_calls", "tool_choice", "tools"},
+	Optional:      []string{"reasoning_effort", "temperature", "top_p"},
+}}
 
-type completions struct{}
-
-func (completions) ID() string  { return ID }
-func (completions) API() string { return API }
-
-// Providers are the providers the artefact contract binds to this API.
-func (completions) Providers() []string    { return []string{"mistral", "xai"} }
-func (completions) Implementation() string { return Implementation }
-func (completions) RequestMapping() string { return RequestMapping }
-func (completions) Path() string           { return CompletionsPath }
-func (completions) MappingFields() []string {
-	return []string{"max_tokens", "messages", "model", "parallel_tool_calls", "tool_choice", "tools"}
-}
-func (completions) OptionalFields() []string {
-	return []string{"reasoning_effort", "temperature", "top_p"}
-}
+type completions struct{ lane.Spec }
 
 func (completions) Settings() map[string]any {
 	return map[string]any{"tool_choice": ToolChoice, "parallel_tool_calls": false, "api_compatibility": "openai_compatible"}
 }
 
-func (completions) Headers(h http.Header, credential string) {
-	if credential != "" {
-		h.Set("Authorization", "Bearer "+credential)
-	}
-}
+func (completions) Headers(h http.Header, credential string) { lane.BearerAuth(h, credential) }
 
 func (completions) Payload(p lane.Profile, pr lane.Prompt) map[string]any {
 	tools := make([]any, len(pr.Tools))
@@ -90,12 +77,9 @@ func (completions) StatusFault(status int, _ []byte) string { return lane.Status
 // ParseAnswer reads a 200 body as a chat completion from model ("" takes
 // any stated model).
 func (completions) ParseAnswer(body []byte, model string) (*lane.Answer, error) {
-	m, a, err := lane.ReadAnswer(body, model)
+	m, a, err := lane.ReadAnswer(body, model, "object", "chat.completion")
 	if err != nil {
 		return nil, err
-	}
-	if m["object"] != "chat.completion" {
-		return nil, lane.ErrNotAnAnswer
 	}
 	choices, ok := m["choices"].([]any)
 	if !ok || len(choices) != 1 {
@@ -106,12 +90,7 @@ func (completions) ParseAnswer(body []byte, model string) (*lane.Answer, error) 
 	if choice == nil || msg == nil || msg["role"] != "assistant" {
 		return nil, lane.ErrNotAnAnswer
 	}
-	switch choice["finish_reason"] {
-	case "stop", "tool_calls":
-		a.Stop = lane.StopCompleted
-	case "length":
-		a.Stop = lane.StopMaxTokens
-	default:
+	if a.Stop, ok = lane.StopOf(choice["finish_reason"], "length", "stop", "tool_calls"); !ok {
 		return nil, lane.ErrNotAnAnswer
 	}
 	switch calls := msg["tool_calls"].(type) {
@@ -128,8 +107,5 @@ func (completions) ParseAnswer(body []byte, model string) (*lane.Answer, error) 
 	default:
 		return nil, lane.ErrNotAnAnswer
 	}
-	if a.UsageReported, a.InputTokens, a.OutputTokens, err = lane.Usage(m["usage"], "prompt_tokens", "completion_tokens"); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return a.WithUsage(m["usage"], "prompt_tokens", "completion_tokens")
 }

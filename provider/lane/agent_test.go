@@ -16,6 +16,7 @@ import (
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/execledger/ledgertest"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/provider"
 	"github.com/obaudit/obaudit/provider/lane"
@@ -32,10 +33,7 @@ var instance = ledgertest.Header().OperationInstanceID
 
 func domain(t *testing.T) engine.Domain {
 	t.Helper()
-	d, err := domains.Default().Operation(nil, "", "V1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, _ := artefacttest.Cell(t, "V1", "reference")
 	return d
 }
 

@@ -94,16 +94,17 @@ type Answer struct {
 var ErrNotAnAnswer = errors.New("not an answer this lane reads")
 
 // ReadAnswer begins every lane's ParseAnswer: body must be one strict JSON
-// object stating a string id and a string model that is model ("" takes
-// any stated model). It returns the object and an answer carrying the ID
-// and Model, or [ErrNotAnAnswer].
-func ReadAnswer(body []byte, model string) (map[string]any, *Answer, error) {
+// object whose key kindKey states kind (the vendor's name for an answer
+// object, e.g. "object": "response"), with a string id and a string model
+// that is model ("" takes any stated model). It returns the object and an
+// answer carrying the ID and Model, or [ErrNotAnAnswer].
+func ReadAnswer(body []byte, model, kindKey, kind string) (map[string]any, *Answer, error) {
 	v, err := canon.Parse(body)
 	if err != nil {
 		return nil, nil, ErrNotAnAnswer
 	}
 	m, ok := v.(map[string]any)
-	if !ok {
+	if !ok || m[kindKey] != kind {
 		return nil, nil, ErrNotAnAnswer
 	}
 	a := &Answer{}
@@ -125,6 +126,39 @@ func (a *Answer) AddCall(name, arguments any) {
 		tc.Name = n
 	}
 	a.ToolCalls = append(a.ToolCalls, tc)
+}
+
+// StopOf reads a stated stop reason: [StopCompleted] when it is one of
+// completed, [StopMaxTokens] when it is truncated, and false otherwise.
+func StopOf(reason any, truncated string, completed ...string) (string, bool) {
+	switch s, _ := reason.(string); {
+	case s == truncated:
+		return StopMaxTokens, true
+	case slices.Contains(completed, s):
+		return StopCompleted, true
+	}
+	return "", false
+}
+
+// Items reads a list of objects (an answer's output or content) and keeps
+// those of type typ, in order, or returns [ErrNotAnAnswer] when v is not a
+// list or an item is not an object.
+func Items(v any, typ string) ([]map[string]any, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, ErrNotAnAnswer
+	}
+	var out []map[string]any
+	for _, item := range list {
+		it, ok := item.(map[string]any)
+		if !ok {
+			return nil, ErrNotAnAnswer
+		}
+		if it["type"] == typ {
+			out = append(out, it)
+		}
+	}
+	return out, nil
 }
 
 // StringArguments reads a tool call's arguments stated as a JSON text (the
@@ -167,6 +201,16 @@ func Usage(u any, inName, outName string) (reported bool, in, out int64, err err
 		return true, in, out, nil
 	}
 	return false, 0, 0, ErrNotAnAnswer
+}
+
+// WithUsage ends every lane's ParseAnswer: it reads the usage object u
+// ([Usage]) into a and returns a, or [ErrNotAnAnswer].
+func (a *Answer) WithUsage(u any, inName, outName string) (*Answer, error) {
+	var err error
+	if a.UsageReported, a.InputTokens, a.OutputTokens, err = Usage(u, inName, outName); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // NormalizedDigest is response_normalized_digest_sha256: the canonical

@@ -98,6 +98,38 @@ type Lane interface {
 	Settings() map[string]any
 }
 
+// Spec is the part of a [Lane] that is data: its names and the fields
+// its requests carry. A lane's type embeds one and answers ID, API,
+// Providers, Implementation, RequestMapping, Path, MappingFields and
+// OptionalFields from it (each slice a fresh copy).
+type Spec struct {
+	Name          string   // [Lane.ID]
+	APIName       string   // [Lane.API]
+	ProviderNames []string // [Lane.Providers]
+	Adapter       string   // [Lane.Implementation]
+	Mapping       string   // [Lane.RequestMapping]
+	URLPath       string   // [Lane.Path]
+	Mapped        []string // [Lane.MappingFields], sorted
+	Optional      []string // [Lane.OptionalFields], sorted
+}
+
+func (i Spec) ID() string               { return i.Name }
+func (i Spec) API() string              { return i.APIName }
+func (i Spec) Providers() []string      { return slices.Clone(i.ProviderNames) }
+func (i Spec) Implementation() string   { return i.Adapter }
+func (i Spec) RequestMapping() string   { return i.Mapping }
+func (i Spec) Path() string             { return i.URLPath }
+func (i Spec) MappingFields() []string  { return slices.Clone(i.Mapped) }
+func (i Spec) OptionalFields() []string { return slices.Clone(i.Optional) }
+
+// BearerAuth is the OpenAI-shaped lanes' [Lane.Headers]: the credential,
+// when not empty, as "Authorization: Bearer".
+func BearerAuth(h http.Header, credential string) {
+	if credential != "" {
+		h.Set("Authorization", "Bearer "+credential)
+	}
+}
+
 // Profile pins everything result-affecting about a model run.
 type Profile struct {
 	// Provider is one of the lane's [Lane.Providers] (the lane itself is

@@ -194,13 +194,9 @@ func BuildRequest(l Lane, obs *engine.Observation, p Profile) (*Request, error) 
 // RequestDigest is the request identity digest (spec §2.10): what this
 // build pins about a request, not the bytes that carried it.
 func RequestDigest(p Profile, observationDigest, promptDigest string, invocation, turn int64) (string, error) {
-	names := make([]any, len(ToolNames))
-	for i, n := range ToolNames {
-		names[i] = n
-	}
 	return canon.UpstreamDigest(map[string]any{
 		"model": p.Model, "protocol_version": ProtocolVersion, "max_output_tokens": p.MaxOutputTokens,
-		"tool_names": names, "observation_digest_sha256": observationDigest,
+		"tool_names": anys(ToolNames), "observation_digest_sha256": observationDigest,
 		"prompt_digest_sha256": promptDigest, "invocation_index": invocation, "turn_index": turn,
 	})
 }

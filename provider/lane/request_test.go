@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/canon"
-	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/provider"
 	"github.com/obaudit/obaudit/provider/lane"
 	"github.com/obaudit/obaudit/provider/openai"
@@ -68,13 +68,8 @@ func TestRequestIdentity(t *testing.T) {
 // largest request the build's token ceiling was computed from, so the
 // up-front worst case is a real bound.
 func TestRequestsFitTheMeasuredBound(t *testing.T) {
-	pack := domains.Default()
-	ref, _ := pack.Agent("reference")
 	for _, sc := range []string{"V1", "V2", "V3"} {
-		dom, err := pack.Operation(nil, "", sc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		dom, ref := artefacttest.Cell(t, sc, "reference")
 		r := &recorder{inner: ref.New()}
 		if _, err := engine.Execute(dom, r, instance); err != nil {
 			t.Fatal(err)
@@ -100,11 +95,9 @@ func TestRequestsFitTheMeasuredBound(t *testing.T) {
 // TestArgumentsRoundTrip: every decision the reference agent makes in every
 // scenario, stated as a function call, reads back as the same tape outcome.
 func TestArgumentsRoundTrip(t *testing.T) {
-	pack := domains.Default()
-	ref, _ := pack.Agent("reference")
 	kinds := map[string]bool{}
 	for _, sc := range []string{"V1", "V2", "V3"} {
-		dom, _ := pack.Operation(nil, "", sc)
+		dom, ref := artefacttest.Cell(t, sc, "reference")
 		r := &recorder{inner: ref.New()}
 		if _, err := engine.Execute(dom, r, instance); err != nil {
 			t.Fatal(err)

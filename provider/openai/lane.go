@@ -20,33 +20,22 @@ const (
 )
 
 // Lane is the OpenAI Responses lane.
-var Lane lane.Lane = responses{}
+var Lane lane.Lane = responses{lane.Spec{
+	Name: ID, APIName: API, ProviderNames: []string{ProviderName}, Adapter: Implementation,
+	Mapping: RequestMapping, URLPath: ResponsesPath,
+	Mapped: []string{"input", "instructions", "max_output_tokens", "model", "parallel_tool_calls", "store", "tool_choice", "tools"},
+	// The reasoning object and the two sampling parameters the Responses
+	// API documents.
+	Optional: []string{"reasoning", "temperature", "top_p"},
+}}
 
-type responses struct{}
-
-func (responses) ID() string             { return ID }
-func (responses) API() string            { return API }
-func (responses) Providers() []string    { return []string{ProviderName} }
-func (responses) Implementation() string { return Implementation }
-func (responses) RequestMapping() string { return RequestMapping }
-func (responses) Path() string           { return ResponsesPath }
-func (responses) MappingFields() []string {
-	return []string{"input", "instructions", "max_output_tokens", "model", "parallel_tool_calls", "store", "tool_choice", "tools"}
-}
-
-// OptionalFields: the reasoning object and the two sampling parameters the
-// Responses API documents.
-func (responses) OptionalFields() []string { return []string{"reasoning", "temperature", "top_p"} }
+type responses struct{ lane.Spec }
 
 func (responses) Settings() map[string]any {
 	return map[string]any{"tool_choice": ToolChoice, "tool_strict_mode": false, "parallel_tool_calls": false, "store": false}
 }
 
-func (responses) Headers(h http.Header, credential string) {
-	if credential != "" {
-		h.Set("Authorization", "Bearer "+credential)
-	}
-}
+func (responses) Headers(h http.Header, credential string) { lane.BearerAuth(h, credential) }
 
 func (responses) Payload(p lane.Profile, pr lane.Prompt) map[string]any {
 	tools := make([]any, len(pr.Tools))
@@ -73,12 +62,9 @@ func (responses) StatusFault(status int, _ []byte) string { return lane.StatusFa
 // (or incomplete at the output ceiling), or whose output or usage is
 // malformed is declined.
 func (responses) ParseAnswer(body []byte, model string) (*lane.Answer, error) {
-	m, a, err := lane.ReadAnswer(body, model)
+	m, a, err := lane.ReadAnswer(body, model, "object", "response")
 	if err != nil {
 		return nil, err
-	}
-	if m["object"] != "response" {
-		return nil, lane.ErrNotAnAnswer
 	}
 	switch m["status"] {
 	case "completed":
@@ -92,22 +78,12 @@ func (responses) ParseAnswer(body []byte, model string) (*lane.Answer, error) {
 	default:
 		return nil, lane.ErrNotAnAnswer
 	}
-	output, ok := m["output"].([]any)
-	if !ok {
-		return nil, lane.ErrNotAnAnswer
-	}
-	for _, item := range output {
-		it, ok := item.(map[string]any)
-		if !ok {
-			return nil, lane.ErrNotAnAnswer
-		}
-		if it["type"] != "function_call" {
-			continue
-		}
-		a.AddCall(it["name"], lane.StringArguments(it["arguments"]))
-	}
-	if a.UsageReported, a.InputTokens, a.OutputTokens, err = lane.Usage(m["usage"], "input_tokens", "output_tokens"); err != nil {
+	calls, err := lane.Items(m["output"], "function_call")
+	if err != nil {
 		return nil, err
 	}
-	return a, nil
+	for _, it := range calls {
+		a.AddCall(it["name"], lane.StringArguments(it["arguments"]))
+	}
+	return a.WithUsage(m["usage"], "input_tokens", "output_tokens")
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/canon"
-	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/provider/lane"
 	"github.com/obaudit/obaudit/provider/profile"
 )
@@ -22,12 +22,7 @@ var update = flag.Bool("update", false, "rewrite testdata/requests")
 // firstObservation is the first observation of V1 under a fixed instance.
 func firstObservation(t *testing.T) *engine.Observation {
 	t.Helper()
-	pack := domains.Default()
-	dom, err := pack.Operation(nil, "", "V1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, _ := pack.Agent("reference")
+	dom, ref := artefacttest.Cell(t, "V1", "reference")
 	f := &first{inner: ref.New()}
 	if _, err := engine.Execute(dom, f, "opinst_0123456789abcdef0123456789abcdef"); err != nil {
 		t.Fatal(err)

@@ -175,33 +175,29 @@ func Generate() []Vector {
 	g.add(v3, "empty", refused("ledger/row-order"), "an empty file has no verified header", nil)
 
 	// §11.3 vocabulary and versions.
-	rejected := func(version int64) []byte {
+	// notRetryable is the excluded ledger at version with its second
+	// attempt's fault made fault (not retryable), re-chained.
+	notRetryable := func(version int64, fault string) []map[string]any {
 		r := lt.Rows(excluded)
-		a := att(r, 2)
-		a["fault"] = "provider_request_rejected"
-		a["http_status"] = int64(400)
-		a["response_received"] = false
+		att(r, 2)["fault"] = fault
 		call(r, 2)["terminal_reason"] = "fault_not_retryable"
-		totals(r)["fault_counts"] = map[string]any{"provider_request_rejected": int64(1)}
-		term(r)["exclusion_code"] = "provider_request_rejected"
+		totals(r)["fault_counts"] = map[string]any{fault: int64(1)}
+		term(r)["exclusion_code"] = fault
 		for _, row := range r {
 			row["ledger_version"] = version
 		}
+		return r
+	}
+	rejected := func(version int64) []byte {
+		r := notRetryable(version, "provider_request_rejected")
+		a := att(r, 2)
+		a["http_status"] = int64(400)
+		a["response_received"] = false
 		return lt.Rechain(r)
 	}
 	g.add(v3, "http-status-without-response@row2", refused("ledger/schema"), "V3 v3 attempt states HTTP 400 with response_received false, re-chained", rejected(3))
 	g.add("v2", "ok-http-status-without-response", "ok excluded", "V4 the same attempt at version 2 is accepted", rejected(2))
-	spend := func(version int64) []byte {
-		r := lt.Rows(excluded)
-		att(r, 2)["fault"] = "provider_spend_limit"
-		call(r, 2)["terminal_reason"] = "fault_not_retryable"
-		totals(r)["fault_counts"] = map[string]any{"provider_spend_limit": int64(1)}
-		term(r)["exclusion_code"] = "provider_spend_limit"
-		for _, row := range r {
-			row["ledger_version"] = version
-		}
-		return lt.Rechain(r)
-	}
+	spend := func(version int64) []byte { return lt.Rechain(notRetryable(version, "provider_spend_limit")) }
 	g.add("v2", "v3-only-fault@row2", refused("ledger/vocabulary"), "V10 a v3-only fault re-chained as version 2", spend(2))
 	g.add(v3, "ok-v3-only-fault", "ok excluded", "V11 the same fault at version 3 reads", spend(3))
 	r = lt.Rows(excluded)
@@ -260,15 +256,7 @@ func Generate() []Vector {
 	g.add(v3, "intended-artefact-6@row0", refused("ledger/schema"), "O8 header intended_artifact_version 6", lt.Rechain(r))
 
 	// §11.5 forbidden content, in the header settings (digest re-derived).
-	for i, bad := range []map[string]any{
-		{"headers": map[string]any{"Authorization": "Bearer token-value"}},
-		{"authorization": "anything"},
-		{"api_key": "value"},
-		{"note": "OPENAI_API_KEY=abc"},
-		{"nested": []any{map[string]any{"x-api-key": "value"}}},
-		{"credential": "sk-abcdefghijklmnop"},
-		{"detail": string(bytes.Repeat([]byte("x"), 4096))},
-	} {
+	for i, bad := range lt.ForbiddenSettings() {
 		r = base()
 		settings := hdr(r)["provider"].(map[string]any)["settings"].(map[string]any)
 		for k, v := range bad {
