@@ -8,7 +8,11 @@
 // walk. Files are created with O_EXCL|O_NOFOLLOW against the descriptor of
 // the checked directory, never re-opened by name. [Dir.CreateFile] writes a
 // whole file, fsyncs it and the directory, and on any failure removes what
-// it created, so nothing partial is left. Hosts without these primitives
+// it created, so nothing partial is left. On Linux the bytes go to an
+// unnamed file (O_TMPFILE) that is linked to its name, exclusively, only
+// once they are whole and synced: even a process killed mid-write (SIGKILL,
+// a lost machine) leaves no half-written file for a rerun to trip on.
+// Elsewhere the name is created first. Hosts without these primitives
 // fail closed ([ErrUnsupportedHost]) before touching the filesystem.
 //
 // # Refusals

@@ -162,9 +162,17 @@ func (d *Dir) writeAll(fd int, p []byte) error {
 	return nil
 }
 
-func (d *Dir) create(name string, perm uint32) (int, error) {
+// checkName refuses a file name that is not one plain component.
+func checkName(name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
-		return -1, refusal.New(ErrBadPath, "file name %q is not allowed", name)
+		return refusal.New(ErrBadPath, "file name %q is not allowed", name)
+	}
+	return nil
+}
+
+func (d *Dir) create(name string, perm uint32) (int, error) {
+	if err := checkName(name); err != nil {
+		return -1, err
 	}
 	openat := unix.Openat
 	if d.ops.Openat != nil {
@@ -178,14 +186,24 @@ func (d *Dir) create(name string, perm uint32) (int, error) {
 }
 
 // CreateFile creates name in d exclusively, writes data whole, fsyncs the
-// file and the directory. On any failure the file is truncated and removed.
+// file and the directory. Where the host allows (Linux, [Dir.createUnnamed])
+// the bytes are written to an unnamed file that is linked to name only once
+// they are whole and synced, so name never exists half-written, even when
+// the process is killed; elsewhere name is created first and, on any
+// failure, truncated and removed.
 func (d *Dir) CreateFile(name string, data []byte, perm uint32) (err error) {
-	fd, err := d.create(name, perm)
-	if err != nil {
+	if err := checkName(name); err != nil {
 		return err
 	}
+	fd, link, unnamed := d.createUnnamed(perm)
+	if !unnamed {
+		if fd, err = d.create(name, perm); err != nil {
+			return err
+		}
+	}
+	named := !unnamed // whether name now exists: removed again on failure
 	defer func() {
-		if err != nil {
+		if err != nil && named {
 			unix.Ftruncate(fd, 0)
 			unix.Unlinkat(d.fd, name, 0)
 			unix.Fsync(d.fd)
@@ -199,6 +217,12 @@ func (d *Dir) CreateFile(name string, data []byte, perm uint32) (err error) {
 	}
 	if err = d.fsync(fd); err != nil {
 		return fmt.Errorf("fsync %s: %w", d.show(name), err)
+	}
+	if unnamed {
+		if err = link(name); err != nil {
+			return err
+		}
+		named = true
 	}
 	if err = d.fsync(d.fd); err != nil {
 		return fmt.Errorf("fsync directory %s: %w", d.path, err)
