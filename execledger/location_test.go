@@ -15,20 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// entries lists a directory's names (none for an empty one).
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // lowestFreeFD is the descriptor the next open would get: POSIX hands out
 // the lowest free number, so a descriptor leaked in between raises it.
 func lowestFreeFD(t *testing.T) int {
@@ -77,14 +63,14 @@ func TestD1DirectorySwappedInsideCreate(t *testing.T) {
 	if swaps != 1 {
 		t.Fatalf("the create passed the seam %d times, want once: the swap did not run inside it", swaps)
 	}
-	if got := entries(t, attacker); len(got) != 0 {
+	if got := lt.Entries(t, attacker); len(got) != 0 {
 		t.Fatalf("the attacker's directory holds %v after the create (err %v)", got, err)
 	}
 	if err != nil {
 		if c, _ := refusal.ClassOf(err); c != execledger.ErrLocation.Class && c != safefs.ErrSymlink.Class {
 			t.Fatalf("Create = %v (class %q), want success in the validated directory, ledger/location or fs/symlink", err, c)
 		}
-		if got := entries(t, validated); len(got) != 0 {
+		if got := lt.Entries(t, validated); len(got) != 0 {
 			t.Fatalf("a refused create left %v in the validated directory", got)
 		}
 		return
@@ -92,7 +78,7 @@ func TestD1DirectorySwappedInsideCreate(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := entries(t, validated); len(got) != 1 || got[0] != name {
+	if got := lt.Entries(t, validated); len(got) != 1 || got[0] != name {
 		t.Fatalf("the validated directory holds %v, want [%s]", got, name)
 	}
 	// The writer's header row went to the validated directory's file too.
@@ -100,7 +86,7 @@ func TestD1DirectorySwappedInsideCreate(t *testing.T) {
 	if a.Terminal != nil || len(a.Calls) != 0 {
 		t.Fatalf("the validated directory's ledger reads as terminal %v with %d calls, want the header alone", a.Terminal != nil, len(a.Calls))
 	}
-	if got := entries(t, attacker); len(got) != 0 {
+	if got := lt.Entries(t, attacker); len(got) != 0 {
 		t.Fatalf("the attacker's directory holds %v after the header was written", got)
 	}
 }
@@ -130,7 +116,7 @@ func TestD2RootAnchorOpenFails(t *testing.T) {
 				opened = append(opened, p)
 				return -1, unix.EACCES
 			}}
-			entries(t, dir) // any descriptor the runtime opens lazily, opened now
+			lt.Entries(t, dir) // any descriptor the runtime opens lazily, opened now
 			before := lowestFreeFD(t)
 			w, err := execledger.Create(path, lt.Header(), execledger.WriterOptions{Ops: ops})
 			if err == nil {
@@ -149,7 +135,7 @@ func TestD2RootAnchorOpenFails(t *testing.T) {
 			if after := lowestFreeFD(t); after != before {
 				t.Fatalf("lowest free descriptor %d after the failed create, %d before: a descriptor leaked", after, before)
 			}
-			if got := entries(t, dir); len(got) != 0 {
+			if got := lt.Entries(t, dir); len(got) != 0 {
 				t.Fatalf("the failed create left %v", got)
 			}
 		})

@@ -84,7 +84,7 @@ func (a *Audit) Summary() map[string]any {
 	var ld, code any
 	if a.Terminal != nil {
 		ld = a.ChainTip
-		code = optS(a.Terminal.ExclusionCode)
+		code = opt(a.Terminal.ExclusionCode)
 	}
 	return map[string]any{
 		"ledger_version":         a.Version,

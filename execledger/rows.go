@@ -143,14 +143,8 @@ func (t Totals) Map() map[string]any {
 
 // ---------------------------------------------------------------- rendering
 
-func optS(p *string) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-func optI(p *int64) any {
+// opt renders an optional field: null when absent, else its value.
+func opt[T any](p *T) any {
 	if p == nil {
 		return nil
 	}
@@ -202,10 +196,10 @@ func (c Call) Map() map[string]any {
 		"call_index": c.CallIndex, "invocation_index": c.InvocationIndex, "turn_index": c.TurnIndex,
 		"request_digest_sha256": c.RequestDigest, "prompt_digest_sha256": c.PromptDigest,
 		"observation_digest_sha256": c.ObservationDigest, "payload_digest_sha256": c.PayloadDigest,
-		"wire_request_digest_sha256": optS(c.WireRequestDigest), "wire_request_bytes": optI(c.WireRequestBytes),
-		"wire_request_method": optS(c.WireRequestMethod), "wire_request_url": optS(c.WireRequestURL),
+		"wire_request_digest_sha256": opt(c.WireRequestDigest), "wire_request_bytes": opt(c.WireRequestBytes),
+		"wire_request_method": opt(c.WireRequestMethod), "wire_request_url": opt(c.WireRequestURL),
 		"input_token_upper_bound": c.InputTokenUpperBound, "started_at": c.StartedAt, "ended_at": c.EndedAt,
-		"turn_latency_seconds": c.TurnLatencySeconds, "terminal_reason": optS(c.TerminalReason),
+		"turn_latency_seconds": c.TurnLatencySeconds, "terminal_reason": opt(c.TerminalReason),
 		"attempts": atts, "decision": dec,
 	}
 }
@@ -213,27 +207,27 @@ func (c Call) Map() map[string]any {
 // Map renders a as its JSON object.
 func (a Attempt) Map() map[string]any {
 	return map[string]any{
-		"attempt_index": a.AttemptIndex, "outcome": a.Outcome, "fault": optS(a.Fault),
-		"http_status": optI(a.HTTPStatus), "latency_seconds": a.LatencySeconds,
+		"attempt_index": a.AttemptIndex, "outcome": a.Outcome, "fault": opt(a.Fault),
+		"http_status": opt(a.HTTPStatus), "latency_seconds": a.LatencySeconds,
 		"response_received": a.ResponseReceived, "usage_reported": a.UsageReported,
-		"cost_reservation_usd": optS(a.CostReservationUSD), "cost_settlement": optS(a.CostSettlement),
-		"cost_measured_usd": optS(a.CostMeasuredUSD), "cost_forfeited_usd": optS(a.CostForfeitedUSD),
-		"input_tokens": optI(a.InputTokens), "output_tokens": optI(a.OutputTokens),
-		"response_model": optS(a.ResponseModel), "response_id_digest_sha256": optS(a.ResponseIDDigest),
-		"response_stop_classification":      optS(a.ResponseStopClassification),
-		"response_normalized_digest_sha256": optS(a.ResponseNormalizedDigest),
+		"cost_reservation_usd": opt(a.CostReservationUSD), "cost_settlement": opt(a.CostSettlement),
+		"cost_measured_usd": opt(a.CostMeasuredUSD), "cost_forfeited_usd": opt(a.CostForfeitedUSD),
+		"input_tokens": opt(a.InputTokens), "output_tokens": opt(a.OutputTokens),
+		"response_model": opt(a.ResponseModel), "response_id_digest_sha256": opt(a.ResponseIDDigest),
+		"response_stop_classification":      opt(a.ResponseStopClassification),
+		"response_normalized_digest_sha256": opt(a.ResponseNormalizedDigest),
 	}
 }
 
 // Map renders d as its JSON object.
 func (d Decision) Map() map[string]any {
-	return map[string]any{"kind": d.Kind, "decision_digest_sha256": d.DecisionDigest, "classification_code": optS(d.ClassificationCode)}
+	return map[string]any{"kind": d.Kind, "decision_digest_sha256": d.DecisionDigest, "classification_code": opt(d.ClassificationCode)}
 }
 
 // Map renders t as its JSON object.
 func (t Terminal) Map() map[string]any {
 	return map[string]any{
-		"kind": t.Kind, "ended_at": t.EndedAt, "exclusion_code": optS(t.ExclusionCode),
+		"kind": t.Kind, "ended_at": t.EndedAt, "exclusion_code": opt(t.ExclusionCode),
 		"exclusion_detail": t.ExclusionDetail, "totals": t.Totals.Map(),
 	}
 }

@@ -25,19 +25,6 @@ import (
 	"github.com/obaudit/obaudit/refusal"
 )
 
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
 // TestReferenceCell is R1, R3, R4, R6, R20 and F12, and the issue's
 // acceptance: a v3 ledger and an artefact that validation, replay (zero
 // provider calls) and the bundle audit all accept.
@@ -49,7 +36,7 @@ func TestReferenceCell(t *testing.T) {
 		t.Fatalf("reference cell: %s %s", r.Status, r.ExclusionCode)
 	}
 	ledgerName, artefactName := OutputNames(testInstance, FaultNone)
-	if got := entries(t, dir); !slices.Equal(got, []string{testInstance + ".episode_artifact.json", testInstance + ".execution_ledger.ndjson"}) || got[0] != artefactName || got[1] != ledgerName {
+	if got := ledgertest.Entries(t, dir); !slices.Equal(got, []string{testInstance + ".episode_artifact.json", testInstance + ".execution_ledger.ndjson"}) || got[0] != artefactName || got[1] != ledgerName {
 		t.Errorf("directory holds %v", got)
 	}
 
@@ -189,7 +176,7 @@ func faultCell(t *testing.T, id string, f Fault) {
 			if r.OK() || !r.AsExpected() || r.Status != "excluded" || r.ExclusionCode != want || r.ArtefactPath != "" || want == "" {
 				t.Fatalf("cell %s: %s %s artefact %q", f, r.Status, r.ExclusionCode, r.ArtefactPath)
 			}
-			if got := entries(t, dir); !slices.Equal(got, []string{testInstance + "." + string(f) + ".execution_ledger.ndjson"}) {
+			if got := ledgertest.Entries(t, dir); !slices.Equal(got, []string{testInstance + "." + string(f) + ".execution_ledger.ndjson"}) {
 				t.Errorf("directory holds %v", got)
 			}
 			calls := DefaultFaultAt
@@ -355,7 +342,7 @@ func TestUpFrontRefusals(t *testing.T) {
 		if refusal.Of(err) != c.class.Class {
 			t.Errorf("%s: %v, want %s", name, err, c.class.Class)
 		}
-		if got := entries(t, dir); len(got) != 0 {
+		if got := ledgertest.Entries(t, dir); len(got) != 0 {
 			t.Errorf("%s: the refused run wrote %v", name, got)
 		}
 	}

@@ -7,9 +7,10 @@ import (
 	"crypto/elliptic"
 	"encoding/hex"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current signer")
@@ -52,16 +53,7 @@ func TestBundleGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", "bundle-"+name+".golden.json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := upstreamtest.Golden(t, path, got, *update)
 			if !bytes.Equal(got, want) {
 				t.Errorf("bundle for %q:\n got %s\nwant %s", name, got, want)
 			}

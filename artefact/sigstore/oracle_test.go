@@ -11,11 +11,9 @@ import (
 	"io"
 	"testing"
 
-	"github.com/obaudit/obaudit/canon"
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	"github.com/sigstore/sigstore-go/pkg/sign"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // oracleKeypair is a sigstore-go sign.Keypair over a long-lived key, so
@@ -54,7 +52,7 @@ func (k *oracleKeypair) SignData(_ context.Context, data []byte) ([]byte, []byte
 // TestSignStatementMatchesPkgSign: for the same key and statement, the
 // deterministic KeySigner writes exactly the bundle bytes sigstore-go's
 // sign.Bundle (DSSE content, key hint, no providers) gives after the same
-// canonicalisation, for statements of many lengths and bytes.
+// canonicalisation ([encodeBundle]), for statements of many lengths and bytes.
 func TestSignStatementMatchesPkgSign(t *testing.T) {
 	for _, k := range []*ecdsa.PrivateKey{goldenKey(t), newKey(t)} {
 		s, err := NewDeterministicKeySigner(k)
@@ -86,11 +84,7 @@ func TestSignStatementMatchesPkgSign(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				raw, err := protojson.Marshal(pb)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := canon.Transform(raw)
+				want, err := encodeBundle(pb)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -95,6 +95,12 @@ func (s *KeySigner) SignStatement(_ context.Context, statement []byte) ([]byte, 
 			},
 		},
 	}
+	return encodeBundle(pb)
+}
+
+// encodeBundle is a bundle's bytes: its protobuf JSON form, canonicalised
+// (RFC 8785), so the same bundle always has the same bytes.
+func encodeBundle(pb *protobundle.Bundle) ([]byte, error) {
 	raw, err := protojson.Marshal(pb)
 	if err != nil {
 		return nil, err

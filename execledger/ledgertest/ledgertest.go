@@ -1,16 +1,18 @@
 // Package ledgertest builds execution ledgers for tests and for the vector
 // generator: the shared fixture header and calls of upstream's ledger suite
-// (spec §11 conventions), an in-memory append file, and the "re-chained"
-// and "rewritten" mutation helpers. It is imported only by tests and
-// generators.
+// (spec §11 conventions), an in-memory append file, the "re-chained"
+// and "rewritten" mutation helpers, and [Entries], a directory's listing
+// after a write. It is imported only by tests and generators.
 package ledgertest
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/obaudit/obaudit/canon"
@@ -307,4 +309,19 @@ func ForbiddenSettings() []map[string]any {
 		{"credential": "sk-abcdefghijklmnop"},
 		{"detail": strings.Repeat("x", 4096)},
 	}
+}
+
+// Entries lists a directory's names, sorted (none for an empty one): what
+// a ledger writer left behind.
+func Entries(tb testing.TB, dir string) []string {
+	tb.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
 }

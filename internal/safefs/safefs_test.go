@@ -21,6 +21,15 @@ func chdir(t *testing.T) string {
 	return dir
 }
 
+// absent fails the test unless nothing (not even a dangling link) is at
+// path after what.
+func absent(t *testing.T, path, what string) {
+	t.Helper()
+	if _, err := os.Lstat(path); !os.IsNotExist(err) {
+		t.Fatalf("%s left %s (Lstat: %v)", what, path, err)
+	}
+}
+
 func TestWriteFileCreatesWholeFile(t *testing.T) {
 	chdir(t)
 	if err := os.MkdirAll("a/b", 0o755); err != nil {
@@ -64,9 +73,7 @@ func TestRefusals(t *testing.T) {
 	if b, _ := os.ReadFile("real/existing"); string(b) != "keep" {
 		t.Errorf("existing file changed to %q", b)
 	}
-	if _, err := os.Lstat("real/target"); !os.IsNotExist(err) {
-		t.Errorf("symlink target was created: %v", err)
-	}
+	absent(t, "real/target", "a write through the leaf link")
 }
 
 func TestReadOnlyDirectoryLeavesNothing(t *testing.T) {
@@ -84,9 +91,7 @@ func TestReadOnlyDirectoryLeavesNothing(t *testing.T) {
 		}
 		return
 	}
-	if _, serr := os.Lstat("ro/x.json"); !os.IsNotExist(serr) {
-		t.Fatalf("partial file left after %v", err)
-	}
+	absent(t, "ro/x.json", "WriteFile = "+err.Error())
 }
 
 func TestFailedWriteMidwayLeavesNothing(t *testing.T) {
@@ -106,9 +111,7 @@ func TestFailedWriteMidwayLeavesNothing(t *testing.T) {
 	if _, ok := refusal.ClassOf(err); ok {
 		t.Fatalf("a write failure must not carry a refusal class: %v", err)
 	}
-	if _, serr := os.Lstat("x.json"); !os.IsNotExist(serr) {
-		t.Fatalf("partial file left: %v", serr)
-	}
+	absent(t, "x.json", "a write failed midway")
 }
 
 func TestFailedFsyncLeavesNothing(t *testing.T) {
@@ -117,9 +120,7 @@ func TestFailedFsyncLeavesNothing(t *testing.T) {
 	if err := WriteFileOps("x.json", []byte("data"), 0o644, ops); !errors.Is(err, unix.EIO) {
 		t.Fatalf("err = %v, want EIO", err)
 	}
-	if _, serr := os.Lstat("x.json"); !os.IsNotExist(serr) {
-		t.Fatalf("file left after failed fsync: %v", serr)
-	}
+	absent(t, "x.json", "a failed fsync")
 }
 
 func TestShortWritesAndInterruptionsAreLooped(t *testing.T) {
@@ -225,9 +226,7 @@ func TestCheckedCreateJudgesTheHeldDirectory(t *testing.T) {
 	if _, err := os.Lstat("d.orig/j.ndjson"); err != nil {
 		t.Fatalf("the file was not created in the held directory: %v", err)
 	}
-	if _, err := os.Lstat("d/j.ndjson"); !os.IsNotExist(err) {
-		t.Fatalf("the file was created in the swapped-in directory: %v", err)
-	}
+	absent(t, "d/j.ndjson", "the create, in the swapped-in directory")
 	st, err := f.Dir().Stat()
 	if err != nil || st.Ino != before.Ino {
 		t.Fatalf("File.Dir().Stat() = inode %d, %v; want %d", st.Ino, err, before.Ino)
@@ -237,9 +236,7 @@ func TestCheckedCreateJudgesTheHeldDirectory(t *testing.T) {
 	if _, err := CreateAppendChecked("d.orig/k.ndjson", 0o600, Ops{}, func(*Dir) error { return refused }); err != refused {
 		t.Fatalf("CreateAppendChecked = %v, want the check's error", err)
 	}
-	if _, err := os.Lstat("d.orig/k.ndjson"); !os.IsNotExist(err) {
-		t.Fatalf("a refused check left a file: %v", err)
-	}
+	absent(t, "d.orig/k.ndjson", "a refused check")
 }
 
 // TestRelativePaths: a relative path that resolves without a symbolic link
@@ -277,9 +274,7 @@ func TestRelativePaths(t *testing.T) {
 	} {
 		t.Run(tc.path, func(t *testing.T) { refusaltest.Want(t, WriteFile(tc.path, []byte("new"), 0o644), tc.want) })
 	}
-	if _, err := os.Lstat(filepath.Join(dir, "real", "x.json")); !os.IsNotExist(err) {
-		t.Errorf("a write through the link landed: %v", err)
-	}
+	absent(t, filepath.Join(dir, "real", "x.json"), "a write through the link")
 }
 
 // TestMissingDirectory: a missing directory component is a failure (not a

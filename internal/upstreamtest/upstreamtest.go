@@ -131,6 +131,24 @@ func CanonicalCopy(tb testing.TB, path string, embedded []byte, tree any, update
 	}
 }
 
+// Golden returns the bytes of the committed golden file at path (relative
+// to the test's package directory), first rewriting it with got when update
+// is set. The caller holds got to what it returns (its own message names
+// the file), and checks anything else of the golden on those bytes.
+func Golden(tb testing.TB, path string, got []byte, update bool) []byte {
+	tb.Helper()
+	if update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return want
+}
+
 // Generated holds the committed vector file testdata/committed to what
 // testdata/generator (a Python script run by python3 in testdata) writes
 // now, so vectors held to CPython are re-derived from CPython wherever it

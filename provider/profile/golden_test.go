@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/internal/artefacttest"
+	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/provider/lane"
 	"github.com/obaudit/obaudit/provider/profile"
 )
@@ -90,17 +90,7 @@ func TestGoldenRequests(t *testing.T) {
 		golden := map[string][]byte{id + ".body.json": req.Body, id + ".headers.txt": []byte(hb.String())}
 		for name, got := range golden {
 			path := filepath.Join("testdata", "requests", name)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
+			if want := upstreamtest.Golden(t, path, got, *update); !bytes.Equal(got, want) {
 				t.Errorf("%s: the lane sends other bytes than the reviewed golden file", name)
 			}
 		}
