@@ -14,9 +14,9 @@ import (
 	"github.com/obaudit/obaudit/arm/pair"
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/campaign"
-	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/provider"
 	"github.com/obaudit/obaudit/provider/lane"
@@ -33,13 +33,8 @@ import (
 // them.)
 func TestModelLaneOnNoTime(t *testing.T) {
 	t.Parallel()
-	pack := domains.Default()
-	dom, err := pack.Operation(nil, "", "V1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dom, ref := artefacttest.Cell(t, "V1", "reference")
 	const inst = "opinst_0123456789abcdef0123456789abcdef"
-	ref, _ := pack.Agent("reference")
 	want, err := pair.NoTimeRun(dom, pair.Agent{ID: ref.ID, Kind: ref.Kind, New: ref.New}, inst)
 	if err != nil {
 		t.Fatal(err)

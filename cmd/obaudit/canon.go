@@ -1,36 +1,60 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/obaudit/obaudit/canon"
 	"github.com/spf13/cobra"
 )
 
 func newCanonCmd(g *globals) *cobra.Command {
-	var form string
-	c := &cobra.Command{
-		Use:   "canon FILE|-",
-		Short: "Print a JSON document's canonical bytes (RFC 8785 by default)",
-		Long: `Reads one JSON document strictly and prints its canonical bytes followed by a newline.
+	return newFormCmd("canon FILE|-", "Print a JSON document's canonical bytes (RFC 8785 by default)",
+		`Reads one JSON document strictly and prints its canonical bytes followed by a newline.
 
 --form jcs             RFC 8785 (default; obaudit's own formats and everything it signs)
 --form upstream        upstream OperateBench's canonical JSON (artefact files, digests)
 --form upstream-spaced the upstream form with ", " and ": " (upstream ledger lines)`,
-		Args: cobra.ExactArgs(1),
+		func(cmd *cobra.Command, out []byte, _ canon.Form) error {
+			_, err := cmd.OutOrStdout().Write(append(out, '\n'))
+			return err
+		})
+}
+
+func newDigestCmd(g *globals) *cobra.Command {
+	return newFormCmd("digest FILE|-", "Print the SHA-256 of a JSON document's canonical bytes", "",
+		func(cmd *cobra.Command, out []byte, f canon.Form) error {
+			d := canon.SHA256Hex(out)
+			if g.json {
+				return writeJSON(cmd, map[string]any{"form": f.String(), "sha256": d})
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), d)
+			return nil
+		})
+}
+
+// newFormCmd is a command (canon, digest) that reads one JSON document
+// (FILE, or - for stdin) into its canonical bytes in the --form form
+// (readCanonical) and writes them out with emit.
+func newFormCmd(use, short, long string, emit func(cmd *cobra.Command, out []byte, f canon.Form) error) *cobra.Command {
+	var form string
+	c := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long:  long,
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out, _, err := readCanonical(cmd, args[0], form)
+			out, f, err := readCanonical(cmd, args[0], form)
 			if err != nil {
 				return err
 			}
-			_, err = cmd.OutOrStdout().Write(append(out, '\n'))
-			return err
+			return emit(cmd, out, f)
 		},
 	}
 	addFormFlag(c, &form)
 	return c
 }
 
-// addFormFlag registers --form, the canonical form, on c (canon and
-// digest).
+// addFormFlag registers --form, the canonical form, on c.
 func addFormFlag(c *cobra.Command, form *string) {
 	c.Flags().StringVar(form, "form", "jcs", "canonical form: jcs, upstream or upstream-spaced")
 	c.RegisterFlagCompletionFunc("form", cobra.FixedCompletions([]string{"jcs", "upstream", "upstream-spaced"}, cobra.ShellCompDirectiveNoFileComp))

@@ -57,11 +57,11 @@ Exit 0: exported. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
-			raw, err := readInputAs(cmd, args[0], kindArtefact)
+			in, err := readArtefactInput(cmd, args[0], true)
 			if err != nil {
 				return err
 			}
-			doc, err := exportValidate(raw)
+			doc, err := exportValidate(in)
 			if err != nil {
 				return wrapRefusal(ErrExportArtefactInvalid, err, "not exported")
 			}
@@ -173,13 +173,12 @@ var ErrExportArtefactInvalid = refusal.Sentinel("agentrun/artefact-invalid")
 
 // exportValidate is export's check: checkArtefact, and a re-graded result
 // (the record's evaluation is then the one obaudit re-derived).
-func exportValidate(raw []byte) (*artefact.Document, error) {
-	doc, rg, err := checkArtefact(raw)
-	if err != nil {
-		return nil, err
+func exportValidate(in *artefactInput) (*artefact.Document, error) {
+	if in.err != nil {
+		return nil, in.err
 	}
-	if !rg.Rederived {
+	if rg := in.regraded; !rg.Rederived {
 		return nil, refusal.New(ErrEvaluationCarried, "the evaluation is carried, not re-derived: %s", strings.Join(rg.Carried, "; "))
 	}
-	return doc, nil
+	return in.doc, nil
 }

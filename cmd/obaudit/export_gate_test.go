@@ -97,7 +97,7 @@ func TestGateRunsExportAndValidate(t *testing.T) {
 // Agent Run record it exports (not held to the published schema).
 func exportRecord(t *testing.T, raw []byte) (*artefact.Document, *agentrun.Record) {
 	t.Helper()
-	doc, err := exportValidate(raw)
+	doc, err := exportValidate(parseArtefact(raw, true))
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}

@@ -112,7 +112,7 @@ func sniffJSON(b []byte) *fileKind {
 var otherKindKeys = []string{"mediaType", "header", "contract", "arm", "protocol"}
 
 // checkArtefactKind is checkKind(name, b, kindArtefact) for a reader that
-// parses the whole input first (obaudit validate): tree is what it parsed
+// parses the whole input first (readArtefactInput): tree is what it parsed
 // (nil when the parse or the checks after it refused). A parsed object with
 // none of otherKindKeys needs no sniff: its first line cannot be a ledger's
 // header row (an object complete on its first line with more after it does

@@ -84,17 +84,6 @@ Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.
 	return c
 }
 
-// readArtefact reads the artefact file name (- for stdin) strictly, with
-// every named check of its contract (artefact.Read), as arms verify and
-// replay take it.
-func readArtefact(cmd *cobra.Command, name string) (*artefact.Document, error) {
-	b, err := readInputAs(cmd, name, kindArtefact)
-	if err != nil {
-		return nil, err
-	}
-	return artefact.Read(b, artefactOptions())
-}
-
 // replayPack is the carried pack that re-executes doc. It refuses a record
 // whose contract is not reproduced and one whose operation type no carried
 // pack executes.

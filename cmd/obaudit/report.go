@@ -55,7 +55,7 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 			if format != "text" && format != "html" {
 				return usagef("unknown --format %q (want text or html)", format)
 			}
-			raw, err := readInputAs(cmd, args[0], kindArtefact)
+			in, err := readArtefactInput(cmd, args[0], true)
 			if err != nil {
 				return err
 			}
@@ -72,10 +72,10 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 				}
 				opts.Ledger = a
 			}
-			doc, regraded, err := checkArtefact(raw)
-			if err != nil {
-				return wrapRefusal(ErrReportArtefactInvalid, err, "not rendered")
+			if in.err != nil {
+				return wrapRefusal(ErrReportArtefactInvalid, in.err, "not rendered")
 			}
+			doc, regraded := in.doc, in.regraded
 			if p := packOfType(doc.Artefact.Operation.OperationType); p != nil {
 				opts.Expiry = episodereport.Expiry(p.Presentation.Expiry)
 			}

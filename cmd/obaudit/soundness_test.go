@@ -40,10 +40,12 @@ import (
 	"github.com/obaudit/obaudit/episode"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/execledger/ledgertest"
+	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
 	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/spf13/cobra"
 )
 
 var (
@@ -113,12 +115,7 @@ func tickingClock() func() time.Time {
 }
 
 func genuineDeterministic(t *testing.T) []byte {
-	pack := domains.Default()
-	dom, err := pack.Operation(nil, "", "V2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, _ := pack.Agent("reference")
+	dom, ref := artefacttest.Cell(t, "V2", "reference")
 	r, err := episode.Run(episode.Config{Domain: dom, NewAgent: ref.New, AgentID: ref.ID, AgentKind: ref.Kind,
 		OperationInstanceID: "opinst_5e0d5e0d5e0d5e0d5e0d5e0d5e0d5e0d", EngineVersion: schemas.EngineObaudit})
 	if err != nil {
@@ -132,12 +129,7 @@ func genuineDeterministic(t *testing.T) []byte {
 }
 
 func genuineModel(t *testing.T) (art, ledger []byte) {
-	pack := domains.Default()
-	dom, err := pack.Operation(nil, "", "V1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, _ := pack.Agent("reference")
+	dom, ref := artefacttest.Cell(t, "V1", "reference")
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -146,7 +138,7 @@ func genuineModel(t *testing.T) (art, ledger []byte) {
 		Domain: dom, Reference: ref.New, EngineVersion: schemas.EngineObaudit,
 		OutputDir: dir, MaxCalls: 60, Fault: preflight.FaultNone, Now: tickingClock(),
 		ExecutionRunID: "exec_5e0d5e0d5e0d5e0d5e0d5e0d5e0d5e0d", OperationInstanceID: "opinst_5e0d5e0d5e0d5e0d5e0d5e0d5e0d5e0d",
-		ArtefactOptions: artefactOptions(), Agents: packAgents(pack),
+		ArtefactOptions: artefactOptions(), Agents: packAgents(domains.Default()),
 	})
 	if err != nil || !r.OK() {
 		t.Fatalf("preflight: %v %+v", err, r)
@@ -696,11 +688,7 @@ func soundnessKey(t *testing.T) (key, pub string) {
 // reports false when even that signer refuses (the predicate's facts cannot
 // be read off the pair: a commitment refusal).
 func signUnchecked(t *testing.T, keyPath, out string, v soundVector) bool {
-	pemKey, err := os.ReadFile(keyPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := sigstore.ParsePrivateKey(pemKey)
+	key, err := readPrivateKey(&cobra.Command{}, keyPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,20 +55,11 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 			// Before the read: start-up and the read reach the default
 			// 4 MB first target on their own.
 			collectLessOften()
-			b, err := readInput(cmd, args[0])
+			in, err := readArtefactInput(cmd, args[0], true)
 			if err != nil {
 				return err
 			}
-			// The kind is judged after the read that parses the whole
-			// file anyway (checkArtefactKind), not by a sniff before it.
-			doc, regraded, err := checkArtefact(b)
-			var tree map[string]any
-			if err == nil {
-				tree = doc.Tree
-			}
-			if kerr := checkArtefactKind(args[0], b, tree); kerr != nil {
-				return kerr
-			}
+			b, doc, regraded, err := in.raw, in.doc, in.regraded, in.err
 			var sv *schemaVerdict
 			if schema {
 				sv = checkSchema(b, doc)
@@ -345,6 +336,60 @@ func checkArtefact(b []byte) (*artefact.Document, *episode.Regraded, error) {
 		return nil, nil, err
 	}
 	return doc, r, nil
+}
+
+// artefactInput is an artefact input read whole and parsed once.
+type artefactInput struct {
+	raw      []byte
+	doc      *artefact.Document // nil when err is not
+	regraded *episode.Regraded  // with the re-grade (checkArtefact)
+	err      error              // the parse's, or the checks', refusal
+}
+
+// readArtefactInput is the one path by which a command reads an artefact
+// input (a file, or - for stdin): whole, then strictly with every named
+// check of its contract (artefact.Read), and with regrade the re-grade
+// after them (checkArtefact). Its kind is judged after that parse
+// (checkArtefactKind), not by a sniff before it, so an input recognisably
+// of another kind is refused (input/wrong-kind) before the parse's own
+// refusal, as readInputAs refuses it. The returned error is the read's or
+// the kind's; the parse's is in.err, for the command to report in its own
+// terms and order.
+func readArtefactInput(cmd *cobra.Command, name string, regrade bool) (*artefactInput, error) {
+	b, err := readInput(cmd, name)
+	if err != nil {
+		return nil, err
+	}
+	in := parseArtefact(b, regrade)
+	var tree map[string]any
+	if in.err == nil {
+		tree = in.doc.Tree
+	}
+	if err := checkArtefactKind(name, b, tree); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// parseArtefact is readArtefactInput's parse of b, which judges no kind.
+func parseArtefact(b []byte, regrade bool) *artefactInput {
+	in := &artefactInput{raw: b}
+	if regrade {
+		in.doc, in.regraded, in.err = checkArtefact(b)
+	} else {
+		in.doc, in.err = artefact.Read(b, artefactOptions())
+	}
+	return in
+}
+
+// readArtefact is readArtefactInput without the re-grade, as arms verify
+// and replay take an artefact: the parse's refusal is its error.
+func readArtefact(cmd *cobra.Command, name string) (*artefact.Document, error) {
+	in, err := readArtefactInput(cmd, name, false)
+	if err != nil {
+		return nil, err
+	}
+	return in.doc, in.err
 }
 
 // regradeArtefact re-grades doc with the grading contract of the carried
