@@ -184,8 +184,7 @@ func TestDeterminism(t *testing.T) {
 // The instance id reaches observation digests (and so the decisions digest)
 // but never the trajectory or the final state.
 func TestInstanceIDReachesOnlyObservations(t *testing.T) {
-	spec, _ := maintenance.DefaultSpec()
-	op, _ := maintenance.NewOperation(spec, "V1")
+	op := defaultOp(t, "V1")
 	other, err := engine.Execute(op, maintenance.NewReference(), "opinst_ffffffffffffffffffffffffffffffff")
 	if err != nil {
 		t.Fatal(err)
@@ -200,8 +199,7 @@ func TestInstanceIDReachesOnlyObservations(t *testing.T) {
 }
 
 func TestPlaybackReproducesAndRefuses(t *testing.T) {
-	spec, _ := maintenance.DefaultSpec()
-	op, _ := maintenance.NewOperation(spec, "V1")
+	op := defaultOp(t, "V1")
 	first := runReference(t, "V1", engine.SelfCheckNone)
 	replayed, err := engine.Execute(op, engine.NewPlayback(first.Decisions), pinnedInstance)
 	if err != nil {
@@ -247,8 +245,7 @@ func (d dupEvent) Plan() *engine.Plan {
 // TestEngineRefusesItsConfig: an event identity scheduled twice and a run
 // without a domain or with an unknown self-check mode are refused by class.
 func TestEngineRefusesItsConfig(t *testing.T) {
-	spec, _ := maintenance.DefaultSpec()
-	op, _ := maintenance.NewOperation(spec, "V1")
+	op := defaultOp(t, "V1")
 	first := runReference(t, "V1", engine.SelfCheckNone)
 	if _, err := engine.Execute(dupEvent{op}, engine.NewPlayback(first.Decisions), pinnedInstance); refusal.Of(err) != engine.ErrDuplicateEventID.Class {
 		t.Errorf("an event scheduled twice: %v, want %s", err, engine.ErrDuplicateEventID.Class)
@@ -342,29 +339,9 @@ func TestUnknownScenarioAndIdentity(t *testing.T) {
 	}
 }
 
-// checkingAgent wraps the reference and holds every observation's fast
-// digest encoding to the canonical encoding of its projection tree.
-type checkingAgent struct {
-	*maintenance.Reference
-	t *testing.T
-}
-
-func (a checkingAgent) Decide(obs *engine.Observation) (engine.Decision, error) {
-	want, err := canon.Upstream(obs.Projection())
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	if got := obs.ProjectionJSON(); !bytes.Equal(got, want) {
-		a.t.Fatalf("invocation %d turn %d: projection bytes differ\n got %s\nwant %s", obs.InvocationIndex, obs.TurnIndex, got, want)
-	}
-	return a.Reference.Decide(obs)
-}
-
 func TestFastEncodingsMatchCanon(t *testing.T) {
-	spec, _ := maintenance.DefaultSpec()
 	for _, sc := range []string{"V1", "V2", "V3"} {
-		op, _ := maintenance.NewOperation(spec, sc)
-		ep, err := engine.Execute(op, checkingAgent{maintenance.NewReference(), t}, pinnedInstance)
+		ep, err := engine.Execute(defaultOp(t, sc), projectionChecker{maintenance.NewReference(), t}, pinnedInstance)
 		if err != nil {
 			t.Fatal(err)
 		}
