@@ -101,6 +101,15 @@ func requireAll(m map[string]any, fields []string, where string) error {
 	return nil
 }
 
+// requireExactly refuses m unless it has every one of fields and nothing
+// else: unknown fields first ([ErrUnknownField]), then missing ones.
+func requireExactly(m map[string]any, fields []string, where string) error {
+	if err := rejectUnknown(m, fields, where); err != nil {
+		return err
+	}
+	return requireAll(m, fields, where)
+}
+
 func requireMapping(v any, where string) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -157,10 +166,7 @@ func instant(v any, where string) (string, int64, error) {
 
 // FromTree validates an already-parsed spec mapping.
 func FromTree(raw map[string]any, source string) (*Spec, error) {
-	if err := rejectUnknown(raw, topLevelFields, source); err != nil {
-		return nil, err
-	}
-	if err := requireAll(raw, topLevelFields, source); err != nil {
+	if err := requireExactly(raw, topLevelFields, source); err != nil {
 		return nil, err
 	}
 	version, err := requireInt(raw, "schema_version", source)
@@ -256,10 +262,7 @@ func parsePolicy(v any, source string) (Policy, error) {
 	if err != nil {
 		return Policy{}, err
 	}
-	if err := rejectUnknown(m, PolicyFields, where); err != nil {
-		return Policy{}, err
-	}
-	if err := requireAll(m, PolicyFields, where); err != nil {
+	if err := requireExactly(m, PolicyFields, where); err != nil {
 		return Policy{}, err
 	}
 	var p Policy
@@ -328,10 +331,7 @@ func parseScenarios(v any, s *Spec, source string) (map[string]*Scenario, error)
 		if err != nil {
 			return nil, err
 		}
-		if err := rejectUnknown(e, scenarioFields, where); err != nil {
-			return nil, err
-		}
-		if err := requireAll(e, scenarioFields, where); err != nil {
+		if err := requireExactly(e, scenarioFields, where); err != nil {
 			return nil, err
 		}
 		sc := &Scenario{ID: id}
@@ -403,10 +403,7 @@ func parseRejections(v any, events []AuthoredEvent, where string) ([]ExpectedRej
 		if err != nil {
 			return nil, err
 		}
-		if err := rejectUnknown(m, rejectionFields, pos); err != nil {
-			return nil, err
-		}
-		if err := requireAll(m, rejectionFields, pos); err != nil {
+		if err := requireExactly(m, rejectionFields, pos); err != nil {
 			return nil, err
 		}
 		var r ExpectedRejection
