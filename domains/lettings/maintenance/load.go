@@ -33,21 +33,60 @@ const defaultSource = "embedded:lettings_maintenance_synthetic_v1.yaml"
 
 var (
 	defaultOnce sync.Once
-	defaultSpec *Spec
-	defaultErr  error
+	// defaultTree is the embedded default operation's tree. It is never
+	// handed out and FromTree copies what it keeps, so nothing changes it:
+	// every spec built from it hashes to defaultDigest.
+	defaultTree   map[string]any
+	defaultDigest string
+	defaultSpec   *Spec
+	defaultErr    error
 )
 
-// DefaultSpec loads the embedded default operation (once).
-func DefaultSpec() (*Spec, error) {
+func loadDefault() {
 	defaultOnce.Do(func() {
 		tree, err := canon.Parse(defaultOperationJSON)
 		if err != nil {
 			defaultErr = err
 			return
 		}
-		defaultSpec, defaultErr = FromTree(tree.(map[string]any), defaultSource)
+		defaultTree = tree.(map[string]any)
+		if defaultSpec, defaultErr = FromTree(defaultTree, defaultSource); defaultErr == nil {
+			defaultDigest = defaultSpec.Digest
+		}
 	})
+}
+
+// DefaultSpec loads the embedded default operation (once). The spec is
+// shared: [NewOperation] verifies it, as any caller may have changed it.
+func DefaultSpec() (*Spec, error) {
+	loadDefault()
 	return defaultSpec, defaultErr
+}
+
+// OpenOperation binds a spec of the operation's own to scenarioID: the
+// embedded default operation when b is nil, else b as [LoadSpec] reads it.
+// Either spec's digest is the one computed from what it holds (by this
+// load, or for the default by the first build from the same unchanged
+// tree) and no one else holds it, so unlike [NewOperation] it is not
+// hashed again to be verified.
+func OpenOperation(b []byte, source, scenarioID string) (*Operation, error) {
+	var spec *Spec
+	var err error
+	if b == nil {
+		if loadDefault(); defaultErr != nil {
+			return nil, defaultErr
+		}
+		spec, err = buildSpec(defaultTree, defaultSource)
+		if spec != nil {
+			spec.Digest = defaultDigest
+		}
+	} else {
+		spec, err = LoadSpec(b, source)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return bind(spec, scenarioID)
 }
 
 // LoadSpec parses an operation spec with the strict YAML reader and
@@ -166,6 +205,18 @@ func instant(v any, where string) (string, int64, error) {
 
 // FromTree validates an already-parsed spec mapping.
 func FromTree(raw map[string]any, source string) (*Spec, error) {
+	s, err := buildSpec(raw, source)
+	if err != nil {
+		return nil, err
+	}
+	if s.Digest, err = s.ComputeDigest(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// buildSpec is FromTree but for the digest.
+func buildSpec(raw map[string]any, source string) (*Spec, error) {
 	if err := requireExactly(raw, topLevelFields, source); err != nil {
 		return nil, err
 	}
@@ -212,9 +263,6 @@ func FromTree(raw map[string]any, source string) (*Spec, error) {
 		if *f.dst, err = requireText(raw, f.key, source); err != nil {
 			return nil, err
 		}
-	}
-	if s.Digest, err = s.ComputeDigest(); err != nil {
-		return nil, err
 	}
 	return s, nil
 }

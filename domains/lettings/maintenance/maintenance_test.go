@@ -339,6 +339,47 @@ func TestUnknownScenarioAndIdentity(t *testing.T) {
 	}
 }
 
+// OpenOperation binds a spec of the operation's own without re-verifying
+// it: the same operation NewOperation binds, whose digest is the one its
+// content hashes to even after another operation's spec was changed.
+func TestOpenOperation(t *testing.T) {
+	spec, err := maintenance.DefaultSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{nil, maintenance.DefaultOperation()} {
+		source := "copy.yaml"
+		if b == nil {
+			source = ""
+		}
+		first, err := maintenance.OpenOperation(b, source, "V1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		first.Spec().Policy.ApprovalThresholdMinor = 1
+		first.Spec().Digest = "changed"
+		for _, id := range spec.ScenarioIDs() {
+			op, err := maintenance.OpenOperation(b, source, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := defaultOp(t, id)
+			if b == nil && !reflect.DeepEqual(op, want) {
+				t.Errorf("OpenOperation(nil, %s) differs from NewOperation(DefaultSpec(), %s)", id, id)
+			}
+			if d, err := op.Spec().ComputeDigest(); err != nil || d != specDigest || op.Spec().Digest != specDigest || op.Plan().Meta.SpecDigest != specDigest {
+				t.Errorf("OpenOperation(%s, %s): digest %s, computed %s (%v), want %s", source, id, op.Spec().Digest, d, err, specDigest)
+			}
+		}
+		if _, err := maintenance.OpenOperation(b, source, "V9"); refusal.Of(err) != maintenance.ErrUnknownScenario.Class {
+			t.Errorf("OpenOperation(%s, V9) = %v, want %s", source, err, maintenance.ErrUnknownScenario.Class)
+		}
+	}
+	if _, err := maintenance.OpenOperation([]byte("a: 1\n---\nb: 2\n"), "two.yaml", "V1"); refusal.Of(err) != maintenance.ErrFormat.Class {
+		t.Errorf("OpenOperation(two documents) = %v, want %s", err, maintenance.ErrFormat.Class)
+	}
+}
+
 func TestFastEncodingsMatchCanon(t *testing.T) {
 	for _, sc := range []string{"V1", "V2", "V3"} {
 		ep, err := engine.Execute(defaultOp(t, sc), projectionChecker{maintenance.NewReference(), t}, pinnedInstance)
