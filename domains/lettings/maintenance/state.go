@@ -1,6 +1,7 @@
 package maintenance
 
 import (
+	"maps"
 	"slices"
 )
 
@@ -229,15 +230,7 @@ func registryTree[T any](o *ordered[T], f func(*T) map[string]any) map[string]an
 func listTree(l []map[string]any) []any {
 	out := make([]any, len(l))
 	for i, m := range l {
-		out[i] = copyFlat(m)
-	}
-	return out
-}
-
-func copyFlat(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
+		out[i] = maps.Clone(m)
 	}
 	return out
 }
@@ -277,7 +270,7 @@ func (s *opState) root(name string) any {
 	case "authoritative_records":
 		out := make(map[string]any, len(s.authoritative))
 		for k, v := range s.authoritative {
-			out[k] = copyFlat(v)
+			out[k] = maps.Clone(v)
 		}
 		return out
 	case "communications":
@@ -297,7 +290,7 @@ func (s *opState) root(name string) any {
 		if s.terminal == nil {
 			return nil
 		}
-		return copyFlat(s.terminal)
+		return maps.Clone(s.terminal)
 	case "replay_final":
 		return s.replayFinal
 	}
