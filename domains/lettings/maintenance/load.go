@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	_ "embed"
+	"maps"
 	"slices"
 	"sync"
 
@@ -157,6 +158,16 @@ func requireMapping(v any, where string) (map[string]any, error) {
 	return m, nil
 }
 
+// requireEntries is requireMapping, refusing an empty mapping as well
+// ([ErrSchema], with the detail empty).
+func requireEntries(v any, where, empty string) (map[string]any, error) {
+	m, err := requireMapping(v, where)
+	if err == nil && len(m) == 0 {
+		return nil, refusal.New(ErrSchema, "%s", empty)
+	}
+	return m, err
+}
+
 func requireText(m map[string]any, key, where string) (string, error) {
 	s, ok := m[key].(string)
 	if !ok || s == "" {
@@ -268,12 +279,9 @@ func buildSpec(raw map[string]any, source string) (*Spec, error) {
 }
 
 func parseActors(v any, source string) (map[string]*Actor, error) {
-	m, err := requireMapping(v, source+": actors")
+	m, err := requireEntries(v, source+": actors", source+": actors must declare at least one actor")
 	if err != nil {
 		return nil, err
-	}
-	if len(m) == 0 {
-		return nil, refusal.New(ErrSchema, "%s: actors must declare at least one actor", source)
 	}
 	out := map[string]*Actor{}
 	for id, body := range m {
@@ -346,12 +354,9 @@ func parsePolicy(v any, source string) (Policy, error) {
 
 func parseFixtures(v any, source string) (map[string]string, error) {
 	where := source + ": message_fixtures"
-	m, err := requireMapping(v, where)
+	m, err := requireEntries(v, where, where+": at least one message fixture is required")
 	if err != nil {
 		return nil, err
-	}
-	if len(m) == 0 {
-		return nil, refusal.New(ErrSchema, "%s: at least one message fixture is required", where)
 	}
 	out := map[string]string{}
 	for id, text := range m {
@@ -365,15 +370,12 @@ func parseFixtures(v any, source string) (map[string]string, error) {
 }
 
 func parseScenarios(v any, s *Spec, source string) (map[string]*Scenario, error) {
-	m, err := requireMapping(v, source+": scenarios")
+	m, err := requireEntries(v, source+": scenarios", source+": at least one scenario variant is required")
 	if err != nil {
 		return nil, err
 	}
-	if len(m) == 0 {
-		return nil, refusal.New(ErrSchema, "%s: at least one scenario variant is required", source)
-	}
 	out := map[string]*Scenario{}
-	for _, id := range slices.Sorted(mapsKeys(m)) {
+	for _, id := range slices.Sorted(maps.Keys(m)) {
 		where := source + ": scenario " + id
 		e, err := requireMapping(m[id], where)
 		if err != nil {
@@ -425,16 +427,6 @@ func parseScenarios(v any, s *Spec, source string) (map[string]*Scenario, error)
 		out[id] = sc
 	}
 	return out, nil
-}
-
-func mapsKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func parseRejections(v any, events []AuthoredEvent, where string) ([]ExpectedRejection, error) {
