@@ -65,29 +65,45 @@ func DefaultSpec() (*Spec, error) {
 }
 
 // OpenOperation binds a spec of the operation's own to scenarioID: the
-// embedded default operation when b is nil, else b as [LoadSpec] reads it.
-// Either spec's digest is the one computed from what it holds (by this
-// load, or for the default by the first build from the same unchanged
-// tree) and no one else holds it, so unlike [NewOperation] it is not
-// hashed again to be verified.
+// embedded default operation when b is nil, else b as [LoadSpec] reads it
+// (see [OpenOperations]).
 func OpenOperation(b []byte, source, scenarioID string) (*Operation, error) {
-	var spec *Spec
-	var err error
-	if b == nil {
-		if loadDefault(); defaultErr != nil {
-			return nil, defaultErr
-		}
-		spec, err = buildSpec(defaultTree, defaultSource)
-		if spec != nil {
-			spec.Digest = defaultDigest
-		}
-	} else {
-		spec, err = LoadSpec(b, source)
-	}
+	spec, err := openSpec(b, source)
 	if err != nil {
 		return nil, err
 	}
 	return bind(spec, scenarioID)
+}
+
+// OpenOperations is [OpenOperation] for every scenario of the spec, keyed
+// by id, with the spec they share. Their spec's digest is the one computed
+// from what it holds (by this load, or for the default by the first build
+// from the same unchanged tree) and no one else holds it, so unlike
+// [NewOperation] it is not hashed again to be verified.
+func OpenOperations(b []byte, source string) (*Spec, map[string]*Operation, error) {
+	spec, err := openSpec(b, source)
+	if err != nil {
+		return nil, nil, err
+	}
+	ops, err := bindAll(spec, spec.ScenarioIDs())
+	return spec, ops, err
+}
+
+// openSpec loads a spec no one else holds: the default built afresh from
+// its tree under the digest the first build computed, or b by LoadSpec.
+func openSpec(b []byte, source string) (*Spec, error) {
+	if b != nil {
+		return LoadSpec(b, source)
+	}
+	if loadDefault(); defaultErr != nil {
+		return nil, defaultErr
+	}
+	spec, err := buildSpec(defaultTree, defaultSource)
+	if err != nil {
+		return nil, err
+	}
+	spec.Digest = defaultDigest
+	return spec, nil
 }
 
 // LoadSpec parses an operation spec with the strict YAML reader and

@@ -378,6 +378,17 @@ func TestOpenOperation(t *testing.T) {
 	if _, err := maintenance.OpenOperation([]byte("a: 1\n---\nb: 2\n"), "two.yaml", "V1"); refusal.Of(err) != maintenance.ErrFormat.Class {
 		t.Errorf("OpenOperation(two documents) = %v, want %s", err, maintenance.ErrFormat.Class)
 	}
+	own, ops, err := maintenance.OpenOperations(nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := maintenance.NewOperations(spec, spec.ScenarioIDs())
+	if err != nil || own == spec || !reflect.DeepEqual(own, spec) || !reflect.DeepEqual(ops, want) {
+		t.Errorf("OpenOperations(nil) differs from NewOperations(DefaultSpec()) or shares its spec (%v)", err)
+	}
+	if _, _, err := maintenance.OpenOperations([]byte("a: 1\n---\nb: 2\n"), "two.yaml"); refusal.Of(err) != maintenance.ErrFormat.Class {
+		t.Errorf("OpenOperations(two documents) = %v, want %s", err, maintenance.ErrFormat.Class)
+	}
 }
 
 func TestFastEncodingsMatchCanon(t *testing.T) {

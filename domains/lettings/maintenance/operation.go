@@ -54,6 +54,11 @@ func NewOperations(spec *Spec, scenarioIDs []string) (map[string]*Operation, err
 	if err := spec.Verify(); err != nil {
 		return nil, err
 	}
+	return bindAll(spec, scenarioIDs)
+}
+
+// bindAll is NewOperations after the spec's identity is verified.
+func bindAll(spec *Spec, scenarioIDs []string) (map[string]*Operation, error) {
 	ops := make(map[string]*Operation, len(scenarioIDs))
 	for _, id := range scenarioIDs {
 		op, err := bind(spec, id)
