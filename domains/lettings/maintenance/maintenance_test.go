@@ -2,6 +2,7 @@ package maintenance_test
 
 import (
 	"bytes"
+	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -388,6 +389,30 @@ func TestOpenOperation(t *testing.T) {
 	}
 	if _, _, err := maintenance.OpenOperations([]byte("a: 1\n---\nb: 2\n"), "two.yaml"); refusal.Of(err) != maintenance.ErrFormat.Class {
 		t.Errorf("OpenOperations(two documents) = %v, want %s", err, maintenance.ErrFormat.Class)
+	}
+}
+
+// An empty actors, message_fixtures or scenarios mapping is refused as a
+// schema error naming what is missing.
+func TestEmptyMappingsRefused(t *testing.T) {
+	b, err := os.ReadFile("operation/lettings_maintenance_synthetic_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"actors":           "embedded: actors must declare at least one actor",
+		"message_fixtures": "embedded: message_fixtures: at least one message fixture is required",
+		"scenarios":        "embedded: at least one scenario variant is required",
+	} {
+		tree, err := canon.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree.(map[string]any)[key] = map[string]any{}
+		_, err = maintenance.FromTree(tree.(map[string]any), "embedded")
+		if refusal.Of(err) != maintenance.ErrSchema.Class || !strings.Contains(err.Error(), want) {
+			t.Errorf("empty %s: %v, want %s %q", key, err, maintenance.ErrSchema.Class, want)
+		}
 	}
 }
 
