@@ -357,8 +357,20 @@ func TestOpenOperation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Change what a shared tree would carry over to the next build: the
+		// hidden state and every authored event payload, in place.
 		first.Spec().Policy.ApprovalThresholdMinor = 1
 		first.Spec().Digest = "changed"
+		for k := range first.Spec().HiddenState {
+			first.Spec().HiddenState[k] = "changed"
+		}
+		for _, sc := range first.Spec().Scenarios {
+			for i := range sc.Events {
+				for k := range sc.Events[i].Payload {
+					sc.Events[i].Payload[k] = "changed"
+				}
+			}
+		}
 		for _, id := range spec.ScenarioIDs() {
 			op, err := maintenance.OpenOperation(b, source, id)
 			if err != nil {
