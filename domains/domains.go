@@ -126,17 +126,11 @@ func maintenancePack() *Pack {
 		OperationType:    maintenance.OperationType,
 		DefaultOperation: maintenance.DefaultOperation,
 		Operation: func(b []byte, source, scenarioID string) (engine.Domain, error) {
-			var spec *maintenance.Spec
-			var err error
-			if b == nil {
-				spec, err = maintenance.DefaultSpec()
-			} else {
-				spec, err = maintenance.LoadSpec(b, source)
-			}
+			op, err := maintenance.OpenOperation(b, source, scenarioID)
 			if err != nil {
 				return nil, err
 			}
-			return maintenance.NewOperation(spec, scenarioID)
+			return op, nil
 		},
 		TerminalClasses: maintenance.ProducibleTerminals,
 		ValidateState:   maintenance.ValidateFinalState,

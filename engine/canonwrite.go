@@ -104,6 +104,22 @@ func AppendBool(dst []byte, b bool) []byte {
 	return append(dst, "false"...)
 }
 
+// AppendOptString writes *p as a canonical JSON string, or null for nil.
+func AppendOptString(dst []byte, p *string) []byte {
+	if p == nil {
+		return append(dst, "null"...)
+	}
+	return appendString(dst, *p)
+}
+
+// appendOptInt writes *p as a canonical JSON integer, or null for nil.
+func appendOptInt(dst []byte, p *int64) []byte {
+	if p == nil {
+		return append(dst, "null"...)
+	}
+	return appendSafeInt(dst, *p)
+}
+
 func appendSafeInt(dst []byte, n int64) []byte {
 	if n > canon.MaxSafeInteger || n < -canon.MaxSafeInteger {
 		panic("engine: integer outside ±(2^53-1)")

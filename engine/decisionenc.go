@@ -30,11 +30,7 @@ func appendDecision(b []byte, d Decision) []byte {
 			break
 		}
 		b = append(b, `{"correlation_id":`...)
-		if o.CorrelationID == nil {
-			b = append(b, "null"...)
-		} else {
-			b = appendString(b, *o.CorrelationID)
-		}
+		b = AppendOptString(b, o.CorrelationID)
 		b = append(b, `,"kind":"ASK","message_fixture_id":`...)
 		b = appendString(b, o.MessageFixtureID)
 		b = append(b, `,"recipient_actor_id":`...)
@@ -101,11 +97,7 @@ func appendDecision(b []byte, d Decision) []byte {
 
 func appendWait(b []byte, w *Wait) []byte {
 	b = append(b, `{"fallback_after_minutes":`...)
-	if w.FallbackAfterMinutes == nil {
-		b = append(b, "null"...)
-	} else {
-		b = appendSafeInt(b, *w.FallbackAfterMinutes)
-	}
+	b = appendOptInt(b, w.FallbackAfterMinutes)
 	b = append(b, `,"kind":"WAIT","reason":`...)
 	b = appendString(b, w.Reason)
 	b = append(b, `,"wake_on":`...)

@@ -281,20 +281,17 @@ func (r *ToolResult) fragments() *resultFrags {
 	if r.frags.tail == nil {
 		b := make([]byte, 0, 96+len(r.AsOf)+len(r.Authority)+len(r.RecordID)+len(r.RecordVersion)+len(r.SchemaID)+len(r.Source)+len(r.Tool))
 		cut := func(from int) []byte { return b[from:len(b):len(b)] }
+		quoted := func(s string) []byte {
+			n := len(b)
+			b = appendString(b, s)
+			return cut(n)
+		}
 		f := &r.frags
+		f.asOf = quoted(r.AsOf)
+		f.authority = quoted(r.Authority)
+		f.recordID = quoted(r.RecordID)
+		f.recordVersion = quoted(r.RecordVersion)
 		n := len(b)
-		b = appendString(b, r.AsOf)
-		f.asOf = cut(n)
-		n = len(b)
-		b = appendString(b, r.Authority)
-		f.authority = cut(n)
-		n = len(b)
-		b = appendString(b, r.RecordID)
-		f.recordID = cut(n)
-		n = len(b)
-		b = appendString(b, r.RecordVersion)
-		f.recordVersion = cut(n)
-		n = len(b)
 		b = append(b, `,"schema_id":`...)
 		b = appendString(b, r.SchemaID)
 		b = append(b, `,"source":`...)

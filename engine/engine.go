@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"maps"
 	"slices"
 
 	"github.com/obaudit/obaudit/internal/python"
@@ -802,7 +803,7 @@ func (x *execution) fullBatchProblem(b *Retrieve, remaining int) (string, string
 		}
 	}
 	if len(conflict) > 0 {
-		return "CONFLICTING_RETRIEVAL_ARGUMENTS", fmt.Sprintf("the batch names %s more than once with different arguments; a duplicate collapses, but two argument sets under one tool name are two questions and the environment does not choose between them", python.Loose.StrList(sortedKeys(conflict)))
+		return "CONFLICTING_RETRIEVAL_ARGUMENTS", fmt.Sprintf("the batch names %s more than once with different arguments; a duplicate collapses, but two argument sets under one tool name are two questions and the environment does not choose between them", python.Loose.StrList(slices.Sorted(maps.Keys(conflict))))
 	}
 	unknown := map[string]bool{}
 	for _, q := range b.Requests {
@@ -862,15 +863,6 @@ func (x *execution) plainBatch(b *Retrieve) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // handle applies one outcome and reports whether the invocation is over.
@@ -966,7 +958,7 @@ func (x *execution) readGuard(key string, refs []string) (string, string) {
 				citedSet[r] = true
 			}
 		}
-		cited := sortedKeys(citedSet)
+		cited := slices.Sorted(maps.Keys(citedSet))
 		var unverified []string
 		for _, t := range absent {
 			if x.static.Catalogue[t].Authority == AuthorityAuthoritativeVerification {

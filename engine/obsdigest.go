@@ -36,16 +36,7 @@ func (s *Static) fragments() *fragments {
 			}
 			slices.Sort(f.requiredReads[k])
 			slices.Sort(f.optionalReads[k])
-			full := map[string]any{}
-			for _, name := range []string{"required", "optional", "evidence_refs"} {
-				if v, ok := sch[name]; ok {
-					full[name] = v
-				}
-			}
-			if len(opt) > 0 {
-				full["reads"] = opt
-			}
-			f.schemaFull[k] = AppendCanonical(nil, full)
+			f.schemaFull[k] = AppendCanonical(nil, fullSchema(sch, opt))
 		}
 		slices.Sort(f.actionKeys)
 		f.actors = AppendCanonical(nil, s.Actors)

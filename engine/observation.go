@@ -192,18 +192,25 @@ func (o *Observation) Projection() map[string]any {
 			schemas[k] = map[string]any{"reads": unmet}
 			continue
 		}
-		p := map[string]any{}
-		for _, name := range []string{"required", "optional", "evidence_refs"} {
-			if v, ok := s[name]; ok {
-				p[name] = v
-			}
-		}
-		if len(optional) > 0 {
-			p["reads"] = optional
-		}
-		schemas[k] = p
+		schemas[k] = fullSchema(s, optional)
 	}
 	return o.common(schemas)
+}
+
+// fullSchema is an action schema as projected once its required reads are
+// met: its required, optional and evidence_refs fields, and its optional
+// reads (when it has any).
+func fullSchema(s, optional map[string]any) map[string]any {
+	p := map[string]any{}
+	for _, name := range []string{"required", "optional", "evidence_refs"} {
+		if v, ok := s[name]; ok {
+			p[name] = v
+		}
+	}
+	if len(optional) > 0 {
+		p["reads"] = optional
+	}
+	return p
 }
 
 // Digest is observation_digest_sha256: the SHA-256 of the upstream

@@ -156,14 +156,19 @@ func TestGuardStaleApprovalReuse(t *testing.T) {
 	}
 }
 
+// payInvoice1 asks to pay invoice_1 with the reference's accepted payload.
+func payInvoice1(rationale string) *engine.Act {
+	return &engine.Act{ActionType: "request_payment",
+		Payload:      map[string]any{"invoice_id": "invoice_1", "amount_minor": int64(64000), "currency": "GBP"},
+		EvidenceRefs: []string{"invoice_1", "evidence_1"}, Rationale: rationale}
+}
+
 // Premature payment: asking to pay an invoice that is not yet validated is
 // refused INVOICE_NOT_VALIDATED; the attempt is graded, nothing commits.
 func TestGuardPrematurePayment(t *testing.T) {
 	ep, ev := guardRun(t, nil, func(_ *engine.Observation, d engine.Decision) *engine.Act {
 		if a := actOf(d, "request_invoice_validation"); a != nil {
-			return &engine.Act{ActionType: "request_payment",
-				Payload:      map[string]any{"invoice_id": "invoice_1", "amount_minor": int64(64000), "currency": "GBP"},
-				EvidenceRefs: []string{"invoice_1", "evidence_1"}, Rationale: "pay before validation"}
+			return payInvoice1("pay before validation")
 		}
 		return nil
 	})
@@ -185,9 +190,7 @@ func TestGuardPrematurePayment(t *testing.T) {
 func TestGuardDuplicatePayment(t *testing.T) {
 	ep, ev := guardRun(t, nil, func(obs *engine.Observation, d engine.Decision) *engine.Act {
 		if obs.Event != nil && obs.Event.EventType == "payment_settlement_confirmed" {
-			return &engine.Act{ActionType: "request_payment",
-				Payload:      map[string]any{"invoice_id": "invoice_1", "amount_minor": int64(64000), "currency": "GBP"},
-				EvidenceRefs: []string{"invoice_1", "evidence_1"}, Rationale: "verified work plus a validated matching invoice"}
+			return payInvoice1("verified work plus a validated matching invoice")
 		}
 		return nil
 	})

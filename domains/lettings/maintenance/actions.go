@@ -203,10 +203,10 @@ func (r *runState) actRequestVisit(ctx *engine.Context, p map[string]any, refs [
 		return engine.Refuse("UNKNOWN_WORK_CYCLE", fmt.Sprintf("no cycle %s", python.Loose.Quote(cid)))
 	}
 	if s.currentCycleID == nil || cid != *s.currentCycleID {
-		return engine.Refuse("STALE_WORK_CYCLE", fmt.Sprintf("cycle %s is not the operation's current cycle (%s)", python.Loose.Quote(cid), python.Loose.Repr(ov(s.currentCycleID))))
+		return engine.Refuse("STALE_WORK_CYCLE", fmt.Sprintf("cycle %s is not the operation's current cycle (%s)", python.Loose.Quote(cid), python.Loose.Repr(optString(s.currentCycleID))))
 	}
 	if c.visitStatus != visitNone {
-		return engine.Refuse("DUPLICATE_VISIT_REQUEST", fmt.Sprintf("cycle %s already has visit %s at %s", python.Loose.Quote(cid), python.Loose.Repr(ov(c.visitID)), c.visitStatus))
+		return engine.Refuse("DUPLICATE_VISIT_REQUEST", fmt.Sprintf("cycle %s already has visit %s at %s", python.Loose.Quote(cid), python.Loose.Repr(optString(c.visitID)), c.visitStatus))
 	}
 	if c.kind == cycleApprovedWork {
 		return engine.Refuse("WORK_REQUIRES_AUTHORISATION", "an approved-work visit is created by authorise_supplier_work, never by an unapproved visit request")
@@ -290,7 +290,7 @@ func (r *runState) actAuthoriseWork(ctx *engine.Context, p map[string]any, refs 
 	}
 	c := s.cycles.get(q.cycleID)
 	if c.visitStatus != visitNone {
-		return engine.Refuse("DUPLICATE_WORK_AUTHORISATION", fmt.Sprintf("cycle %s already has visit %s", python.Loose.Quote(c.id), python.Loose.Repr(ov(c.visitID))))
+		return engine.Refuse("DUPLICATE_WORK_AUTHORISATION", fmt.Sprintf("cycle %s already has visit %s", python.Loose.Quote(c.id), python.Loose.Repr(optString(c.visitID))))
 	}
 	c.visitID = sp(r.allocateVisit())
 	c.visitStatus = visitScheduled
@@ -402,7 +402,7 @@ func (r *runState) actSendMessage(ctx *engine.Context, p map[string]any, refs []
 	if hasCycle && cid != "" {
 		verdictCycle = cid
 	} else {
-		verdictCycle = ov(s.currentCycleID)
+		verdictCycle = optString(s.currentCycleID)
 	}
 	return engine.Accept("", verdictCycle, nil)
 }
@@ -472,9 +472,9 @@ func (r *runState) ApplyTerminal(ctx *engine.Context, refs []string) engine.Verd
 		}
 		s.phase = "TRANSFERRED_TO_HUMAN"
 		s.replayFinal = true
-		s.terminal = map[string]any{"outcome": "transferred_to_human_ownership", "at": ctx.Now(), "cycle_id": ov(s.currentCycleID)}
+		s.terminal = map[string]any{"outcome": "transferred_to_human_ownership", "at": ctx.Now(), "cycle_id": optString(s.currentCycleID)}
 		ctx.Record("terminal_accepted", map[string]any{"outcome": "transferred_to_human_ownership", "replay_final": true, "operator_actor_id": *s.ownershipTransferredTo})
-		return engine.Accept("TRANSFERRED", ov(s.currentCycleID), nil)
+		return engine.Accept("TRANSFERRED", optString(s.currentCycleID), nil)
 	}
 	c := s.currentCycle()
 	if c == nil {

@@ -12,16 +12,8 @@ import (
 // BenchmarkReferenceV1 is one reference V1 episode including the
 // determinism self-check rerun (two executions), as `obaudit run` does it.
 func BenchmarkReferenceV1(b *testing.B) {
-	spec, err := maintenance.DefaultSpec()
-	if err != nil {
-		b.Fatal(err)
-	}
-	op, err := maintenance.NewOperation(spec, "V1")
-	if err != nil {
-		b.Fatal(err)
-	}
 	cfg := engine.Config{
-		Domain: op, NewAgent: func() engine.Agent { return maintenance.NewReference() },
+		Domain: defaultOp(b, "V1"), NewAgent: func() engine.Agent { return maintenance.NewReference() },
 		AgentID: "reference", AgentKind: "reference", OperationInstanceID: pinnedInstance,
 		EngineVersion: schemas.EngineUpstream, SelfCheck: engine.SelfCheckRerun,
 	}
@@ -38,8 +30,7 @@ func BenchmarkReferenceV1(b *testing.B) {
 // BenchmarkExecuteV1 is one execution of the reference V1 episode (no
 // self-check), recording the full trajectory and decision tape.
 func BenchmarkExecuteV1(b *testing.B) {
-	spec, _ := maintenance.DefaultSpec()
-	op, _ := maintenance.NewOperation(spec, "V1")
+	op := defaultOp(b, "V1")
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := engine.Execute(op, maintenance.NewReference(), pinnedInstance); err != nil {

@@ -65,7 +65,8 @@
 //     differently refused), the schema, references and authorities of
 //     every authored field ([LoadSpec], [FromTree]; classes spec/…), the
 //     model ([Spec], [Scenario]) and its identity ([Spec.SemanticPayload],
-//     [Spec.ComputeDigest], checked again by [Spec.Verify] before every run).
+//     [Spec.ComputeDigest], checked again by [Spec.Verify] before every run
+//     of a shared spec; [OpenOperation] binds a spec of the run's own).
 //   - operation.go: binding one scenario ([NewOperation]) into the engine's
 //     [engine.Plan] and [engine.Static], and the event reducers
 //     (ReduceEvent: actor registry, event authority, exact payload

@@ -13,13 +13,6 @@ import (
 // engine.AppendCanonical(root(name)) over every state the reference and the
 // negative agents reach, and over a state with every optional field set.
 
-func appendOpt(b []byte, p *string) []byte {
-	if p == nil {
-		return append(b, "null"...)
-	}
-	return engine.AppendString(b, *p)
-}
-
 func (c *cycle) appendJSON(b []byte) []byte {
 	b = append(b, `{"completion_notice_sent":`...)
 	b = engine.AppendBool(b, c.completionNoticeSent)
@@ -28,19 +21,19 @@ func (c *cycle) appendJSON(b []byte) []byte {
 	b = append(b, `,"kind":`...)
 	b = engine.AppendString(b, c.kind)
 	b = append(b, `,"parent_cycle_id":`...)
-	b = appendOpt(b, c.parent)
+	b = engine.AppendOptString(b, c.parent)
 	b = append(b, `,"reported_outcome":`...)
-	b = appendOpt(b, c.reportedOutcome)
+	b = engine.AppendOptString(b, c.reportedOutcome)
 	b = append(b, `,"requires_payment":`...)
 	b = engine.AppendBool(b, c.requiresPayment)
 	b = append(b, `,"scope_digest":`...)
-	b = appendOpt(b, c.scope)
+	b = engine.AppendOptString(b, c.scope)
 	b = append(b, `,"visit_id":`...)
-	b = appendOpt(b, c.visitID)
+	b = engine.AppendOptString(b, c.visitID)
 	b = append(b, `,"visit_status":`...)
 	b = engine.AppendString(b, c.visitStatus)
 	b = append(b, `,"work_evidence_id":`...)
-	b = appendOpt(b, c.workEvidenceID)
+	b = engine.AppendOptString(b, c.workEvidenceID)
 	return append(b, '}')
 }
 
@@ -58,7 +51,7 @@ func (q *quote) appendJSON(b []byte) []byte {
 	b = append(b, `,"status":`...)
 	b = engine.AppendString(b, q.status)
 	b = append(b, `,"valid_until":`...)
-	b = appendOpt(b, q.validUntil)
+	b = engine.AppendOptString(b, q.validUntil)
 	b = append(b, `,"version":`...)
 	b = engine.AppendInt(b, q.version)
 	return append(b, '}')
@@ -84,7 +77,7 @@ func (a *approval) appendJSON(b []byte) []byte {
 	b = append(b, `,"reminder_fired":`...)
 	b = engine.AppendBool(b, a.reminderFired)
 	b = append(b, `,"resolved_at":`...)
-	b = appendOpt(b, a.resolvedAt)
+	b = engine.AppendOptString(b, a.resolvedAt)
 	b = append(b, `,"scope_digest":`...)
 	b = engine.AppendString(b, a.scope)
 	b = append(b, `,"status":`...)
@@ -96,7 +89,7 @@ func (e *exception) appendJSON(b []byte) []byte {
 	b = append(b, `{"checkpoint_id":`...)
 	b = engine.AppendString(b, e.checkpointID)
 	b = append(b, `,"cycle_id":`...)
-	b = appendOpt(b, e.cycleID)
+	b = engine.AppendOptString(b, e.cycleID)
 	b = append(b, `,"deadline_at":`...)
 	b = engine.AppendString(b, e.deadlineAt)
 	b = append(b, `,"evidence_refs":[`...)
@@ -111,9 +104,9 @@ func (e *exception) appendJSON(b []byte) []byte {
 	b = append(b, `,"opened_at":`...)
 	b = engine.AppendString(b, e.openedAt)
 	b = append(b, `,"resolution":`...)
-	b = appendOpt(b, e.resolution)
+	b = engine.AppendOptString(b, e.resolution)
 	b = append(b, `,"resolved_at":`...)
-	b = appendOpt(b, e.resolvedAt)
+	b = engine.AppendOptString(b, e.resolvedAt)
 	b = append(b, `,"status":`...)
 	b = engine.AppendString(b, e.status)
 	return append(b, '}')
@@ -135,15 +128,15 @@ func (i *invoice) appendJSON(b []byte) []byte {
 	b = append(b, `,"status":`...)
 	b = engine.AppendString(b, i.status)
 	b = append(b, `,"validation_id":`...)
-	b = appendOpt(b, i.validationID)
+	b = engine.AppendOptString(b, i.validationID)
 	return append(b, '}')
 }
 
 func (o *obligation) appendJSON(b []byte) []byte {
 	b = append(b, `{"closed_at":`...)
-	b = appendOpt(b, o.closedAt)
+	b = engine.AppendOptString(b, o.closedAt)
 	b = append(b, `,"cycle_id":`...)
-	b = appendOpt(b, o.cycleID)
+	b = engine.AppendOptString(b, o.cycleID)
 	b = append(b, `,"due_at":`...)
 	b = engine.AppendString(b, o.dueAt)
 	b = append(b, `,"kind":`...)
@@ -189,13 +182,13 @@ func (s *opState) appendRoot(b []byte, name string) []byte {
 	case "phase":
 		return engine.AppendString(b, s.phase)
 	case "issue_id":
-		return appendOpt(b, s.issueID)
+		return engine.AppendOptString(b, s.issueID)
 	case "classification":
-		return appendOpt(b, s.classification)
+		return engine.AppendOptString(b, s.classification)
 	case "customer_resolution":
 		return engine.AppendString(b, s.customerResolution)
 	case "current_cycle_id":
-		return appendOpt(b, s.currentCycleID)
+		return engine.AppendOptString(b, s.currentCycleID)
 	case "cycles":
 		return appendRegistry(b, &s.cycles, (*cycle).appendJSON)
 	case "quotes":
@@ -210,13 +203,13 @@ func (s *opState) appendRoot(b []byte, name string) []byte {
 		return appendRegistry(b, &s.obligations, (*obligation).appendJSON)
 	case "payment":
 		b = append(b, `{"cycle_id":`...)
-		b = appendOpt(b, s.payment.cycleID)
+		b = engine.AppendOptString(b, s.payment.cycleID)
 		b = append(b, `,"invoice_id":`...)
-		b = appendOpt(b, s.payment.invoiceID)
+		b = engine.AppendOptString(b, s.payment.invoiceID)
 		b = append(b, `,"request_id":`...)
-		b = appendOpt(b, s.payment.requestID)
+		b = engine.AppendOptString(b, s.payment.requestID)
 		b = append(b, `,"settlement_id":`...)
-		b = appendOpt(b, s.payment.settlementID)
+		b = engine.AppendOptString(b, s.payment.settlementID)
 		b = append(b, `,"status":`...)
 		b = engine.AppendString(b, s.payment.status)
 		return append(b, '}')
@@ -242,18 +235,18 @@ func (s *opState) appendRoot(b []byte, name string) []byte {
 	case "communications":
 		return appendMapList(b, s.communications)
 	case "ownership_transferred_to":
-		return appendOpt(b, s.ownershipTransferredTo)
+		return engine.AppendOptString(b, s.ownershipTransferredTo)
 	case "transfer_notice_sent":
 		return engine.AppendBool(b, s.transferNoticeSent)
 	case "provisional_close":
 		b = append(b, `{"accepted_at":`...)
-		b = appendOpt(b, s.provisional.acceptedAt)
+		b = engine.AppendOptString(b, s.provisional.acceptedAt)
 		b = append(b, `,"cycle_id":`...)
-		b = appendOpt(b, s.provisional.cycleID)
+		b = engine.AppendOptString(b, s.provisional.cycleID)
 		b = append(b, `,"reopen_until":`...)
-		b = appendOpt(b, s.provisional.reopenUntil)
+		b = engine.AppendOptString(b, s.provisional.reopenUntil)
 		b = append(b, `,"timer_event_id":`...)
-		b = appendOpt(b, s.provisional.timerEventID)
+		b = engine.AppendOptString(b, s.provisional.timerEventID)
 		return append(b, '}')
 	case "reopen_count":
 		return engine.AppendInt(b, s.reopenCount)

@@ -81,18 +81,10 @@ func TestServeCacheIsExact(t *testing.T) {
 // (the reference and the eight negatives) on every variant of the embedded
 // spec, the variant bound.
 func eachCell(t *testing.T, f func(t *testing.T, e agents.Entry, op *maintenance.Operation)) {
-	spec, err := maintenance.DefaultSpec()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, e := range agents.Entries() {
 		for _, sc := range []string{"V1", "V2", "V3"} {
 			t.Run(e.ID+"/"+sc, func(t *testing.T) {
-				op, err := maintenance.NewOperation(spec, sc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				f(t, e, op)
+				f(t, e, defaultOp(t, sc))
 			})
 		}
 	}

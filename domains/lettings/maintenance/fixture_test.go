@@ -14,7 +14,8 @@ import (
 
 const pinnedInstance = "opinst_0123456789abcdef0123456789abcdef"
 
-func runReference(t testing.TB, scenario string, check engine.SelfCheck) *engine.Episode {
+// defaultOp binds the embedded default spec to scenario.
+func defaultOp(t testing.TB, scenario string) *maintenance.Operation {
 	t.Helper()
 	spec, err := maintenance.DefaultSpec()
 	if err != nil {
@@ -24,8 +25,13 @@ func runReference(t testing.TB, scenario string, check engine.SelfCheck) *engine
 	if err != nil {
 		t.Fatal(err)
 	}
+	return op
+}
+
+func runReference(t testing.TB, scenario string, check engine.SelfCheck) *engine.Episode {
+	t.Helper()
 	ep, err := engine.Run(engine.Config{
-		Domain: op, NewAgent: func() engine.Agent { return maintenance.NewReference() },
+		Domain: defaultOp(t, scenario), NewAgent: func() engine.Agent { return maintenance.NewReference() },
 		AgentID: "reference", AgentKind: "reference", OperationInstanceID: pinnedInstance,
 		EngineVersion: schemas.EngineUpstream, SelfCheck: check,
 	})

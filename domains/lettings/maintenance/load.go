@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	_ "embed"
+	"maps"
 	"slices"
 	"sync"
 
@@ -33,21 +34,76 @@ const defaultSource = "embedded:lettings_maintenance_synthetic_v1.yaml"
 
 var (
 	defaultOnce sync.Once
-	defaultSpec *Spec
-	defaultErr  error
+	// defaultTree is the embedded default operation's tree. It is never
+	// handed out and FromTree copies what it keeps, so nothing changes it:
+	// every spec built from it hashes to defaultDigest.
+	defaultTree   map[string]any
+	defaultDigest string
+	defaultSpec   *Spec
+	defaultErr    error
 )
 
-// DefaultSpec loads the embedded default operation (once).
-func DefaultSpec() (*Spec, error) {
+func loadDefault() {
 	defaultOnce.Do(func() {
 		tree, err := canon.Parse(defaultOperationJSON)
 		if err != nil {
 			defaultErr = err
 			return
 		}
-		defaultSpec, defaultErr = FromTree(tree.(map[string]any), defaultSource)
+		defaultTree = tree.(map[string]any)
+		if defaultSpec, defaultErr = FromTree(defaultTree, defaultSource); defaultErr == nil {
+			defaultDigest = defaultSpec.Digest
+		}
 	})
+}
+
+// DefaultSpec loads the embedded default operation (once). The spec is
+// shared: [NewOperation] verifies it, as any caller may have changed it.
+func DefaultSpec() (*Spec, error) {
+	loadDefault()
 	return defaultSpec, defaultErr
+}
+
+// OpenOperation binds a spec of the operation's own to scenarioID: the
+// embedded default operation when b is nil, else b as [LoadSpec] reads it
+// (see [OpenOperations]).
+func OpenOperation(b []byte, source, scenarioID string) (*Operation, error) {
+	spec, err := openSpec(b, source)
+	if err != nil {
+		return nil, err
+	}
+	return bind(spec, scenarioID)
+}
+
+// OpenOperations is [OpenOperation] for every scenario of the spec, keyed
+// by id, with the spec they share. Their spec's digest is the one computed
+// from what it holds (by this load, or for the default by the first build
+// from the same unchanged tree) and no one else holds it, so unlike
+// [NewOperation] it is not hashed again to be verified.
+func OpenOperations(b []byte, source string) (*Spec, map[string]*Operation, error) {
+	spec, err := openSpec(b, source)
+	if err != nil {
+		return nil, nil, err
+	}
+	ops, err := bindAll(spec, spec.ScenarioIDs())
+	return spec, ops, err
+}
+
+// openSpec loads a spec no one else holds: the default built afresh from
+// its tree under the digest the first build computed, or b by LoadSpec.
+func openSpec(b []byte, source string) (*Spec, error) {
+	if b != nil {
+		return LoadSpec(b, source)
+	}
+	if loadDefault(); defaultErr != nil {
+		return nil, defaultErr
+	}
+	spec, err := buildSpec(defaultTree, defaultSource)
+	if err != nil {
+		return nil, err
+	}
+	spec.Digest = defaultDigest
+	return spec, nil
 }
 
 // LoadSpec parses an operation spec with the strict YAML reader and
@@ -101,12 +157,31 @@ func requireAll(m map[string]any, fields []string, where string) error {
 	return nil
 }
 
+// requireExactly refuses m unless it has every one of fields and nothing
+// else: unknown fields first ([ErrUnknownField]), then missing ones.
+func requireExactly(m map[string]any, fields []string, where string) error {
+	if err := rejectUnknown(m, fields, where); err != nil {
+		return err
+	}
+	return requireAll(m, fields, where)
+}
+
 func requireMapping(v any, where string) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, refusal.New(ErrSchema, "%s: expected a mapping, got %s", where, python.TypeName(v))
 	}
 	return m, nil
+}
+
+// requireEntries is requireMapping, refusing an empty mapping as well
+// ([ErrSchema], with the detail empty).
+func requireEntries(v any, where, empty string) (map[string]any, error) {
+	m, err := requireMapping(v, where)
+	if err == nil && len(m) == 0 {
+		return nil, refusal.New(ErrSchema, "%s", empty)
+	}
+	return m, err
 }
 
 func requireText(m map[string]any, key, where string) (string, error) {
@@ -157,10 +232,19 @@ func instant(v any, where string) (string, int64, error) {
 
 // FromTree validates an already-parsed spec mapping.
 func FromTree(raw map[string]any, source string) (*Spec, error) {
-	if err := rejectUnknown(raw, topLevelFields, source); err != nil {
+	s, err := buildSpec(raw, source)
+	if err != nil {
 		return nil, err
 	}
-	if err := requireAll(raw, topLevelFields, source); err != nil {
+	if s.Digest, err = s.ComputeDigest(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// buildSpec is FromTree but for the digest.
+func buildSpec(raw map[string]any, source string) (*Spec, error) {
+	if err := requireExactly(raw, topLevelFields, source); err != nil {
 		return nil, err
 	}
 	version, err := requireInt(raw, "schema_version", source)
@@ -207,19 +291,13 @@ func FromTree(raw map[string]any, source string) (*Spec, error) {
 			return nil, err
 		}
 	}
-	if s.Digest, err = s.ComputeDigest(); err != nil {
-		return nil, err
-	}
 	return s, nil
 }
 
 func parseActors(v any, source string) (map[string]*Actor, error) {
-	m, err := requireMapping(v, source+": actors")
+	m, err := requireEntries(v, source+": actors", source+": actors must declare at least one actor")
 	if err != nil {
 		return nil, err
-	}
-	if len(m) == 0 {
-		return nil, refusal.New(ErrSchema, "%s: actors must declare at least one actor", source)
 	}
 	out := map[string]*Actor{}
 	for id, body := range m {
@@ -256,10 +334,7 @@ func parsePolicy(v any, source string) (Policy, error) {
 	if err != nil {
 		return Policy{}, err
 	}
-	if err := rejectUnknown(m, PolicyFields, where); err != nil {
-		return Policy{}, err
-	}
-	if err := requireAll(m, PolicyFields, where); err != nil {
+	if err := requireExactly(m, PolicyFields, where); err != nil {
 		return Policy{}, err
 	}
 	var p Policy
@@ -295,12 +370,9 @@ func parsePolicy(v any, source string) (Policy, error) {
 
 func parseFixtures(v any, source string) (map[string]string, error) {
 	where := source + ": message_fixtures"
-	m, err := requireMapping(v, where)
+	m, err := requireEntries(v, where, where+": at least one message fixture is required")
 	if err != nil {
 		return nil, err
-	}
-	if len(m) == 0 {
-		return nil, refusal.New(ErrSchema, "%s: at least one message fixture is required", where)
 	}
 	out := map[string]string{}
 	for id, text := range m {
@@ -314,24 +386,18 @@ func parseFixtures(v any, source string) (map[string]string, error) {
 }
 
 func parseScenarios(v any, s *Spec, source string) (map[string]*Scenario, error) {
-	m, err := requireMapping(v, source+": scenarios")
+	m, err := requireEntries(v, source+": scenarios", source+": at least one scenario variant is required")
 	if err != nil {
 		return nil, err
 	}
-	if len(m) == 0 {
-		return nil, refusal.New(ErrSchema, "%s: at least one scenario variant is required", source)
-	}
 	out := map[string]*Scenario{}
-	for _, id := range slices.Sorted(mapsKeys(m)) {
+	for _, id := range slices.Sorted(maps.Keys(m)) {
 		where := source + ": scenario " + id
 		e, err := requireMapping(m[id], where)
 		if err != nil {
 			return nil, err
 		}
-		if err := rejectUnknown(e, scenarioFields, where); err != nil {
-			return nil, err
-		}
-		if err := requireAll(e, scenarioFields, where); err != nil {
+		if err := requireExactly(e, scenarioFields, where); err != nil {
 			return nil, err
 		}
 		sc := &Scenario{ID: id}
@@ -379,16 +445,6 @@ func parseScenarios(v any, s *Spec, source string) (map[string]*Scenario, error)
 	return out, nil
 }
 
-func mapsKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 func parseRejections(v any, events []AuthoredEvent, where string) ([]ExpectedRejection, error) {
 	place := where + ": expected_event_rejections"
 	l, ok := v.([]any)
@@ -403,10 +459,7 @@ func parseRejections(v any, events []AuthoredEvent, where string) ([]ExpectedRej
 		if err != nil {
 			return nil, err
 		}
-		if err := rejectUnknown(m, rejectionFields, pos); err != nil {
-			return nil, err
-		}
-		if err := requireAll(m, rejectionFields, pos); err != nil {
+		if err := requireExactly(m, rejectionFields, pos); err != nil {
 			return nil, err
 		}
 		var r ExpectedRejection

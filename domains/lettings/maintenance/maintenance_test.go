@@ -2,6 +2,7 @@ package maintenance_test
 
 import (
 	"bytes"
+	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -184,8 +185,7 @@ func TestDeterminism(t *testing.T) {
 // The instance id reaches observation digests (and so the decisions digest)
 // but never the trajectory or the final state.
 func TestInstanceIDReachesOnlyObservations(t *testing.T) {
-	spec, _ := maintenance.DefaultSpec()
-	op, _ := maintenance.NewOperation(spec, "V1")
+	op := defaultOp(t, "V1")
 	other, err := engine.Execute(op, maintenance.NewReference(), "opinst_ffffffffffffffffffffffffffffffff")
 	if err != nil {
 		t.Fatal(err)
@@ -200,8 +200,7 @@ func TestInstanceIDReachesOnlyObservations(t *testing.T) {
 }
 
 func TestPlaybackReproducesAndRefuses(t *testing.T) {
-	spec, _ := maintenance.DefaultSpec()
-	op, _ := maintenance.NewOperation(spec, "V1")
+	op := defaultOp(t, "V1")
 	first := runReference(t, "V1", engine.SelfCheckNone)
 	replayed, err := engine.Execute(op, engine.NewPlayback(first.Decisions), pinnedInstance)
 	if err != nil {
@@ -247,8 +246,7 @@ func (d dupEvent) Plan() *engine.Plan {
 // TestEngineRefusesItsConfig: an event identity scheduled twice and a run
 // without a domain or with an unknown self-check mode are refused by class.
 func TestEngineRefusesItsConfig(t *testing.T) {
-	spec, _ := maintenance.DefaultSpec()
-	op, _ := maintenance.NewOperation(spec, "V1")
+	op := defaultOp(t, "V1")
 	first := runReference(t, "V1", engine.SelfCheckNone)
 	if _, err := engine.Execute(dupEvent{op}, engine.NewPlayback(first.Decisions), pinnedInstance); refusal.Of(err) != engine.ErrDuplicateEventID.Class {
 		t.Errorf("an event scheduled twice: %v, want %s", err, engine.ErrDuplicateEventID.Class)
@@ -342,29 +340,97 @@ func TestUnknownScenarioAndIdentity(t *testing.T) {
 	}
 }
 
-// checkingAgent wraps the reference and holds every observation's fast
-// digest encoding to the canonical encoding of its projection tree.
-type checkingAgent struct {
-	*maintenance.Reference
-	t *testing.T
+// OpenOperation binds a spec of the operation's own without re-verifying
+// it: the same operation NewOperation binds, whose digest is the one its
+// content hashes to even after another operation's spec was changed.
+func TestOpenOperation(t *testing.T) {
+	spec, err := maintenance.DefaultSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{nil, maintenance.DefaultOperation()} {
+		source := "copy.yaml"
+		if b == nil {
+			source = ""
+		}
+		first, err := maintenance.OpenOperation(b, source, "V1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Change what a shared tree would carry over to the next build: the
+		// hidden state and every authored event payload, in place.
+		first.Spec().Policy.ApprovalThresholdMinor = 1
+		first.Spec().Digest = "changed"
+		for k := range first.Spec().HiddenState {
+			first.Spec().HiddenState[k] = "changed"
+		}
+		for _, sc := range first.Spec().Scenarios {
+			for i := range sc.Events {
+				for k := range sc.Events[i].Payload {
+					sc.Events[i].Payload[k] = "changed"
+				}
+			}
+		}
+		for _, id := range spec.ScenarioIDs() {
+			op, err := maintenance.OpenOperation(b, source, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := defaultOp(t, id)
+			if b == nil && !reflect.DeepEqual(op, want) {
+				t.Errorf("OpenOperation(nil, %s) differs from NewOperation(DefaultSpec(), %s)", id, id)
+			}
+			if d, err := op.Spec().ComputeDigest(); err != nil || d != specDigest || op.Spec().Digest != specDigest || op.Plan().Meta.SpecDigest != specDigest {
+				t.Errorf("OpenOperation(%s, %s): digest %s, computed %s (%v), want %s", source, id, op.Spec().Digest, d, err, specDigest)
+			}
+		}
+		if _, err := maintenance.OpenOperation(b, source, "V9"); refusal.Of(err) != maintenance.ErrUnknownScenario.Class {
+			t.Errorf("OpenOperation(%s, V9) = %v, want %s", source, err, maintenance.ErrUnknownScenario.Class)
+		}
+	}
+	if _, err := maintenance.OpenOperation([]byte("a: 1\n---\nb: 2\n"), "two.yaml", "V1"); refusal.Of(err) != maintenance.ErrFormat.Class {
+		t.Errorf("OpenOperation(two documents) = %v, want %s", err, maintenance.ErrFormat.Class)
+	}
+	own, ops, err := maintenance.OpenOperations(nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := maintenance.NewOperations(spec, spec.ScenarioIDs())
+	if err != nil || own == spec || !reflect.DeepEqual(own, spec) || !reflect.DeepEqual(ops, want) {
+		t.Errorf("OpenOperations(nil) differs from NewOperations(DefaultSpec()) or shares its spec (%v)", err)
+	}
+	if _, _, err := maintenance.OpenOperations([]byte("a: 1\n---\nb: 2\n"), "two.yaml"); refusal.Of(err) != maintenance.ErrFormat.Class {
+		t.Errorf("OpenOperations(two documents) = %v, want %s", err, maintenance.ErrFormat.Class)
+	}
 }
 
-func (a checkingAgent) Decide(obs *engine.Observation) (engine.Decision, error) {
-	want, err := canon.Upstream(obs.Projection())
+// An empty actors, message_fixtures or scenarios mapping is refused as a
+// schema error naming what is missing.
+func TestEmptyMappingsRefused(t *testing.T) {
+	b, err := os.ReadFile("operation/lettings_maintenance_synthetic_v1.json")
 	if err != nil {
-		a.t.Fatal(err)
+		t.Fatal(err)
 	}
-	if got := obs.ProjectionJSON(); !bytes.Equal(got, want) {
-		a.t.Fatalf("invocation %d turn %d: projection bytes differ\n got %s\nwant %s", obs.InvocationIndex, obs.TurnIndex, got, want)
+	for key, want := range map[string]string{
+		"actors":           "embedded: actors must declare at least one actor",
+		"message_fixtures": "embedded: message_fixtures: at least one message fixture is required",
+		"scenarios":        "embedded: at least one scenario variant is required",
+	} {
+		tree, err := canon.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree.(map[string]any)[key] = map[string]any{}
+		_, err = maintenance.FromTree(tree.(map[string]any), "embedded")
+		if refusal.Of(err) != maintenance.ErrSchema.Class || !strings.Contains(err.Error(), want) {
+			t.Errorf("empty %s: %v, want %s %q", key, err, maintenance.ErrSchema.Class, want)
+		}
 	}
-	return a.Reference.Decide(obs)
 }
 
 func TestFastEncodingsMatchCanon(t *testing.T) {
-	spec, _ := maintenance.DefaultSpec()
 	for _, sc := range []string{"V1", "V2", "V3"} {
-		op, _ := maintenance.NewOperation(spec, sc)
-		ep, err := engine.Execute(op, checkingAgent{maintenance.NewReference(), t}, pinnedInstance)
+		ep, err := engine.Execute(defaultOp(t, sc), projectionChecker{maintenance.NewReference(), t}, pinnedInstance)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,6 +54,11 @@ func NewOperations(spec *Spec, scenarioIDs []string) (map[string]*Operation, err
 	if err := spec.Verify(); err != nil {
 		return nil, err
 	}
+	return bindAll(spec, scenarioIDs)
+}
+
+// bindAll is NewOperations after the spec's identity is verified.
+func bindAll(spec *Spec, scenarioIDs []string) (map[string]*Operation, error) {
 	ops := make(map[string]*Operation, len(scenarioIDs))
 	for _, id := range scenarioIDs {
 		op, err := bind(spec, id)
@@ -375,7 +380,7 @@ func (r *runState) reduceVisitResponse(ctx *engine.Context, ev *engine.Event) en
 		return engine.Refuse("UNKNOWN_VISIT", fmt.Sprintf("no visit %s was ever requested", python.Loose.Quote(str(ev.Payload, "visit_id"))))
 	}
 	if c.visitStatus != visitRequested {
-		return engine.Refuse("VISIT_NOT_AWAITING_RESPONSE", fmt.Sprintf("visit %s is %s, not REQUESTED", python.Loose.Repr(ov(c.visitID)), c.visitStatus))
+		return engine.Refuse("VISIT_NOT_AWAITING_RESPONSE", fmt.Sprintf("visit %s is %s, not REQUESTED", python.Loose.Repr(optString(c.visitID)), c.visitStatus))
 	}
 	switch resp := str(ev.Payload, "response"); resp {
 	case "ACCEPTED":
@@ -552,7 +557,7 @@ func (r *runState) reduceOperatorResolution(ctx *engine.Context, ev *engine.Even
 	}
 	s.phase = "ACTIVE"
 	ctx.Record("checkpoint_resolved", map[string]any{"checkpoint_id": cp, "checkpoint_type": CheckpointException, "resolution": decision})
-	return engine.Accept("", ov(e.cycleID), bindings("checkpoint_id", cp))
+	return engine.Accept("", optString(e.cycleID), bindings("checkpoint_id", cp))
 }
 
 func (r *runState) reduceWorkEvidence(ctx *engine.Context, ev *engine.Event) engine.Verdict {
@@ -562,7 +567,7 @@ func (r *runState) reduceWorkEvidence(ctx *engine.Context, ev *engine.Event) eng
 		return engine.Refuse("UNKNOWN_WORK_CYCLE", "work evidence must name a cycle and the visit it was done on")
 	}
 	if c.visitStatus != visitAttended && c.visitStatus != visitWorkReported {
-		return engine.Refuse("VISIT_NOT_ATTENDED", fmt.Sprintf("visit %s is %s; work cannot be verified for a visit that has not happened", python.Loose.Repr(ov(c.visitID)), c.visitStatus))
+		return engine.Refuse("VISIT_NOT_ATTENDED", fmt.Sprintf("visit %s is %s; work cannot be verified for a visit that has not happened", python.Loose.Repr(optString(c.visitID)), c.visitStatus))
 	}
 	scope := str(p, "scope_digest")
 	if c.kind == cycleWarrantyRevisit {
@@ -641,18 +646,18 @@ func (r *runState) settlementMismatch(p map[string]any) string {
 		inv = s.invoices.get(*s.payment.invoiceID)
 	}
 	if inv == nil {
-		return fmt.Sprintf("the requested payment names invoice %s, which this operation no longer holds", python.Loose.Repr(ov(s.payment.invoiceID)))
+		return fmt.Sprintf("the requested payment names invoice %s, which this operation no longer holds", python.Loose.Repr(optString(s.payment.invoiceID)))
 	}
 	for _, f := range []struct {
 		name string
 		want any
-	}{{"payment_request_id", ov(s.payment.requestID)}, {"invoice_id", inv.invoiceID}, {"cycle_id", ov(s.payment.cycleID)}, {"amount_minor", inv.amount}, {"currency", inv.currency}} {
+	}{{"payment_request_id", optString(s.payment.requestID)}, {"invoice_id", inv.invoiceID}, {"cycle_id", optString(s.payment.cycleID)}, {"amount_minor", inv.amount}, {"currency", inv.currency}} {
 		if got := p[f.name]; got != f.want {
 			return fmt.Sprintf("the settlement names %s=%s but the current payment request bound %s; a settlement confirms one exact payment, not any payment of this operation", f.name, python.Loose.Repr(got), python.Loose.Repr(f.want))
 		}
 	}
 	if s.payment.cycleID == nil || inv.cycleID != *s.payment.cycleID {
-		return fmt.Sprintf("invoice %s belongs to cycle %s, not to the cycle %s the payment was requested for", python.Loose.Quote(inv.invoiceID), python.Loose.Quote(inv.cycleID), python.Loose.Repr(ov(s.payment.cycleID)))
+		return fmt.Sprintf("invoice %s belongs to cycle %s, not to the cycle %s the payment was requested for", python.Loose.Quote(inv.invoiceID), python.Loose.Quote(inv.cycleID), python.Loose.Repr(optString(s.payment.cycleID)))
 	}
 	if inv.status != invoiceValidated {
 		return fmt.Sprintf("invoice %s is %s; a settlement cannot confirm payment of an invoice this operation has not validated", python.Loose.Quote(inv.invoiceID), inv.status)
@@ -680,13 +685,13 @@ func (r *runState) reduceCustomerResolution(ctx *engine.Context, ev *engine.Even
 	}
 	if s.phase == "PROVISIONALLY_CLOSED" && status == resolutionResolved {
 		s.customerResolution = resolutionResolved
-		return engine.Accept("", ov(s.currentCycleID), nil)
+		return engine.Accept("", optString(s.currentCycleID), nil)
 	}
 	if s.phase == "FINALIZED" || s.phase == "TRANSFERRED_TO_HUMAN" || s.phase == "NEW" {
 		return engine.Refuse("RESOLUTION_NOT_ACCEPTED_IN_PHASE", "a resolution report is not accepted while the operation is "+s.phase)
 	}
 	s.customerResolution = status
-	return engine.Accept("", ov(s.currentCycleID), nil)
+	return engine.Accept("", optString(s.currentCycleID), nil)
 }
 
 func (r *runState) reopen(ctx *engine.Context) engine.Verdict {
@@ -763,9 +768,9 @@ func (r *runState) reduceProvisionalExpired(ctx *engine.Context, ev *engine.Even
 	}
 	s.phase = "FINALIZED"
 	s.replayFinal = true
-	s.terminal = map[string]any{"outcome": "completed_successfully", "at": ctx.Now(), "cycle_id": ov(s.currentCycleID)}
-	ctx.Record("terminal_accepted", map[string]any{"outcome": "completed_successfully", "replay_final": true, "cycle_id": ov(s.currentCycleID)})
-	return engine.Accept("FINALIZED", ov(s.currentCycleID), nil)
+	s.terminal = map[string]any{"outcome": "completed_successfully", "at": ctx.Now(), "cycle_id": optString(s.currentCycleID)}
+	ctx.Record("terminal_accepted", map[string]any{"outcome": "completed_successfully", "replay_final": true, "cycle_id": optString(s.currentCycleID)})
+	return engine.Accept("FINALIZED", optString(s.currentCycleID), nil)
 }
 
 func (r *runState) openObligation(ctx *engine.Context, id, kind, cycleID string, dueAfter int64) {

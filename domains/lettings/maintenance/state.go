@@ -1,6 +1,7 @@
 package maintenance
 
 import (
+	"maps"
 	"slices"
 )
 
@@ -171,18 +172,11 @@ func newState(hidden map[string]any) *opState {
 
 func sp(s string) *string { return &s }
 
-func ov(p *string) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
 func (c *cycle) tree() map[string]any {
 	return map[string]any{
-		"cycle_id": c.id, "kind": c.kind, "parent_cycle_id": ov(c.parent), "scope_digest": ov(c.scope),
-		"visit_id": ov(c.visitID), "visit_status": c.visitStatus, "reported_outcome": ov(c.reportedOutcome),
-		"work_evidence_id": ov(c.workEvidenceID), "requires_payment": c.requiresPayment,
+		"cycle_id": c.id, "kind": c.kind, "parent_cycle_id": optString(c.parent), "scope_digest": optString(c.scope),
+		"visit_id": optString(c.visitID), "visit_status": c.visitStatus, "reported_outcome": optString(c.reportedOutcome),
+		"work_evidence_id": optString(c.workEvidenceID), "requires_payment": c.requiresPayment,
 		"completion_notice_sent": c.completionNoticeSent,
 	}
 }
@@ -190,7 +184,7 @@ func (c *cycle) tree() map[string]any {
 func (q *quote) tree() map[string]any {
 	return map[string]any{
 		"quote_id": q.quoteID, "version": q.version, "cycle_id": q.cycleID, "amount_minor": q.amount,
-		"currency": q.currency, "scope_digest": q.scope, "status": q.status, "valid_until": ov(q.validUntil),
+		"currency": q.currency, "scope_digest": q.scope, "status": q.status, "valid_until": optString(q.validUntil),
 	}
 }
 
@@ -199,29 +193,29 @@ func (a *approval) tree() map[string]any {
 		"checkpoint_id": a.checkpointID, "quote_id": a.quoteID, "quote_version": a.quoteVersion,
 		"cycle_id": a.cycleID, "amount_minor": a.amount, "currency": a.currency, "scope_digest": a.scope,
 		"opened_at": a.openedAt, "deadline_at": a.deadlineAt, "status": a.status,
-		"resolved_at": ov(a.resolvedAt), "reminder_fired": a.reminderFired,
+		"resolved_at": optString(a.resolvedAt), "reminder_fired": a.reminderFired,
 	}
 }
 
 func (e *exception) tree() map[string]any {
 	return map[string]any{
-		"checkpoint_id": e.checkpointID, "exception_type": e.exceptionType, "cycle_id": ov(e.cycleID),
+		"checkpoint_id": e.checkpointID, "exception_type": e.exceptionType, "cycle_id": optString(e.cycleID),
 		"opened_at": e.openedAt, "deadline_at": e.deadlineAt, "evidence_refs": anyList(e.evidenceRefs),
-		"status": e.status, "resolution": ov(e.resolution), "resolved_at": ov(e.resolvedAt),
+		"status": e.status, "resolution": optString(e.resolution), "resolved_at": optString(e.resolvedAt),
 	}
 }
 
 func (i *invoice) tree() map[string]any {
 	return map[string]any{
 		"invoice_id": i.invoiceID, "cycle_id": i.cycleID, "quote_id": i.quoteID, "quote_version": i.quoteVersion,
-		"amount_minor": i.amount, "currency": i.currency, "status": i.status, "validation_id": ov(i.validationID),
+		"amount_minor": i.amount, "currency": i.currency, "status": i.status, "validation_id": optString(i.validationID),
 	}
 }
 
 func (o *obligation) tree() map[string]any {
 	return map[string]any{
-		"obligation_id": o.id, "kind": o.kind, "cycle_id": ov(o.cycleID), "due_at": o.dueAt,
-		"status": o.status, "closed_at": ov(o.closedAt),
+		"obligation_id": o.id, "kind": o.kind, "cycle_id": optString(o.cycleID), "due_at": o.dueAt,
+		"status": o.status, "closed_at": optString(o.closedAt),
 	}
 }
 
@@ -236,15 +230,7 @@ func registryTree[T any](o *ordered[T], f func(*T) map[string]any) map[string]an
 func listTree(l []map[string]any) []any {
 	out := make([]any, len(l))
 	for i, m := range l {
-		out[i] = copyFlat(m)
-	}
-	return out
-}
-
-func copyFlat(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
+		out[i] = maps.Clone(m)
 	}
 	return out
 }
@@ -255,13 +241,13 @@ func (s *opState) root(name string) any {
 	case "phase":
 		return s.phase
 	case "issue_id":
-		return ov(s.issueID)
+		return optString(s.issueID)
 	case "classification":
-		return ov(s.classification)
+		return optString(s.classification)
 	case "customer_resolution":
 		return s.customerResolution
 	case "current_cycle_id":
-		return ov(s.currentCycleID)
+		return optString(s.currentCycleID)
 	case "cycles":
 		return registryTree(&s.cycles, (*cycle).tree)
 	case "quotes":
@@ -276,27 +262,27 @@ func (s *opState) root(name string) any {
 		return registryTree(&s.obligations, (*obligation).tree)
 	case "payment":
 		return map[string]any{
-			"request_id": ov(s.payment.requestID), "invoice_id": ov(s.payment.invoiceID),
-			"cycle_id": ov(s.payment.cycleID), "status": s.payment.status, "settlement_id": ov(s.payment.settlementID),
+			"request_id": optString(s.payment.requestID), "invoice_id": optString(s.payment.invoiceID),
+			"cycle_id": optString(s.payment.cycleID), "status": s.payment.status, "settlement_id": optString(s.payment.settlementID),
 		}
 	case "assertions":
 		return listTree(s.assertions)
 	case "authoritative_records":
 		out := make(map[string]any, len(s.authoritative))
 		for k, v := range s.authoritative {
-			out[k] = copyFlat(v)
+			out[k] = maps.Clone(v)
 		}
 		return out
 	case "communications":
 		return listTree(s.communications)
 	case "ownership_transferred_to":
-		return ov(s.ownershipTransferredTo)
+		return optString(s.ownershipTransferredTo)
 	case "transfer_notice_sent":
 		return s.transferNoticeSent
 	case "provisional_close":
 		return map[string]any{
-			"cycle_id": ov(s.provisional.cycleID), "accepted_at": ov(s.provisional.acceptedAt),
-			"reopen_until": ov(s.provisional.reopenUntil), "timer_event_id": ov(s.provisional.timerEventID),
+			"cycle_id": optString(s.provisional.cycleID), "accepted_at": optString(s.provisional.acceptedAt),
+			"reopen_until": optString(s.provisional.reopenUntil), "timer_event_id": optString(s.provisional.timerEventID),
 		}
 	case "reopen_count":
 		return s.reopenCount
@@ -304,7 +290,7 @@ func (s *opState) root(name string) any {
 		if s.terminal == nil {
 			return nil
 		}
-		return copyFlat(s.terminal)
+		return maps.Clone(s.terminal)
 	case "replay_final":
 		return s.replayFinal
 	}

@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -107,7 +108,7 @@ func ps(req, opt map[string]string) payloadSchema {
 	if opt == nil {
 		opt = map[string]string{}
 	}
-	return payloadSchema{req, opt, sortedFieldNames(req), sortedFieldNames(opt)}
+	return payloadSchema{req, opt, slices.Sorted(maps.Keys(req)), slices.Sorted(maps.Keys(opt))}
 }
 
 // eventPayloadSchemas is the exact payload contract of every event type,
@@ -365,15 +366,6 @@ func payloadOK(s payloadSchema, payload map[string]any) bool {
 		}
 	}
 	return true
-}
-
-func sortedFieldNames(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func quoteKey(id string, version int64) string { return fmt.Sprintf("%s:v%d", id, version) }

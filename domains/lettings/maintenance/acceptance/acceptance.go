@@ -31,10 +31,9 @@ func Vocabulary() oracle.Vocabulary {
 // Load is the pack's gate binding from bytes (domains.Pack.Gate): spec nil
 // means the embedded spec, oracle nil the embedded oracle.
 func Load(spec, oracleBytes []byte, specSource, oracleSource string) (*gate.Subject, error) {
-	s, err := maintenance.DefaultSpec()
-	if spec != nil {
-		s, err = maintenance.LoadSpec(spec, specSource)
-	}
+	// The spec is the gate's own (maintenance.OpenOperations), so its
+	// identity holds without being hashed again.
+	s, ops, err := maintenance.OpenOperations(spec, specSource)
 	if err != nil {
 		return nil, err
 	}
@@ -45,16 +44,18 @@ func Load(spec, oracleBytes []byte, specSource, oracleSource string) (*gate.Subj
 	if err != nil {
 		return nil, err
 	}
-	return Subject(s, m)
+	if err := oracleMatches(s, m); err != nil {
+		return nil, err
+	}
+	return subject(s, ops, m), nil
 }
 
 // Subject binds a loaded spec and oracle for the gate. An oracle authored
 // for another operation is refused (gate.ErrOracleMismatch), and so is a
 // spec that no longer hashes to its digest (maintenance.ErrIdentityMismatch).
 func Subject(spec *maintenance.Spec, m *oracle.Manifest) (*gate.Subject, error) {
-	if m.OperationID() != spec.OperationID {
-		return nil, refusal.New(gate.ErrOracleMismatch, "oracle %q was authored for operation %q; the spec is %q",
-			m.Identity().OracleID, m.OperationID(), spec.OperationID)
+	if err := oracleMatches(spec, m); err != nil {
+		return nil, err
 	}
 	// Every scenario is bound now, under one verification of the spec's
 	// identity, rather than each under its own.
@@ -62,10 +63,26 @@ func Subject(spec *maintenance.Spec, m *oracle.Manifest) (*gate.Subject, error) 
 	if err != nil {
 		return nil, err
 	}
+	return subject(spec, ops, m), nil
+}
+
+// oracleMatches refuses an oracle authored for another operation
+// (gate.ErrOracleMismatch).
+func oracleMatches(spec *maintenance.Spec, m *oracle.Manifest) error {
+	if m.OperationID() != spec.OperationID {
+		return refusal.New(gate.ErrOracleMismatch, "oracle %q was authored for operation %q; the spec is %q",
+			m.Identity().OracleID, m.OperationID(), spec.OperationID)
+	}
+	return nil
+}
+
+// subject is the gate's binding of spec, bound as ops (every scenario of
+// the spec, its identity established), and m.
+func subject(spec *maintenance.Spec, ops map[string]*maintenance.Operation, m *oracle.Manifest) *gate.Subject {
 	id := m.Identity()
 	long := []string{agents.Reference, "trust_actor_claim", "stale_after_wake", "duplicate_after_wake"}
 	return &gate.Subject{
-		OperationID: spec.OperationID, SpecDigest: spec.Digest, // verified above
+		OperationID: spec.OperationID, SpecDigest: spec.Digest, // established by the caller
 		Oracle:       gate.OracleIdentity{OracleID: id.OracleID, OracleVersion: id.OracleVersion, Digest: id.Digest},
 		OracleSource: m.Source(),
 		Agents:       agents.IDs(),
@@ -93,7 +110,7 @@ func Subject(spec *maintenance.Spec, m *oracle.Manifest) (*gate.Subject, error) 
 				Findings: []string{"OBLIGATION_MESSAGE_NOT_ESTABLISHED", "REQUIRED_NOTIFICATION_UNDELIVERED"}}
 		},
 		First: func(agentID, scenario string) bool { return scenario == "V1" && slices.Contains(long, agentID) },
-	}, nil
+	}
 }
 
 // Lookup is the agent registry as the gate runs it.

@@ -97,6 +97,15 @@ func (r *retrieving) gate(obs *engine.Observation, d engine.Decision) engine.Dec
 	return r.planner.Gate(obs, d)
 }
 
+// wrapping is the shared plumbing of a negative that is the reference but
+// for one deviation: a fresh reference each episode.
+type wrapping struct{ inner *maintenance.Reference }
+
+func (w *wrapping) begin(id engine.AgentIdentity) {
+	w.inner = maintenance.NewReference()
+	w.inner.BeginEpisode(id)
+}
+
 // completeEarly declares victory instead of running the operation.
 type completeEarly struct{ retrieving }
 
@@ -221,13 +230,12 @@ func (a *ignoreNewEvents) Decide(obs *engine.Observation) (engine.Decision, erro
 // trustActorClaim believes a supplier's WORK_COMPLETE claim once and asks to
 // pay on it, citing the claim; otherwise it is the reference.
 type trustActorClaim struct {
-	inner   *maintenance.Reference
+	wrapping
 	trusted bool
 }
 
 func (a *trustActorClaim) BeginEpisode(id engine.AgentIdentity) {
-	a.inner = maintenance.NewReference()
-	a.inner.BeginEpisode(id)
+	a.begin(id)
 	a.trusted = false
 }
 
@@ -258,15 +266,14 @@ func (a *trustActorClaim) Decide(obs *engine.Observation) (engine.Decision, erro
 // staleAfterWake keeps the last records it was served and, once, on the
 // first turn of a later invocation, answers from them without reading.
 type staleAfterWake struct {
-	inner            *maintenance.Reference
+	wrapping
 	cached           map[string]*engine.ToolResult
 	cachedInvocation int
 	spent            bool
 }
 
 func (a *staleAfterWake) BeginEpisode(id engine.AgentIdentity) {
-	a.inner = maintenance.NewReference()
-	a.inner.BeginEpisode(id)
+	a.begin(id)
 	a.cached, a.cachedInvocation, a.spent = nil, 0, false
 }
 
@@ -307,15 +314,14 @@ func (a *staleAfterWake) staleOutcome(obs *engine.Observation) engine.Decision {
 // duplicateAfterWake remembers its first visit request and, once, after a
 // fresh read in a later invocation, proposes it again.
 type duplicateAfterWake struct {
-	inner              *maintenance.Reference
+	wrapping
 	firstAct           *engine.Act
 	firstActInvocation int
 	spent              bool
 }
 
 func (a *duplicateAfterWake) BeginEpisode(id engine.AgentIdentity) {
-	a.inner = maintenance.NewReference()
-	a.inner.BeginEpisode(id)
+	a.begin(id)
 	a.firstAct, a.firstActInvocation, a.spent = nil, 0, false
 }
 
