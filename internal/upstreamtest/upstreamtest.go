@@ -7,6 +7,11 @@
 // clone; when the environment variable OBAUDIT_REQUIRE_UPSTREAM=1 is set
 // (as .ci/run sets it) the test fails instead, so CI never skips them.
 //
+// It also holds committed test data to where it comes from: [Golden]
+// writes or compares a golden file, [Generated] re-runs a committed CPython
+// vector generator, [CanonicalCopy] holds a generated canonical copy of an
+// embedded upstream-derived document.
+//
 // This package is imported only by tests.
 package upstreamtest
 
