@@ -152,14 +152,6 @@ func anySlice(x []any) []any {
 	return x
 }
 
-func strTree(xs []string) []any {
-	out := make([]any, len(xs))
-	for i, s := range xs {
-		out[i] = s
-	}
-	return out
-}
-
 func optStr(p *string) any {
 	if p == nil {
 		return nil
@@ -197,7 +189,7 @@ func (a *Artefact) Tree() map[string]any {
 		"semantic_scenario_id": a.Operation.SemanticScenarioID,
 		"privacy_status":       a.Operation.PrivacyStatus,
 		"spec_digest_sha256":   a.Operation.SpecDigest,
-		"scenario_ids":         strTree(a.Operation.ScenarioIDs),
+		"scenario_ids":         canon.StringList(a.Operation.ScenarioIDs),
 	}
 	t := map[string]any{
 		"artifact_version":          a.ArtifactVersion,
@@ -261,8 +253,8 @@ func (e *Evaluation) Tree() map[string]any {
 		"terminal_outcome":      e.TerminalOutcome,
 		"legitimate_completion": e.LegitimateCompletion,
 		"reliable":              e.Reliable,
-		"failed_dimensions":     strTree(e.FailedDimensions),
-		"finding_codes":         strTree(e.FindingCodes),
+		"failed_dimensions":     canon.StringList(e.FailedDimensions),
+		"finding_codes":         canon.StringList(e.FindingCodes),
 		"dimensions":            dims,
 	}
 }

@@ -279,3 +279,13 @@ func String(v any, f Form) string {
 	}
 	return string(b)
 }
+
+// StringList is xs as a tree list (the []any a canonical encoder takes),
+// never nil.
+func StringList(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, s := range xs {
+		out[i] = s
+	}
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/format/decision"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -96,14 +97,6 @@ func (*Complete) Kind() string  { return decision.KindComplete }
 func (*Retrieve) Kind() string  { return decision.KindRetrieve }
 func (*Malformed) Kind() string { return decision.KindMalformed }
 
-func strList(xs []string) []any {
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = x
-	}
-	return out
-}
-
 func optInt(p *int64) any {
 	if p == nil {
 		return nil
@@ -122,7 +115,7 @@ func optStr(p *string) any {
 func (a *Act) Record() map[string]any {
 	return map[string]any{
 		"kind": decision.KindAct, "action_type": a.ActionType, "payload": copyMap(a.Payload),
-		"evidence_refs": strList(a.EvidenceRefs), "rationale": a.Rationale,
+		"evidence_refs": canon.StringList(a.EvidenceRefs), "rationale": a.Rationale,
 	}
 }
 
@@ -132,7 +125,7 @@ func (w *Wait) Record() map[string]any {
 		return nil
 	}
 	return map[string]any{
-		"kind": decision.KindWait, "reason": w.Reason, "wake_on": strList(w.WakeOn),
+		"kind": decision.KindWait, "reason": w.Reason, "wake_on": canon.StringList(w.WakeOn),
 		"fallback_after_minutes": optInt(w.FallbackAfterMinutes),
 	}
 }
@@ -154,14 +147,14 @@ func (a *Ask) Record() map[string]any {
 func (e *Escalate) Record() map[string]any {
 	return map[string]any{
 		"kind": decision.KindEscalate, "checkpoint_id": e.CheckpointID, "exception_type": e.ExceptionType,
-		"evidence_refs": strList(e.EvidenceRefs), "deadline_after_minutes": e.DeadlineAfterMinutes,
+		"evidence_refs": canon.StringList(e.EvidenceRefs), "deadline_after_minutes": e.DeadlineAfterMinutes,
 		"rationale": e.Rationale,
 	}
 }
 
 // Record implements [Decision].
 func (c *Complete) Record() map[string]any {
-	return map[string]any{"kind": decision.KindComplete, "reason": c.Reason, "evidence_refs": strList(c.EvidenceRefs)}
+	return map[string]any{"kind": decision.KindComplete, "reason": c.Reason, "evidence_refs": canon.StringList(c.EvidenceRefs)}
 }
 
 // Record implements [Decision]: requests sorted by tool with duplicates

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"hash"
 	"slices"
+
+	"github.com/obaudit/obaudit/canon"
 )
 
 // Agent is what an evaluated agent implements. Decide is called once per
@@ -144,9 +146,9 @@ func (o *Observation) common(schemas map[string]any) map[string]any {
 		"turn_index":            int64(o.TurnIndex),
 		"policy":                o.static.Policy,
 		"actors":                o.static.Actors,
-		"message_fixture_ids":   strList(o.static.MessageFixtureIDs),
+		"message_fixture_ids":   canon.StringList(o.static.MessageFixtureIDs),
 		"action_schemas":        schemas,
-		"wake_event_types":      strList(o.static.WakeEventTypes),
+		"wake_event_types":      canon.StringList(o.static.WakeEventTypes),
 		"last_rejection":        o.lastRejectionTree(),
 		"phase":                 o.Phase,
 		"event":                 o.Event.Tree(),

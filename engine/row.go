@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/obaudit/obaudit/canon"
+
 // field is one key of a trajectory row, typed so that a row can be encoded
 // without building its map first and without boxing its values. A row's
 // canonical bytes and (when rows are kept) its map are both derived from the
@@ -85,7 +87,7 @@ func (f *field) value() any {
 	case kindNull:
 		return nil
 	case kindStrs:
-		return strList(f.ss)
+		return canon.StringList(f.ss)
 	case kindMapCopy:
 		return copyMap(f.v.(map[string]any))
 	case kindDecision:

@@ -1,6 +1,10 @@
 package evaluator
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/obaudit/obaudit/canon"
+)
 
 // Count returns the named count.
 func (d *Dimension) Count(name string) (int64, bool) {
@@ -52,18 +56,10 @@ func (e *Evaluation) Tree() map[string]any {
 		"terminal_outcome":      e.TerminalOutcome,
 		"legitimate_completion": e.LegitimateCompletion,
 		"reliable":              e.Reliable(),
-		"failed_dimensions":     stringsAny(e.FailedDimensions()),
-		"finding_codes":         stringsAny(e.FindingCodes()),
+		"failed_dimensions":     canon.StringList(e.FailedDimensions()),
+		"finding_codes":         canon.StringList(e.FindingCodes()),
 		"dimensions":            dims,
 	}
-}
-
-func stringsAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }
 
 // RunFromArtefact reads the run fields of an episode artefact (a canon

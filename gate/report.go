@@ -3,6 +3,8 @@ package gate
 import (
 	"fmt"
 	"strings"
+
+	"github.com/obaudit/obaudit/canon"
 )
 
 var sprintf = fmt.Sprintf
@@ -22,14 +24,6 @@ func (r *Report) Passed() int {
 	return n
 }
 
-func list(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
-
 // Tree is the report's JSON form (a canon tree; the CLI writes it as RFC
 // 8785 canonical JSON).
 func (r *Report) Tree() map[string]any {
@@ -42,12 +36,12 @@ func (r *Report) Tree() map[string]any {
 		checks[i] = map[string]any{
 			"agent_id": c.AgentID, "scenario_id": c.ScenarioID, "kind": c.Kind, "ok": c.OK,
 			"reliable": c.Reliable, "status": c.Status,
-			"failed_dimensions": list(c.FailedDimensions), "passed_dimensions": list(c.PassedDimensions),
-			"finding_codes":    list(c.FindingCodes),
-			"expected_targets": list(c.ExpectedTargets), "expected_findings": list(c.ExpectedFindings),
-			"required_passing":         list(c.RequiredPassing),
+			"failed_dimensions": canon.StringList(c.FailedDimensions), "passed_dimensions": canon.StringList(c.PassedDimensions),
+			"finding_codes":    canon.StringList(c.FindingCodes),
+			"expected_targets": canon.StringList(c.ExpectedTargets), "expected_findings": canon.StringList(c.ExpectedFindings),
+			"required_passing":         canon.StringList(c.RequiredPassing),
 			"reference_expectation_id": exp,
-			"problems":                 list(c.Problems),
+			"problems":                 canon.StringList(c.Problems),
 		}
 	}
 	return map[string]any{

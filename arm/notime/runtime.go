@@ -314,16 +314,8 @@ func (r *run) loop() {
 		}
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
-		r.row("deadlock", map[string]any{"unresolved_trigger_keys": strAny(keys)})
+		r.row("deadlock", map[string]any{"unresolved_trigger_keys": canon.StringList(keys)})
 	}
-}
-
-func strAny(xs []string) []any {
-	out := make([]any, len(xs))
-	for i, s := range xs {
-		out[i] = s
-	}
-	return out
 }
 
 func (r *run) finalityCut() {
@@ -437,7 +429,7 @@ func (r *run) invoke(trigger *engine.Event) {
 	slices.Sort(claims)
 	r.row("agent_invoked", map[string]any{"invocation_index": r.invocations, "trigger_event_id": trigger.EventID,
 		"trigger_event_type": trigger.EventType, "trigger_event_authority": env.Authority,
-		"trigger_is_authoritative": r.trigAuth, "trigger_claim_values": strAny(claims)})
+		"trigger_is_authoritative": r.trigAuth, "trigger_claim_values": canon.StringList(claims)})
 	r.invalidate("wake", 0, nil)
 	r.batches = 0
 	p := r.cfg.Plan
@@ -506,7 +498,7 @@ func (r *run) invalidate(cause string, turn int, actionType any) {
 	slices.Sort(cleared)
 	r.served = nil
 	r.row("derived_context_invalidated", map[string]any{"invocation_index": r.invocations, "turn_index": int64(turn),
-		"cause": cause, "action_type": actionType, "cleared_tools": strAny(cleared)})
+		"cause": cause, "action_type": actionType, "cleared_tools": canon.StringList(cleared)})
 }
 
 func (r *run) serve(b *engine.Retrieve, turn int) {
@@ -558,7 +550,7 @@ func (r *run) handle(d engine.Decision, turn int) bool {
 		if !r.propose("request_exception_resolution", payload, o.EvidenceRefs, turn) {
 			return false
 		}
-		r.row("wait_removed", map[string]any{"wake_on": strAny([]string{"operator_exception_resolved"}), "fallback_after_minutes": int64(1)})
+		r.row("wait_removed", map[string]any{"wake_on": canon.StringList([]string{"operator_exception_resolved"}), "fallback_after_minutes": int64(1)})
 		return true
 	case *engine.Act:
 		payload := make(map[string]any, len(o.Payload))
@@ -600,14 +592,14 @@ func (r *run) yield(w *engine.Wait) bool {
 	if w.FallbackAfterMinutes != nil {
 		fb = int64(1)
 	}
-	r.row("wait_removed", map[string]any{"wake_on": strAny(w.WakeOn), "fallback_after_minutes": fb})
+	r.row("wait_removed", map[string]any{"wake_on": canon.StringList(w.WakeOn), "fallback_after_minutes": fb})
 	return true
 }
 
 func (r *run) propose(actionType string, payload map[string]any, refs []string, turn int) bool {
 	r.proposals++
 	pid := fmt.Sprintf("proposal_%d", r.proposals)
-	r.row("action_proposed", map[string]any{"proposal_id": pid, "action_type": actionType, "payload": payload, "evidence_refs": strAny(refs)})
+	r.row("action_proposed", map[string]any{"proposal_id": pid, "action_type": actionType, "payload": payload, "evidence_refs": canon.StringList(refs)})
 	var v engine.Verdict
 	if code, detail := r.guard(actionType, refs); code != "" {
 		v = engine.Refuse(code, detail)
@@ -635,7 +627,7 @@ func bindingsTree(b map[string]string) map[string]any {
 }
 
 func (r *run) complete(c *engine.Complete) bool {
-	r.row("terminal_proposed", map[string]any{"reason": c.Reason, "evidence_refs": strAny(c.EvidenceRefs)})
+	r.row("terminal_proposed", map[string]any{"reason": c.Reason, "evidence_refs": canon.StringList(c.EvidenceRefs)})
 	var v engine.Verdict
 	if code, detail := r.guard(engine.CompleteOutcomeKey, c.EvidenceRefs); code != "" {
 		v = engine.Refuse(code, detail)
@@ -678,7 +670,7 @@ func (r *run) activate(c *engine.Complete, v engine.Verdict, preState, predecess
 	}
 	point := spec.CompleteCommonPointKey
 	proposal := digestOf(notimewire.DomainProposalKey, map[string]any{"common_point_key": point, "outcome_kind": decision.KindComplete,
-		"normalized_action_or_terminal_payload": map[string]any{}, "evidence_refs": strAny(c.EvidenceRefs)})
+		"normalized_action_or_terminal_payload": map[string]any{}, "evidence_refs": canon.StringList(c.EvidenceRefs)})
 	effectFields := map[string]any{"proposal_key": proposal, "normalized_bindings": map[string]any{"cycle_id": v.CycleID},
 		"pre_effect_common_state_digest": preState}
 	if mut.identityCycle && r.lastAct != "" {
@@ -723,7 +715,7 @@ func (r *run) lastCommon() string {
 }
 
 func (r *run) commonDigest() string {
-	d, _ := canon.Digest(map[string]any{"domain": notimewire.DomainEntry, "entries": strAny(r.common)})
+	d, _ := canon.Digest(map[string]any{"domain": notimewire.DomainEntry, "entries": canon.StringList(r.common)})
 	return d
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/obaudit/obaudit/arm/notimeverify"
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/arm/pair"
+	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/commonoutcome"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/refusal"
@@ -153,8 +154,8 @@ func newArmsVerifyCmd(g *globals) *cobra.Command {
 				return err
 			}
 			report := map[string]any{"mediaType": armsMediaType, "contract": notimewire.VerificationContract, "protocol": notimewire.Protocol,
-				"matched": rep.Matched, "findings": anyStrings(rep.Findings), "checked": anyStrings(rep.Checked),
-				"unverified": anyStrings(rep.Unverified), "activation_ids": anyStrings(rep.Activations),
+				"matched": rep.Matched, "findings": canon.StringList(rep.Findings), "checked": canon.StringList(rep.Checked),
+				"unverified": canon.StringList(rep.Unverified), "activation_ids": canon.StringList(rep.Activations),
 				"projection_digest_sha256": rep.ProjectionDigest, "raw_differences": counts(rep.RawDifferences),
 				"common_outcome": map[string]any{notimewire.ArmFull: commonoutcome.Tree(of), notimewire.ArmNoTime: commonoutcome.Tree(on)}}
 			if err := writeReport(cmd, g, report, func(w io.Writer) {

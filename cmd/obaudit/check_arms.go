@@ -6,6 +6,7 @@ import (
 
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/arm/pair"
+	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/commonoutcome"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/spf13/cobra"
@@ -98,7 +99,7 @@ func checkArm(cmd *cobra.Command, g *globals, arm string) error {
 			}
 		}
 	}
-	report := map[string]any{"mediaType": checkArmMediaType, "arms": anyStrings(arms), "cells": cells,
+	report := map[string]any{"mediaType": checkArmMediaType, "arms": canon.StringList(arms), "cells": cells,
 		"passed": int64(passed), "total": int64(len(cells))}
 	if err := writeReport(cmd, g, report, func(w io.Writer) {
 		fmt.Fprintf(w, "%d of %d cells pass\n", passed, len(cells))
@@ -109,12 +110,4 @@ func checkArm(cmd *cobra.Command, g *globals, arm string) error {
 		return answerNo("%d of %d two-arm cells failed", len(cells)-passed, len(cells))
 	}
 	return nil
-}
-
-func anyStrings(xs []string) []any {
-	out := make([]any, len(xs))
-	for i, s := range xs {
-		out[i] = s
-	}
-	return out
 }

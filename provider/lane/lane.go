@@ -199,14 +199,6 @@ func FieldsSent(l Lane, p Profile) []string {
 	return f
 }
 
-func anys(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
-}
-
 // Settings is the header's provider settings mapping: every choice the
 // lane and the profile make that is not the observation. Its digest is
 // the ledger's settings_digest_sha256 and the binding's. baseURL is the
@@ -230,8 +222,8 @@ func Settings(l Lane, p Profile, baseURL, sdkVersion string) map[string]any {
 		"lane": l.ID(), "api": l.API(), "provider": p.Provider, "implementation": l.Implementation(),
 		"base_url": baseURL, "model": p.Model, "max_output_tokens": p.MaxOutputTokens,
 		"protocol_version": ProtocolVersion, "request_mapping": l.RequestMapping(),
-		"request_fields_sent": anys(FieldsSent(l, p)), "request_fields_omitted": anys(omit),
-		"request_fixed_values": send, "tool_names": anys(ToolNames),
+		"request_fields_sent": canon.StringList(FieldsSent(l, p)), "request_fields_omitted": canon.StringList(omit),
+		"request_fixed_values": send, "tool_names": canon.StringList(ToolNames),
 		"response_contract":      "exactly_one_tool_call",
 		"response_model_checked": p.ModelStated,
 		"identifier_limitation":  limitation,

@@ -196,7 +196,7 @@ func BuildRequest(l Lane, obs *engine.Observation, p Profile) (*Request, error) 
 func RequestDigest(p Profile, observationDigest, promptDigest string, invocation, turn int64) (string, error) {
 	return canon.UpstreamDigest(map[string]any{
 		"model": p.Model, "protocol_version": ProtocolVersion, "max_output_tokens": p.MaxOutputTokens,
-		"tool_names": anys(ToolNames), "observation_digest_sha256": observationDigest,
+		"tool_names": canon.StringList(ToolNames), "observation_digest_sha256": observationDigest,
 		"prompt_digest_sha256": promptDigest, "invocation_index": invocation, "turn_index": turn,
 	})
 }

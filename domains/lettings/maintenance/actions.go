@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/internal/python"
 )
@@ -436,7 +437,7 @@ func (r *runState) actRequestException(ctx *engine.Context, p map[string]any, re
 	s.phase = "WAITING_EXCEPTION"
 	ctx.Record("checkpoint_opened", map[string]any{
 		"checkpoint_id": cp, "checkpoint_type": CheckpointException, "assignee_actor_id": "operator_1",
-		"required": true, "exception_type": et, "evidence_refs": anyList(refs), "deadline_at": deadlineAt,
+		"required": true, "exception_type": et, "evidence_refs": canon.StringList(refs), "deadline_at": deadlineAt,
 	})
 	return engine.Accept("", eligible.cycleID, bindings("checkpoint_id", cp))
 }

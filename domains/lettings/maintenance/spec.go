@@ -121,7 +121,7 @@ func (s *Spec) IdentityPayload() map[string]any {
 	return map[string]any{
 		"operation_id": s.OperationID, "operation_type": s.OperationType, "operation_version": s.OperationVersion,
 		"semantic_scenario_id": s.SemanticScenarioID, "privacy_status": s.PrivacyStatus,
-		"spec_digest_sha256": s.Digest, "scenario_ids": anyList(s.ScenarioIDs()),
+		"spec_digest_sha256": s.Digest, "scenario_ids": canon.StringList(s.ScenarioIDs()),
 	}
 }
 
@@ -132,14 +132,6 @@ func (s *Spec) ScenarioIDs() []string {
 		out = append(out, id)
 	}
 	slices.Sort(out)
-	return out
-}
-
-func anyList(xs []string) []any {
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = x
-	}
 	return out
 }
 
@@ -156,7 +148,7 @@ func optString(p *string) any {
 func (s *Spec) SemanticPayload() map[string]any {
 	actors := map[string]any{}
 	for id, a := range s.Actors {
-		actors[id] = map[string]any{"role": a.Role, "authority": anyList(a.Authority)}
+		actors[id] = map[string]any{"role": a.Role, "authority": canon.StringList(a.Authority)}
 	}
 	fixtures := map[string]any{}
 	for k, v := range s.MessageFixtures {
@@ -200,8 +192,8 @@ func (sc *Scenario) semanticPayload() map[string]any {
 	return map[string]any{
 		"label": sc.Label, "starts_at": sc.StartsAt, "expected_terminal": sc.ExpectedTerminal,
 		"human_checkpoint_budget":   sc.HumanCheckpointBudget,
-		"required_checkpoint_types": anyList(sc.RequiredCheckpointTypes),
-		"dispatch_failures":         anyList(sc.DispatchFailures),
+		"required_checkpoint_types": canon.StringList(sc.RequiredCheckpointTypes),
+		"dispatch_failures":         canon.StringList(sc.DispatchFailures),
 		"expected_event_rejections": rej, "events": events,
 	}
 }

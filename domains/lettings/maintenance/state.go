@@ -3,6 +3,8 @@ package maintenance
 import (
 	"maps"
 	"slices"
+
+	"github.com/obaudit/obaudit/canon"
 )
 
 // State values.
@@ -200,7 +202,7 @@ func (a *approval) tree() map[string]any {
 func (e *exception) tree() map[string]any {
 	return map[string]any{
 		"checkpoint_id": e.checkpointID, "exception_type": e.exceptionType, "cycle_id": optString(e.cycleID),
-		"opened_at": e.openedAt, "deadline_at": e.deadlineAt, "evidence_refs": anyList(e.evidenceRefs),
+		"opened_at": e.openedAt, "deadline_at": e.deadlineAt, "evidence_refs": canon.StringList(e.evidenceRefs),
 		"status": e.status, "resolution": optString(e.resolution), "resolved_at": optString(e.resolvedAt),
 	}
 }
