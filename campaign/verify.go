@@ -12,6 +12,7 @@ import (
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/checkpoint"
 	"github.com/obaudit/obaudit/commitment"
+	"github.com/obaudit/obaudit/internal/workpool"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -173,7 +174,7 @@ func verifyTrials(ctx context.Context, dir string, p *Plan, outcomes map[int]*Ou
 	var mu sync.Mutex
 	var first error
 	firstAt := -1
-	forEach(opts.Parallel, len(idx), func(k int) {
+	workpool.ForEach(opts.Parallel, len(idx), func(k int) {
 		i := idx[k]
 		carried, err := verifyTrial(ctx, dir, p, p.Trials[i], outcomes[i], opts)
 		mu.Lock()
@@ -186,25 +187,6 @@ func verifyTrials(ctx context.Context, dir string, p *Plan, outcomes map[int]*Ou
 		}
 	})
 	return first
-}
-
-// forEach calls f(k) for every k from 0 to n-1 (in that order of
-// dispatch), parallel calls at a time, and returns when every call has.
-func forEach(parallel, n int, f func(k int)) {
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range max(parallel, 1) {
-		wg.Go(func() {
-			for k := range work {
-				f(k)
-			}
-		})
-	}
-	for k := range n {
-		work <- k
-	}
-	close(work)
-	wg.Wait()
 }
 
 // verifyTrial checks one outcome against the trial's files.
@@ -332,7 +314,7 @@ func verifyPairs(ctx context.Context, dir string, p *Plan, outcomes map[int]*Out
 		return nil, refusal.New(ErrOutcomeMismatch, "%s: no artefact", t.ID)
 	}
 	errs := make([]error, len(pending))
-	forEach(opts.Parallel, len(pending), func(i int) {
+	workpool.ForEach(opts.Parallel, len(pending), func(i int) {
 		pr := pending[i]
 		full := *pr.full
 		fb, err := read(full, outcomes[full.Index])

@@ -47,6 +47,7 @@ import (
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/evaluator"
 	"github.com/obaudit/obaudit/internal/python"
+	"github.com/obaudit/obaudit/internal/workpool"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
 )
@@ -278,23 +279,9 @@ func Run(o Options) (*Report, error) {
 			do(i)
 		}
 	} else {
-		work := make(chan int)
-		var wg sync.WaitGroup
-		for range min(runtime.GOMAXPROCS(0), len(jobs)) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range work {
-					do(i)
-				}
-			}()
-		}
 		// Longest episodes first, so the pool finishes together.
-		for _, i := range scheduleOrder(s, jobs) {
-			work <- i
-		}
-		close(work)
-		wg.Wait()
+		sched := scheduleOrder(s, jobs)
+		workpool.ForEach(min(runtime.GOMAXPROCS(0), len(jobs)), len(sched), func(k int) { do(sched[k]) })
 	}
 	// A scenario that cannot be bound is the answer before any check's.
 	for _, sc := range order {
