@@ -13,6 +13,7 @@ import (
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/rfc6962"
 
+	"github.com/obaudit/obaudit/campaign/campaigntest"
 	"github.com/obaudit/obaudit/checkpoint"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -51,7 +52,7 @@ func TestCommitBundlesAgainstTree(t *testing.T) {
 			bundles = append(bundles, b)
 			leaves = append(leaves, checkpoint.LeafHash(b))
 		}
-		dir := t.TempDir()
+		dir := campaigntest.TempDir(t)
 		c, err := CommitBundles(context.Background(), dir, bundles, s, &k.PublicKey)
 		if err != nil {
 			t.Fatal(err)
@@ -68,7 +69,7 @@ func TestCommitBundlesAgainstTree(t *testing.T) {
 			t.Fatalf("n=%d: a second commit into %s succeeded", n, filepath.Join(dir, LogDir))
 		}
 	}
-	_, err = CommitBundles(context.Background(), t.TempDir(), [][]byte{[]byte("a"), []byte("a")}, s, &k.PublicKey)
+	_, err = CommitBundles(context.Background(), campaigntest.TempDir(t), [][]byte{[]byte("a"), []byte("a")}, s, &k.PublicKey)
 	if got, _ := refusal.ClassOf(err); got != checkpoint.ErrDuplicateLeaf.Class {
 		t.Errorf("CommitBundles(duplicate) = %v, want %s", err, checkpoint.ErrDuplicateLeaf.Class)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/artefact"
+	"github.com/obaudit/obaudit/campaign/campaigntest"
 	"github.com/obaudit/obaudit/checkpoint"
 	"github.com/obaudit/obaudit/commitment"
 )
@@ -47,7 +48,7 @@ func runScripted(t *testing.T, cat Catalog, f map[string]any, ex Executor) (*Rep
 		t.Fatal(err)
 	}
 	s, _ := checkpoint.NewNoteSigner(pf.Origin, k, rand.Reader)
-	dir := filepath.Join(t.TempDir(), "c")
+	dir := filepath.Join(campaigntest.TempDir(t), "c")
 	if _, err := Create(context.Background(), dir, p, s); err != nil {
 		t.Fatal(err)
 	}

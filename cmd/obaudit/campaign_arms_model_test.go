@@ -14,6 +14,7 @@ import (
 	"github.com/obaudit/obaudit/arm/pair"
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/campaign/campaigntest"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/execledger"
 	"github.com/obaudit/obaudit/internal/artefacttest"
@@ -63,7 +64,7 @@ func TestModelLaneOnNoTime(t *testing.T) {
 	start := time.Now()
 	meta := dom.Plan().Meta
 	agentID := profile.AgentID(prof.Run)
-	ldir := filepath.Join(t.TempDir(), "l")
+	ldir := filepath.Join(campaigntest.TempDir(t), "l")
 	if err := os.Mkdir(ldir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestModelLaneOnNoTime(t *testing.T) {
 func TestNoTimeLedgerBinding(t *testing.T) {
 	t.Parallel()
 	quietTessera()
-	tmp := t.TempDir()
+	tmp := campaigntest.TempDir(t)
 	dir, key := planCampaign(t, tmp, writeCampaignFile(t, tmp, testCampaign{origin: "obaudit.example/campaign/m", seed: "m",
 		agents: []string{}, variants: []string{"V1"}, arms: []string{campaign.ArmNoTime}, trials: 2, stabilityK: 1, luna: true}))
 	mustRun(t, "campaign", "run", dir, "--key", key)

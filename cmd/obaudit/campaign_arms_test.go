@@ -12,6 +12,7 @@ import (
 
 	"github.com/obaudit/obaudit/arm/pair"
 	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/campaign/campaigntest"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -19,7 +20,7 @@ import (
 // newTwoArmCampaign plans a deterministic campaign on both arms.
 func newTwoArmCampaign(t *testing.T, agents, variants []string, trials int) (dir, key, held string) {
 	quietTessera()
-	tmp := t.TempDir()
+	tmp := campaigntest.TempDir(t)
 	dir, key = planCampaign(t, tmp, writeCampaignFile(t, tmp, testCampaign{origin: "obaudit.example/campaign/arms",
 		agents: agents, variants: variants, arms: []string{campaign.ArmFullLifecycle, campaign.ArmNoTime}, trials: trials}))
 	held = filepath.Join(tmp, "held.checkpoint")
@@ -134,7 +135,7 @@ func TestCampaignArms(t *testing.T) {
 		}, "campaign/plan-invalid"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d := filepath.Join(t.TempDir(), "c")
+			d := filepath.Join(campaigntest.TempDir(t), "c")
 			copyDir(t, dir, d)
 			c.mutate(d)
 			// The rewritten-plan case holds the rewritten log's own first

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obaudit/obaudit/campaign/campaigntest"
 	"github.com/obaudit/obaudit/internal/cputime"
 )
 
@@ -18,7 +19,7 @@ var benchAgents = []string{"reference", "complete_early", "always_act", "always_
 func planBench(b *testing.B, file string) (string, string) {
 	b.StopTimer()
 	defer b.StartTimer()
-	return planCampaign(b, b.TempDir(), file)
+	return planCampaign(b, campaigntest.TempDir(b), file)
 }
 
 // benchCampaignRun times `obaudit campaign run` of file, planned afresh
@@ -84,7 +85,7 @@ func BenchmarkCampaignVerify(b *testing.B) {
 // scale with the parallelism.
 func BenchmarkCampaignModelLatency(b *testing.B) {
 	quietTessera()
-	tmp := b.TempDir()
+	tmp := campaigntest.TempDir(b)
 	file := writeCampaignFile(b, tmp, testCampaign{origin: "obaudit.example/campaign/latency", seed: "s",
 		agents: []string{}, variants: []string{"V1"}, trials: 16, luna: true, lunaLatencyMS: 50})
 	benchCampaignRun(b, file, 16, 1, 8)

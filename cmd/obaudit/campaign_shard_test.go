@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/campaign/campaigntest"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -228,7 +229,7 @@ func TestCampaignShardMergeRefusals(t *testing.T) {
 		}, campaign.ErrShardInvalid.Class},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "camp")
+			dir := filepath.Join(campaigntest.TempDir(t), "camp")
 			copyDir(t, base, dir)
 			args := append([]string{dir}, c.mutate(dir)...)
 			code, _, class := merge(t, append(args, "--key", key)...)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/campaign/campaigntest"
 	"github.com/obaudit/obaudit/checkpoint"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/transparency-dev/tessera"
@@ -114,7 +115,7 @@ func planCampaign(t testing.TB, tmp, file string) (dir, key string) {
 // the directory and the key path.
 func newCampaign(t testing.TB, agents, variants []string, trials int) (dir, key string) {
 	quietTessera()
-	tmp := t.TempDir()
+	tmp := campaigntest.TempDir(t)
 	return planCampaign(t, tmp, campaignFile(t, tmp, agents, variants, trials, "obaudit.example/campaign/test"))
 }
 
@@ -347,7 +348,7 @@ func TestCampaignTamper(t *testing.T) {
 		}, "campaign/plan-invalid"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d := filepath.Join(t.TempDir(), "c")
+			d := filepath.Join(campaigntest.TempDir(t), "c")
 			copyDir(t, dir, d)
 			c.mutate(d)
 			code, class := verifyClass(t, d, c.held)
@@ -429,7 +430,7 @@ func TestCampaignSIGKILL(t *testing.T) {
 func TestCampaignModelBacked(t *testing.T) {
 	t.Parallel()
 	quietTessera()
-	tmp := t.TempDir()
+	tmp := campaigntest.TempDir(t)
 	dir, key := planCampaign(t, tmp, writeCampaignFile(t, tmp, testCampaign{origin: "obaudit.example/campaign/model", seed: "m",
 		agents: []string{"reference"}, variants: []string{"V1"}, trials: 2, comparisons: [][2]string{{"luna", "reference"}}, luna: true}))
 	mustRun(t, "campaign", "run", dir, "--key", key, "--parallel", "2")
@@ -447,7 +448,7 @@ func TestCampaignModelBacked(t *testing.T) {
 	if len(ledgers) != 2 {
 		t.Fatalf("%d ledgers, want 2", len(ledgers))
 	}
-	d := filepath.Join(t.TempDir(), "c")
+	d := filepath.Join(campaigntest.TempDir(t), "c")
 	copyDir(t, dir, d)
 	p := filepath.Join(d, campaign.TrialsDir, filepath.Base(filepath.Dir(ledgers[0])), filepath.Base(ledgers[0]))
 	lb, _ := os.ReadFile(p)

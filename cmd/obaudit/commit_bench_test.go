@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/artefact/sigstore"
+	"github.com/obaudit/obaudit/campaign/campaigntest"
 	"github.com/obaudit/obaudit/commitment"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
@@ -22,7 +23,7 @@ import (
 // upstream model run's commitment (ECDSA is randomised, so each differs).
 func BenchmarkCommitCommand10000(b *testing.B) {
 	const n = 10000
-	dir := b.TempDir()
+	dir := campaigntest.TempDir(b)
 	in := commitment.Inputs{
 		ArtefactName: "model.json", Artefact: upstreamtest.Read(b, "artifact8-fake-openai-reference-v1.json"),
 		LedgerName: "model.ndjson", Ledger: upstreamtest.Read(b, "artifact8-fake-openai-reference-v1.execution-ledger-v2.ndjson"),

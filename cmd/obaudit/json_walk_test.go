@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/obaudit/obaudit/campaign/campaigntest"
 )
 
 // TestEveryCommandJSONRefusal walks EVERY runnable command of the tree with
@@ -19,7 +21,7 @@ import (
 // refusal's class and the exit code. A command added without a case here
 // fails the test.
 func TestEveryCommandJSONRefusal(t *testing.T) {
-	dir := t.TempDir()
+	dir := campaigntest.TempDir(t)
 	t.Chdir(dir)
 	must := func(args ...string) {
 		t.Helper()
@@ -125,7 +127,7 @@ func TestEveryCommandJSONRefusal(t *testing.T) {
 // TestJSONFailureOutcomes: a usage error (even one cobra cannot parse) and
 // an I/O failure are one JSON document too.
 func TestJSONFailureOutcomes(t *testing.T) {
-	t.Chdir(t.TempDir())
+	t.Chdir(campaigntest.TempDir(t))
 	for _, tc := range []struct {
 		args  []string
 		class string
@@ -164,7 +166,7 @@ func commandTree() *cobra.Command {
 // on an input it accepts, in an order where each finds what an earlier one
 // wrote, and parses stdout as exactly one JSON document.
 func TestEveryCommandJSONSuccess(t *testing.T) {
-	t.Chdir(t.TempDir())
+	t.Chdir(campaigntest.TempDir(t))
 	os.Mkdir("pf", 0o700)
 	// The smallest campaign: one agent, one variant, one trial.
 	os.WriteFile("camp.json", []byte(`{"format":"obaudit-campaign/v1","name":"json-walk","origin":"obaudit.example/campaign/json-walk",
