@@ -17,6 +17,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/obaudit/obaudit/campaign"
+	"github.com/obaudit/obaudit/campaign/campaigntest"
 )
 
 // TestCampaignS3Log keeps a campaign's log in S3 through tessera's AWS
@@ -51,7 +52,7 @@ func TestCampaignS3Log(t *testing.T) {
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	quietTessera()
 
-	tmp := t.TempDir()
+	tmp := campaigntest.TempDir(t)
 	key := filepath.Join(tmp, "k")
 	mustRun(t, "keygen", "--output", key)
 	key += ".key"
