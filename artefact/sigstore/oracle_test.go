@@ -2,59 +2,25 @@ package sigstore
 
 import (
 	"context"
-	"crypto"
 	"crypto/ecdsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
-	"io"
+	"github.com/obaudit/obaudit/artefact/sigstore/sigstoretest"
+	"github.com/obaudit/obaudit/canon"
+	"google.golang.org/protobuf/encoding/protojson"
 	"testing"
 
-	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	"github.com/sigstore/sigstore-go/pkg/sign"
-	"github.com/sigstore/sigstore/pkg/cryptoutils"
 )
-
-// oracleKeypair is a sigstore-go sign.Keypair over a long-lived key, so
-// tests can have sigstore-go's own signer (pkg/sign, which the binary no
-// longer links) write a bundle to hold KeySigner to. random nil means RFC
-// 6979 nonces, as for [NewDeterministicKeySigner].
-type oracleKeypair struct {
-	priv   *ecdsa.PrivateKey
-	hint   []byte
-	random io.Reader
-}
-
-func (k *oracleKeypair) GetHashAlgorithm() protocommon.HashAlgorithm {
-	return protocommon.HashAlgorithm_SHA2_256
-}
-func (k *oracleKeypair) GetSigningAlgorithm() protocommon.PublicKeyDetails {
-	return protocommon.PublicKeyDetails_PKIX_ECDSA_P256_SHA_256
-}
-func (k *oracleKeypair) GetHint() []byte                { return k.hint }
-func (k *oracleKeypair) GetKeyAlgorithm() string        { return "ECDSA" }
-func (k *oracleKeypair) GetPublicKey() crypto.PublicKey { return k.priv.Public() }
-func (k *oracleKeypair) GetPublicKeyPem() (string, error) {
-	b, err := cryptoutils.MarshalPublicKeyToPEM(k.priv.Public())
-	return string(b), err
-}
-func (k *oracleKeypair) SignData(_ context.Context, data []byte) ([]byte, []byte, error) {
-	d := sha256.Sum256(data)
-	if k.random == nil {
-		sig, err := k.priv.Sign(nil, d[:], crypto.SHA256)
-		return sig, d[:], err
-	}
-	sig, err := ecdsa.SignASN1(k.random, k.priv, d[:])
-	return sig, d[:], err
-}
 
 // TestSignStatementMatchesPkgSign: for the same key and statement, the
 // deterministic KeySigner writes exactly the bundle bytes sigstore-go's
 // sign.Bundle (DSSE content, key hint, no providers) gives after the same
-// canonicalisation ([encodeBundle]), for statements of many lengths and bytes.
+// canonicalisation (protojson, then RFC 8785), for statements of many lengths and bytes.
 func TestSignStatementMatchesPkgSign(t *testing.T) {
-	for _, k := range []*ecdsa.PrivateKey{goldenKey(t), newKey(t)} {
+	for _, k := range []*ecdsa.PrivateKey{sigstoretest.GoldenKey(t), sigstoretest.NewKey(t)} {
 		s, err := NewDeterministicKeySigner(k)
 		if err != nil {
 			t.Fatal(err)
@@ -65,8 +31,8 @@ func TestSignStatementMatchesPkgSign(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := sha256.Sum256(der)
-		kp := &oracleKeypair{priv: k, hint: []byte(base64.StdEncoding.EncodeToString(h[:]))}
-		stmts := []string{"", "{}", testStatement, goldenStatements["escaped"]}
+		kp := &sigstoretest.Keypair{Priv: k, Hint: []byte(base64.StdEncoding.EncodeToString(h[:]))}
+		stmts := []string{"", "{}", sigstoretest.Statement, sigstoretest.GoldenStatements["escaped"]}
 		for n := 1; n < 300; n += 37 {
 			b := make([]byte, n)
 			for i := range b {
@@ -84,7 +50,11 @@ func TestSignStatementMatchesPkgSign(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, err := encodeBundle(pb)
+				raw, err := protojson.Marshal(pb)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := canon.Transform(raw)
 				if err != nil {
 					t.Fatal(err)
 				}

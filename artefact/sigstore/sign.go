@@ -9,13 +9,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"strconv"
 
 	"github.com/obaudit/obaudit/canon"
-	"github.com/secure-systems-lab/go-securesystemslib/dsse"
-	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
-	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
-	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // InTotoPayloadType is the DSSE payload type of an in-toto Statement, the
@@ -72,40 +68,46 @@ func (s *KeySigner) PublicKey() *ecdsa.PublicKey { return &s.priv.PublicKey }
 
 // SignStatement wraps statement (the exact bytes of an in-toto Statement) in
 // a DSSE envelope, signs it, and returns the Sigstore v0.3 bundle as RFC
-// 8785 canonical JSON. The signature is ECDSA P-256 over the SHA-256 of the
-// envelope's pre-authentication encoding (dsse.PAE, the encoding
+// 8785 canonical JSON: the protobuf JSON form of the bundle (protojson's
+// names; bytes as padded standard base64), written directly, so signing
+// links no protobuf runtime (TestSignStatementMatchesPkgSign holds it to
+// sigstore-go's pkg/sign through protojson, byte for byte). The signature is ECDSA P-256 over the SHA-256 of the
+// envelope's pre-authentication encoding ([pae], the encoding
 // sigstore-go's verifier rebuilds); nothing is contacted, so ctx is unused.
 func (s *KeySigner) SignStatement(_ context.Context, statement []byte) ([]byte, error) {
-	sig, err := s.sign(dsse.PAE(InTotoPayloadType, statement))
+	sig, err := s.sign(pae(InTotoPayloadType, statement))
 	if err != nil {
 		return nil, err
 	}
-	pb := &protobundle.Bundle{
-		MediaType: bundleMediaType,
-		VerificationMaterial: &protobundle.VerificationMaterial{
-			Content: &protobundle.VerificationMaterial_PublicKey{
-				PublicKey: &protocommon.PublicKeyIdentifier{Hint: s.hint},
-			},
-		},
-		Content: &protobundle.Bundle_DsseEnvelope{
-			DsseEnvelope: &protodsse.Envelope{
-				Payload:     statement,
-				PayloadType: InTotoPayloadType,
-				Signatures:  []*protodsse.Signature{{Sig: sig}},
-			},
-		},
+	env := map[string]any{
+		"payloadType": InTotoPayloadType,
+		"signatures":  []any{map[string]any{"sig": base64.StdEncoding.EncodeToString(sig)}},
 	}
-	return encodeBundle(pb)
+	if len(statement) > 0 { // proto3: an empty field is not written
+		env["payload"] = base64.StdEncoding.EncodeToString(statement)
+	}
+	return canon.JCS(map[string]any{
+		"mediaType":            bundleMediaType,
+		"verificationMaterial": map[string]any{"publicKey": map[string]any{"hint": s.hint}},
+		"dsseEnvelope":         env,
+	})
 }
 
-// encodeBundle is a bundle's bytes: its protobuf JSON form, canonicalised
-// (RFC 8785), so the same bundle always has the same bytes.
-func encodeBundle(pb *protobundle.Bundle) ([]byte, error) {
-	raw, err := protojson.Marshal(pb)
-	if err != nil {
-		return nil, err
-	}
-	return canon.Transform(raw)
+// pae is DSSE's pre-authentication encoding of a payload: "DSSEv1", the
+// payload type's length and bytes, the payload's length and bytes, joined by
+// single spaces (lengths in decimal). go-securesystemslib's dsse.PAE is the
+// same; this package does not import it because it links golang.org/x/crypto/ssh
+// (TestPAE holds the two equal).
+func pae(payloadType string, payload []byte) []byte {
+	b := make([]byte, 0, len("DSSEv1 ")+len(payloadType)+len(payload)+42)
+	b = append(b, "DSSEv1 "...)
+	b = strconv.AppendInt(b, int64(len(payloadType)), 10)
+	b = append(b, ' ')
+	b = append(b, payloadType...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(payload)), 10)
+	b = append(b, ' ')
+	return append(b, payload...)
 }
 
 // sign returns the ASN.1 ECDSA signature of the SHA-256 of data.

@@ -56,7 +56,7 @@ commitment, and a population report re-derivable from the outcomes.
   obaudit campaign run DIR --key KEY --shard K/N|auto   (one shard; then)
   obaudit campaign merge DIR --key KEY`,
 	}
-	c.AddCommand(newCampaignPlanCmd(g), newCampaignRunCmd(g), newCampaignReportCmd(g), newCampaignVerifyCmd(g), newCampaignMergeCmd(g))
+	c.AddCommand(newCampaignPlanCmd(g), newCampaignRunCmd(g), newCampaignReportCmd(g), markSigstore(newCampaignVerifyCmd(g)), markSigstore(newCampaignMergeCmd(g)))
 	return c
 }
 

@@ -6,7 +6,6 @@ import (
 	"io"
 	"runtime/debug"
 
-	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/campaign"
 	"github.com/obaudit/obaudit/checkpoint"
 	"github.com/spf13/cobra"
@@ -54,7 +53,7 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 			if err != nil {
 				return err
 			}
-			cv, err := sigstore.NewKeyVerifier(&key.PublicKey)
+			cv, err := verifiers.key(&key.PublicKey)
 			if err != nil {
 				return err
 			}

@@ -6,7 +6,6 @@ import (
 	"runtime/debug"
 	"slices"
 
-	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/campaign"
 	"github.com/obaudit/obaudit/domains"
 	"github.com/spf13/cobra"
@@ -55,7 +54,7 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 			if err != nil {
 				return err
 			}
-			cv, err := sigstore.NewKeyVerifier(pub)
+			cv, err := verifiers.key(pub)
 			if err != nil {
 				return err
 			}

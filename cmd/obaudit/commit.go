@@ -71,7 +71,7 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 					return err
 				}
 			}
-			v, err := sigstore.NewKeyVerifier(bundlePub)
+			v, err := verifiers.key(bundlePub)
 			if err != nil {
 				return err
 			}

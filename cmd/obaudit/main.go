@@ -1,5 +1,11 @@
 // Command obaudit runs, records, signs and audits OperateBench episodes.
 // See README.md for the command list and exit codes.
+//
+// Built as it is (go build ./cmd/obaudit) it does not link Sigstore bundle
+// verification, whose libraries' start-up is most of a process's: the
+// commands that verify a bundle (verify, commit, campaign verify, campaign
+// merge) run in obaudit-sigstore, installed beside it, which is this same
+// command built with the obaudit_sigstore tag (sigstore.go).
 package main
 
 import (

@@ -70,8 +70,8 @@ func newRootCmd(g *globals, stdin io.Reader, stdout, stderr io.Writer) *cobra.Co
 		newBundleCmd(g),
 		newKeygenCmd(g),
 		newSignCmd(g),
-		newVerifyCmd(g),
-		newCommitCmd(g),
+		markSigstore(newVerifyCmd(g)),
+		markSigstore(newCommitCmd(g)),
 		newVerifyInclusionCmd(g),
 		newExportCmd(g),
 		newReportCmd(g),
@@ -112,8 +112,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var g globals
 	out := &countingWriter{w: stdout}
 	root := newRootCmd(&g, interruptibleReader(ctx, stdin), out, stderr)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	over, code, err := handOver(ctx, root, args, stdin, stdout, stderr)
+	switch {
+	case over && err == nil:
+		return code
+	case over:
+		err = &ranErr{err}
+	default:
+		root.SetArgs(args)
+		err = root.ExecuteContext(ctx)
+	}
 	o := outcomeOf(ctx, err)
 	o.print(stderr)
 	// With --json (anywhere on the line, even one cobra could not parse),

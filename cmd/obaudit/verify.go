@@ -55,14 +55,14 @@ the evidence (the report names it).`,
 			case keyless && (rootPath == "" || identity == "" || issuer == ""):
 				return usagef("keyless verification needs all of --trusted-root, --certificate-identity and --certificate-oidc-issuer")
 			}
-			var v *sigstore.Verifier
+			var v commitment.Verifier
 			signer := map[string]any{}
 			if keyPath != "" {
 				pub, err := readPublicKey(cmd, keyPath)
 				if err != nil {
 					return err
 				}
-				if v, err = sigstore.NewKeyVerifier(pub); err != nil {
+				if v, err = verifiers.key(pub); err != nil {
 					return err
 				}
 				signer["key_sha256"] = sigstore.KeyID(pub)
@@ -71,7 +71,7 @@ the evidence (the report names it).`,
 				if err != nil {
 					return err
 				}
-				if v, err = sigstore.NewKeylessVerifier(rootJSON, sigstore.Identity{Subject: identity, Issuer: issuer}); err != nil {
+				if v, err = verifiers.keyless(rootJSON, sigstore.Identity{Subject: identity, Issuer: issuer}); err != nil {
 					return err
 				}
 				signer["certificate_identity"] = identity

@@ -18,9 +18,15 @@ package sigstoretest
 
 import (
 	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"io"
 	"testing"
 	"time"
 
@@ -32,6 +38,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
@@ -188,4 +195,71 @@ func (g Signer) SignStatement(_ context.Context, statement []byte) ([]byte, erro
 		return nil, err
 	}
 	return g.S.bundle(ent)
+}
+
+// GoldenKey is a fixed P-256 test key (its scalar), so a deterministic
+// signer's bundles are fixed bytes (the goldens of artefact/sigstore/sigverify).
+func GoldenKey(tb testing.TB) *ecdsa.PrivateKey {
+	tb.Helper()
+	d, _ := hex.DecodeString("3a1f0c5e9b7d2468ace013579bdf02468ace13579bdf02468ace13579bdf0246")
+	k, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), d)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return k
+}
+
+// NewKey is a fresh P-256 key.
+func NewKey(tb testing.TB) *ecdsa.PrivateKey {
+	tb.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return k
+}
+
+// Statement is a small in-toto Statement for signing tests.
+const Statement = `{"_type":"https://in-toto.io/Statement/v1","predicate":{"k":1},"predicateType":"https://example.test/p/v1","subject":[{"digest":{"sha256":"0000000000000000000000000000000000000000000000000000000000000000"},"name":"a.json"}]}`
+
+// Keypair is a sigstore-go sign.Keypair over a long-lived key, so tests
+// can have sigstore-go's own signer (pkg/sign, which the binary does not
+// link) write a bundle to hold the KeySigner to. Random nil means RFC 6979
+// nonces, as for the deterministic KeySigner.
+type Keypair struct {
+	Priv   *ecdsa.PrivateKey
+	Hint   []byte
+	Random io.Reader
+}
+
+func (k *Keypair) GetHashAlgorithm() protocommon.HashAlgorithm {
+	return protocommon.HashAlgorithm_SHA2_256
+}
+func (k *Keypair) GetSigningAlgorithm() protocommon.PublicKeyDetails {
+	return protocommon.PublicKeyDetails_PKIX_ECDSA_P256_SHA_256
+}
+func (k *Keypair) GetHint() []byte                { return k.Hint }
+func (k *Keypair) GetKeyAlgorithm() string        { return "ECDSA" }
+func (k *Keypair) GetPublicKey() crypto.PublicKey { return k.Priv.Public() }
+func (k *Keypair) GetPublicKeyPem() (string, error) {
+	b, err := cryptoutils.MarshalPublicKeyToPEM(k.Priv.Public())
+	return string(b), err
+}
+func (k *Keypair) SignData(_ context.Context, data []byte) ([]byte, []byte, error) {
+	d := sha256.Sum256(data)
+	if k.Random == nil {
+		sig, err := k.Priv.Sign(nil, d[:], crypto.SHA256)
+		return sig, d[:], err
+	}
+	sig, err := ecdsa.SignASN1(k.Random, k.Priv, d[:])
+	return sig, d[:], err
+}
+
+// GoldenStatements are the statements held to artefact/sigstore/sigverify/testdata: a plain one and
+// one whose bytes exercise JSON escaping and non-ASCII text inside the
+// payload (the payload is carried as base64, so neither may leak into the
+// envelope's encoding).
+var GoldenStatements = map[string]string{
+	"plain":   Statement,
+	"escaped": `{"_type":"https://in-toto.io/Statement/v1","predicate":{"note":"caf\u00e9 \"q\" \\ <&> \u2028 café"},"predicateType":"https://example.test/p/v1","subject":[{"digest":{"sha256":"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"},"name":"ü.json"}]}`,
 }

@@ -1,4 +1,4 @@
-package sigstore
+package sigverify
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/artefact/sigstore/sigstoretest"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/refusal"
@@ -23,20 +24,9 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-const testStatement = `{"_type":"https://in-toto.io/Statement/v1","predicate":{"k":1},"predicateType":"https://example.test/p/v1","subject":[{"digest":{"sha256":"0000000000000000000000000000000000000000000000000000000000000000"},"name":"a.json"}]}`
-
-func newKey(t testing.TB) *ecdsa.PrivateKey {
-	t.Helper()
-	k, err := GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
 func signTest(t testing.TB, k *ecdsa.PrivateKey, stmt string) []byte {
 	t.Helper()
-	s, err := NewKeySigner(k, rand.Reader)
+	s, err := sigstore.NewKeySigner(k, rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +55,8 @@ func wantClass(t *testing.T, err error, want *refusal.Refusal) {
 }
 
 func TestKeyRoundTrip(t *testing.T) {
-	k := newKey(t)
-	b := signTest(t, k, testStatement)
+	k := sigstoretest.NewKey(t)
+	b := signTest(t, k, sigstoretest.Statement)
 	if c, err := canon.Transform(b); err != nil || !bytes.Equal(c, b) {
 		t.Fatalf("bundle is not RFC 8785 canonical (err %v)", err)
 	}
@@ -74,15 +64,15 @@ func TestKeyRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("VerifyStatement = %v, want ok", err)
 	}
-	if string(got) != testStatement {
+	if string(got) != sigstoretest.Statement {
 		t.Fatalf("VerifyStatement returned %q, want the signed statement bytes", got)
 	}
 }
 
 func TestKeyRefusals(t *testing.T) {
-	k := newKey(t)
-	good := signTest(t, k, testStatement)
-	other := newKey(t)
+	k := sigstoretest.NewKey(t)
+	good := signTest(t, k, sigstoretest.Statement)
+	other := sigstoretest.NewKey(t)
 
 	// A byte of the payload changed: re-encode the DSSE payload with one
 	// byte of the statement altered.
@@ -108,8 +98,8 @@ func TestKeyRefusals(t *testing.T) {
 	otherType.GetDsseEnvelope().PayloadType = "application/json"
 	otherTypeJSON, _ := protojson.Marshal(otherType)
 
-	kp := &oracleKeypair{priv: k, hint: []byte("h"), random: rand.Reader}
-	msgPB, err := sign.Bundle(&sign.PlainData{Data: []byte(testStatement)}, kp, sign.BundleOptions{})
+	kp := &sigstoretest.Keypair{Priv: k, Hint: []byte("h"), Random: rand.Reader}
+	msgPB, err := sign.Bundle(&sign.PlainData{Data: []byte(sigstoretest.Statement)}, kp, sign.BundleOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,15 +111,15 @@ func TestKeyRefusals(t *testing.T) {
 		pub    *ecdsa.PublicKey
 		want   *refusal.Refusal
 	}{
-		{"another key", good, &other.PublicKey, ErrSignatureInvalid},
-		{"payload byte changed", tamperedPayload, &k.PublicKey, ErrSignatureInvalid},
-		{"signature byte changed", tamperedSig, &k.PublicKey, ErrSignatureInvalid},
-		{"not JSON", good[:len(good)-1], &k.PublicKey, ErrMalformedBundle},
-		{"not a bundle", []byte(`{"mediaType":"application/json"}`), &k.PublicKey, ErrMalformedBundle},
-		{"two signatures", twoSigsJSON, &k.PublicKey, ErrMalformedBundle},
-		{"other payload type", otherTypeJSON, &k.PublicKey, ErrMalformedBundle},
-		{"message signature", msgSig, &k.PublicKey, ErrMalformedBundle},
-		{"oversized", bytes.Repeat([]byte(" "), MaxBundleBytes+1), &k.PublicKey, ErrMalformedBundle},
+		{"another key", good, &other.PublicKey, sigstore.ErrSignatureInvalid},
+		{"payload byte changed", tamperedPayload, &k.PublicKey, sigstore.ErrSignatureInvalid},
+		{"signature byte changed", tamperedSig, &k.PublicKey, sigstore.ErrSignatureInvalid},
+		{"not JSON", good[:len(good)-1], &k.PublicKey, sigstore.ErrMalformedBundle},
+		{"not a bundle", []byte(`{"mediaType":"application/json"}`), &k.PublicKey, sigstore.ErrMalformedBundle},
+		{"two signatures", twoSigsJSON, &k.PublicKey, sigstore.ErrMalformedBundle},
+		{"other payload type", otherTypeJSON, &k.PublicKey, sigstore.ErrMalformedBundle},
+		{"message signature", msgSig, &k.PublicKey, sigstore.ErrMalformedBundle},
+		{"oversized", bytes.Repeat([]byte(" "), sigstore.MaxBundleBytes+1), &k.PublicKey, sigstore.ErrMalformedBundle},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := keyVerifier(t, tc.pub).VerifyStatement(context.Background(), tc.bundle)
@@ -138,8 +128,8 @@ func TestKeyRefusals(t *testing.T) {
 	}
 }
 
-func mustSigner(t testing.TB, k *ecdsa.PrivateKey) *KeySigner {
-	s, err := NewKeySigner(k, rand.Reader)
+func mustSigner(t testing.TB, k *ecdsa.PrivateKey) *sigstore.KeySigner {
+	s, err := sigstore.NewKeySigner(k, rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,29 +137,29 @@ func mustSigner(t testing.TB, k *ecdsa.PrivateKey) *KeySigner {
 }
 
 func TestKeys(t *testing.T) {
-	k := newKey(t)
-	privPEM, err := MarshalPrivateKey(k)
+	k := sigstoretest.NewKey(t)
+	privPEM, err := sigstore.MarshalPrivateKey(k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pubPEM, err := MarshalPublicKey(&k.PublicKey)
+	pubPEM, err := sigstore.MarshalPublicKey(&k.PublicKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k2, err := ParsePrivateKey(privPEM)
+	k2, err := sigstore.ParsePrivateKey(privPEM)
 	if err != nil || !k2.Equal(k) {
-		t.Fatalf("ParsePrivateKey(MarshalPrivateKey(k)) = %v, want k", err)
+		t.Fatalf("sigstore.ParsePrivateKey(sigstore.MarshalPrivateKey(k)) = %v, want k", err)
 	}
-	p2, err := ParsePublicKey(pubPEM)
+	p2, err := sigstore.ParsePublicKey(pubPEM)
 	if err != nil || !p2.Equal(&k.PublicKey) {
-		t.Fatalf("ParsePublicKey(MarshalPublicKey(k)) = %v, want k.Public", err)
+		t.Fatalf("sigstore.ParsePublicKey(sigstore.MarshalPublicKey(k)) = %v, want k.Public", err)
 	}
 	sec1, _ := x509.MarshalECPrivateKey(k)
-	if k3, err := ParsePrivateKey(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: sec1})); err != nil || !k3.Equal(k) {
-		t.Fatalf("ParsePrivateKey(SEC 1) = %v, want k", err)
+	if k3, err := sigstore.ParsePrivateKey(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: sec1})); err != nil || !k3.Equal(k) {
+		t.Fatalf("sigstore.ParsePrivateKey(SEC 1) = %v, want k", err)
 	}
-	if KeyID(&k.PublicKey) != KeyID(p2) || len(KeyID(p2)) != 64 {
-		t.Fatal("KeyID is not a stable 64-hex fingerprint")
+	if sigstore.KeyID(&k.PublicKey) != sigstore.KeyID(p2) || len(sigstore.KeyID(p2)) != 64 {
+		t.Fatal("sigstore.KeyID is not a stable 64-hex fingerprint")
 	}
 
 	p384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
@@ -188,24 +178,24 @@ func TestKeys(t *testing.T) {
 		in   []byte
 		want *refusal.Refusal
 	}{
-		{"private P-384", true, pemOf("PRIVATE KEY", p384DER), ErrKeyUnsupported},
-		{"private Ed25519", true, pemOf("PRIVATE KEY", edDER), ErrKeyUnsupported},
-		{"public P-384", false, pemOf("PUBLIC KEY", p384Pub), ErrKeyUnsupported},
-		{"public RSA", false, pemOf("PUBLIC KEY", rsaPub), ErrKeyUnsupported},
-		{"not PEM", true, []byte("hello"), ErrKeyInvalid},
-		{"encrypted", true, pem.EncodeToMemory(enc), ErrKeyInvalid},
-		{"cosign encrypted", true, pemOf("ENCRYPTED SIGSTORE PRIVATE KEY", []byte("x")), ErrKeyInvalid},
-		{"public as private", true, pubPEM, ErrKeyInvalid},
-		{"private as public", false, privPEM, ErrKeyInvalid},
-		{"trailing data", false, append(append([]byte{}, pubPEM...), "junk"...), ErrKeyInvalid},
-		{"garbage DER", false, pemOf("PUBLIC KEY", []byte{1, 2, 3}), ErrKeyInvalid},
+		{"private P-384", true, pemOf("PRIVATE KEY", p384DER), sigstore.ErrKeyUnsupported},
+		{"private Ed25519", true, pemOf("PRIVATE KEY", edDER), sigstore.ErrKeyUnsupported},
+		{"public P-384", false, pemOf("PUBLIC KEY", p384Pub), sigstore.ErrKeyUnsupported},
+		{"public RSA", false, pemOf("PUBLIC KEY", rsaPub), sigstore.ErrKeyUnsupported},
+		{"not PEM", true, []byte("hello"), sigstore.ErrKeyInvalid},
+		{"encrypted", true, pem.EncodeToMemory(enc), sigstore.ErrKeyInvalid},
+		{"cosign encrypted", true, pemOf("ENCRYPTED SIGSTORE PRIVATE KEY", []byte("x")), sigstore.ErrKeyInvalid},
+		{"public as private", true, pubPEM, sigstore.ErrKeyInvalid},
+		{"private as public", false, privPEM, sigstore.ErrKeyInvalid},
+		{"trailing data", false, append(append([]byte{}, pubPEM...), "junk"...), sigstore.ErrKeyInvalid},
+		{"garbage DER", false, pemOf("PUBLIC KEY", []byte{1, 2, 3}), sigstore.ErrKeyInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			if tc.priv {
-				_, err = ParsePrivateKey(tc.in)
+				_, err = sigstore.ParsePrivateKey(tc.in)
 			} else {
-				_, err = ParsePublicKey(tc.in)
+				_, err = sigstore.ParsePublicKey(tc.in)
 			}
 			wantClass(t, err, tc.want)
 		})
@@ -219,23 +209,23 @@ const (
 
 func attest(t testing.TB, s *sigstoretest.Sigstore, at time.Time) *ca.TestEntity {
 	t.Helper()
-	return s.Attest(t, testSAN, testIssuer, []byte(testStatement), at)
+	return s.Attest(t, testSAN, testIssuer, []byte(sigstoretest.Statement), at)
 }
 
 func TestKeylessRoundTrip(t *testing.T) {
 	vs := sigstoretest.New(t)
 	ent := attest(t, vs, time.Now().Add(5*time.Minute))
 
-	v, err := NewKeylessVerifier(vs.TrustedRoot(t), Identity{Subject: testSAN, Issuer: testIssuer})
+	v, err := NewKeylessVerifier(vs.TrustedRoot(t), sigstore.Identity{Subject: testSAN, Issuer: testIssuer})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := v.verifyEntity(ent)
-	if err != nil || string(got) != testStatement {
+	if err != nil || string(got) != sigstoretest.Statement {
 		t.Fatalf("verifyEntity(virtual entity) = %q, %v; want the statement", got, err)
 	}
 	got, err = v.VerifyStatement(context.Background(), vs.Bundle(t, ent))
-	if err != nil || string(got) != testStatement {
+	if err != nil || string(got) != sigstoretest.Statement {
 		t.Fatalf("VerifyStatement(virtual bundle file) = %q, %v; want the statement", got, err)
 	}
 }
@@ -275,24 +265,24 @@ func TestKeylessRefusals(t *testing.T) {
 	payloadPB.GetDsseEnvelope().Payload[5] ^= 1
 	payloadChanged, _ := protojson.Marshal(&payloadPB)
 
-	keySigned := signTest(t, newKey(t), testStatement)
+	keySigned := signTest(t, sigstoretest.NewKey(t), sigstoretest.Statement)
 
 	root := vs.TrustedRoot(t)
 	for _, tc := range []struct {
 		name   string
 		bundle []byte
-		id     Identity
+		id     sigstore.Identity
 		want   *refusal.Refusal
 	}{
-		{"expired certificate", expired, Identity{testSAN, testIssuer}, ErrCertificateInvalid},
-		{"not yet valid certificate", early, Identity{testSAN, testIssuer}, ErrCertificateInvalid},
-		{"wrong identity", goodFile, Identity{"mallory@obaudit.example", testIssuer}, ErrIdentityMismatch},
-		{"wrong issuer", goodFile, Identity{testSAN, "https://other.example"}, ErrIdentityMismatch},
-		{"unknown Sigstore", strangerFile, Identity{testSAN, testIssuer}, ErrTlogInvalid},
-		{"no log entry", noLog, Identity{testSAN, testIssuer}, ErrTlogInvalid},
-		{"no timestamp", noTime, Identity{testSAN, testIssuer}, ErrTimestampInvalid},
-		{"payload byte changed", payloadChanged, Identity{testSAN, testIssuer}, ErrTlogInvalid},
-		{"key-signed bundle", keySigned, Identity{testSAN, testIssuer}, ErrCertificateInvalid},
+		{"expired certificate", expired, sigstore.Identity{Subject: testSAN, Issuer: testIssuer}, sigstore.ErrCertificateInvalid},
+		{"not yet valid certificate", early, sigstore.Identity{Subject: testSAN, Issuer: testIssuer}, sigstore.ErrCertificateInvalid},
+		{"wrong identity", goodFile, sigstore.Identity{Subject: "mallory@obaudit.example", Issuer: testIssuer}, sigstore.ErrIdentityMismatch},
+		{"wrong issuer", goodFile, sigstore.Identity{Subject: testSAN, Issuer: "https://other.example"}, sigstore.ErrIdentityMismatch},
+		{"unknown Sigstore", strangerFile, sigstore.Identity{Subject: testSAN, Issuer: testIssuer}, sigstore.ErrTlogInvalid},
+		{"no log entry", noLog, sigstore.Identity{Subject: testSAN, Issuer: testIssuer}, sigstore.ErrTlogInvalid},
+		{"no timestamp", noTime, sigstore.Identity{Subject: testSAN, Issuer: testIssuer}, sigstore.ErrTimestampInvalid},
+		{"payload byte changed", payloadChanged, sigstore.Identity{Subject: testSAN, Issuer: testIssuer}, sigstore.ErrTlogInvalid},
+		{"key-signed bundle", keySigned, sigstore.Identity{Subject: testSAN, Issuer: testIssuer}, sigstore.ErrCertificateInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, err := NewKeylessVerifier(root, tc.id)
@@ -305,15 +295,15 @@ func TestKeylessRefusals(t *testing.T) {
 	}
 
 	t.Run("certificate bundle under a pinned key", func(t *testing.T) {
-		_, err := keyVerifier(t, &newKey(t).PublicKey).VerifyStatement(context.Background(), goodFile)
-		wantClass(t, err, ErrSignatureInvalid)
+		_, err := keyVerifier(t, &sigstoretest.NewKey(t).PublicKey).VerifyStatement(context.Background(), goodFile)
+		wantClass(t, err, sigstore.ErrSignatureInvalid)
 	})
 	t.Run("trusted root not JSON", func(t *testing.T) {
-		_, err := NewKeylessVerifier([]byte("{"), Identity{testSAN, testIssuer})
-		wantClass(t, err, ErrTrustedRootInvalid)
+		_, err := NewKeylessVerifier([]byte("{"), sigstore.Identity{Subject: testSAN, Issuer: testIssuer})
+		wantClass(t, err, sigstore.ErrTrustedRootInvalid)
 	})
 	t.Run("identity required", func(t *testing.T) {
-		_, err := NewKeylessVerifier(root, Identity{Subject: testSAN})
+		_, err := NewKeylessVerifier(root, sigstore.Identity{Subject: testSAN})
 		if err == nil || refusalClassed(err) {
 			t.Fatalf("NewKeylessVerifier without issuer = %v, want a plain configuration error", err)
 		}

@@ -1,4 +1,4 @@
-package sigstore
+package sigverify
 
 // End-to-end run commitments through the real signer and verifier: the
 // upstream artefacts, signed as obaudit sign does, verified as obaudit
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/artefact/sigstore/sigstoretest"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/commitment"
@@ -61,7 +62,7 @@ func predicateOf(tree map[string]any) map[string]any { return tree["predicate"].
 func TestCommitmentWithKey(t *testing.T) {
 	ctx := context.Background()
 	det, model := upstreamInputs(t)
-	k, other := newKey(t), newKey(t)
+	k, other := sigstoretest.NewKey(t), sigstoretest.NewKey(t)
 	s := mustSigner(t, k)
 	v := keyVerifier(t, &k.PublicKey)
 
@@ -109,8 +110,8 @@ func TestCommitmentWithKey(t *testing.T) {
 	}{
 		{"one byte changed in the artefact", bDet, commitment.Inputs{Artefact: flipAt(det.Artefact, 5000)}, v, commitment.ErrSubjectMismatch},
 		{"one byte changed in the ledger", bModel, commitment.Inputs{Artefact: model.Artefact, Ledger: flipAt(model.Ledger, 5000)}, v, commitment.ErrSubjectMismatch},
-		{"one byte changed in the bundle", bundleByte, det, v, ErrSignatureInvalid},
-		{"another key", bDet, det, keyVerifier(t, &other.PublicKey), ErrSignatureInvalid},
+		{"one byte changed in the bundle", bundleByte, det, v, sigstore.ErrSignatureInvalid},
+		{"another key", bDet, det, keyVerifier(t, &other.PublicKey), sigstore.ErrSignatureInvalid},
 		{"a bundle for another artefact", bModel, commitment.Inputs{Artefact: det.Artefact, Ledger: model.Ledger}, v, commitment.ErrSubjectMismatch},
 		{"a subject swapped between two bundles", signed(statementBytes(t, det, func(m map[string]any) {
 			m["subject"].([]any)[0].(map[string]any)["digest"].(map[string]any)["sha256"] = commitment.SHA256Hex(model.Artefact)
@@ -147,14 +148,14 @@ func TestCommitmentKeyless(t *testing.T) {
 	now := time.Now()
 	good := virtualCommitment(t, vs, statementBytes(t, model, nil), now.Add(5*time.Minute))
 	expired := virtualCommitment(t, vs, statementBytes(t, model, nil), now.Add(30*time.Minute))
-	verifier := func(id Identity) *Verifier {
+	verifier := func(id sigstore.Identity) *Verifier {
 		v, err := NewKeylessVerifier(root, id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return v
 	}
-	st, err := commitment.Verify(ctx, good, model, verifier(Identity{testSAN, testIssuer}))
+	st, err := commitment.Verify(ctx, good, model, verifier(sigstore.Identity{Subject: testSAN, Issuer: testIssuer}))
 	if err != nil {
 		t.Fatalf("keyless Verify = %v", err)
 	}
@@ -165,13 +166,13 @@ func TestCommitmentKeyless(t *testing.T) {
 		name   string
 		bundle []byte
 		in     commitment.Inputs
-		id     Identity
+		id     sigstore.Identity
 		want   *refusal.Refusal
 	}{
-		{"expired certificate", expired, model, Identity{testSAN, testIssuer}, ErrCertificateInvalid},
-		{"wrong identity", good, model, Identity{"someone@else.example", testIssuer}, ErrIdentityMismatch},
-		{"wrong issuer", good, model, Identity{testSAN, "https://accounts.example"}, ErrIdentityMismatch},
-		{"another artefact", good, commitment.Inputs{Artefact: det.Artefact, Ledger: model.Ledger}, Identity{testSAN, testIssuer}, commitment.ErrSubjectMismatch},
+		{"expired certificate", expired, model, sigstore.Identity{Subject: testSAN, Issuer: testIssuer}, sigstore.ErrCertificateInvalid},
+		{"wrong identity", good, model, sigstore.Identity{Subject: "someone@else.example", Issuer: testIssuer}, sigstore.ErrIdentityMismatch},
+		{"wrong issuer", good, model, sigstore.Identity{Subject: testSAN, Issuer: "https://accounts.example"}, sigstore.ErrIdentityMismatch},
+		{"another artefact", good, commitment.Inputs{Artefact: det.Artefact, Ledger: model.Ledger}, sigstore.Identity{Subject: testSAN, Issuer: testIssuer}, commitment.ErrSubjectMismatch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := commitment.Verify(ctx, tc.bundle, tc.in, verifier(tc.id))
@@ -182,7 +183,7 @@ func TestCommitmentKeyless(t *testing.T) {
 
 func BenchmarkSignEpisode(b *testing.B) {
 	_, model := upstreamInputs(b)
-	s := mustSigner(b, newKey(b))
+	s := mustSigner(b, sigstoretest.NewKey(b))
 	ctx := context.Background()
 	b.SetBytes(int64(len(model.Artefact) + len(model.Ledger)))
 	for b.Loop() {
@@ -194,7 +195,7 @@ func BenchmarkSignEpisode(b *testing.B) {
 
 func BenchmarkVerifyEpisode(b *testing.B) {
 	_, model := upstreamInputs(b)
-	k := newKey(b)
+	k := sigstoretest.NewKey(b)
 	bundle, _, err := commitment.Sign(context.Background(), model, commitOpts, mustSigner(b, k))
 	if err != nil {
 		b.Fatal(err)
@@ -218,7 +219,7 @@ func BenchmarkSignatureOnly(b *testing.B) {
 		b.Fatal(err)
 	}
 	stmt, _ := st.Marshal()
-	k := newKey(b)
+	k := sigstoretest.NewKey(b)
 	s := mustSigner(b, k)
 	v := keyVerifier(b, &k.PublicKey)
 	bundle, _ := s.SignStatement(context.Background(), stmt)

@@ -1,4 +1,4 @@
-package sigstore
+package sigverify
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/root"
@@ -18,23 +19,6 @@ import (
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
 )
-
-// MaxBundleBytes bounds a bundle file; MaxTrustedRootBytes a trusted root.
-const (
-	MaxBundleBytes      = 4 << 20
-	MaxTrustedRootBytes = 4 << 20
-)
-
-// Identity is the signer a keyless bundle must name. Both fields are matched
-// exactly; neither may be empty.
-type Identity struct {
-	// Subject is the certificate's subject alternative name: an email
-	// address or URI (cosign's --certificate-identity).
-	Subject string
-	// Issuer is the OIDC issuer recorded in the certificate's Fulcio
-	// extension (cosign's --certificate-oidc-issuer).
-	Issuer string
-}
 
 // Verifier checks Sigstore bundles offline, either against one pinned
 // public key or, keyless, against a trusted root and an expected identity.
@@ -53,7 +37,7 @@ func NewKeyVerifier(pub *ecdsa.PublicKey) (*Verifier, error) {
 	}
 	sv, err := signature.LoadVerifier(pub, crypto.SHA256)
 	if err != nil {
-		return nil, refusal.Because(ErrKeyUnsupported, err, "public key: not a key Sigstore verification accepts (want ECDSA P-256, as obaudit keygen writes)")
+		return nil, refusal.Because(sigstore.ErrKeyUnsupported, err, "public key: not a key Sigstore verification accepts (want ECDSA P-256, as obaudit keygen writes)")
 	}
 	tm := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
 		return root.NewExpiringKey(sv, time.Time{}, time.Time{}), nil
@@ -71,19 +55,19 @@ func NewKeyVerifier(pub *ecdsa.PublicKey) (*Verifier, error) {
 // application/vnd.dev.sigstore.trustedroot+json;version=0.1), the bundle
 // must carry a transparency-log entry from a log in the root and an observer
 // timestamp, and the certificate must name id. A root that does not parse
-// is refused as [ErrTrustedRootInvalid].
-func NewKeylessVerifier(trustedRootJSON []byte, id Identity) (*Verifier, error) {
-	if len(trustedRootJSON) > MaxTrustedRootBytes {
-		return nil, refusal.New(ErrTrustedRootInvalid, "trusted root: %d bytes is more than %d", len(trustedRootJSON), MaxTrustedRootBytes)
+// is refused as [sigstore.ErrTrustedRootInvalid].
+func NewKeylessVerifier(trustedRootJSON []byte, id sigstore.Identity) (*Verifier, error) {
+	if len(trustedRootJSON) > sigstore.MaxTrustedRootBytes {
+		return nil, refusal.New(sigstore.ErrTrustedRootInvalid, "trusted root: %d bytes is more than %d", len(trustedRootJSON), sigstore.MaxTrustedRootBytes)
 	}
 	tr, err := root.NewTrustedRootFromJSON(trustedRootJSON)
 	if err != nil {
-		return nil, refusal.Because(ErrTrustedRootInvalid, err, "trusted root: not a complete Sigstore trusted root (trusted_root.json, media type application/vnd.dev.sigstore.trustedroot+json;version=0.1, as the Sigstore instance that signed publishes it); fetch it again")
+		return nil, refusal.Because(sigstore.ErrTrustedRootInvalid, err, "trusted root: not a complete Sigstore trusted root (trusted_root.json, media type application/vnd.dev.sigstore.trustedroot+json;version=0.1, as the Sigstore instance that signed publishes it); fetch it again")
 	}
 	return newKeylessVerifier(tr, id)
 }
 
-func newKeylessVerifier(tm root.TrustedMaterial, id Identity) (*Verifier, error) {
+func newKeylessVerifier(tm root.TrustedMaterial, id sigstore.Identity) (*Verifier, error) {
 	if id.Subject == "" || id.Issuer == "" {
 		return nil, errors.New("sigstore: keyless verification needs both a certificate identity and an OIDC issuer")
 	}
@@ -103,12 +87,12 @@ func newKeylessVerifier(tm root.TrustedMaterial, id Identity) (*Verifier, error)
 // still check the Statement's subjects against the files it names: this
 // method checks who signed, not what.
 func (v *Verifier) VerifyStatement(ctx context.Context, bundleJSON []byte) ([]byte, error) {
-	if len(bundleJSON) > MaxBundleBytes {
-		return nil, refusal.New(ErrMalformedBundle, "%d bytes is more than %d", len(bundleJSON), MaxBundleBytes)
+	if len(bundleJSON) > sigstore.MaxBundleBytes {
+		return nil, refusal.New(sigstore.ErrMalformedBundle, "%d bytes is more than %d", len(bundleJSON), sigstore.MaxBundleBytes)
 	}
 	var b bundle.Bundle
 	if err := b.UnmarshalJSON(bundleJSON); err != nil {
-		return nil, refusal.Because(ErrMalformedBundle, err, "not a complete Sigstore bundle v0.3 (cut short or edited?); get it again from whoever signed (obaudit sign or cosign attest-blob --bundle write it)")
+		return nil, refusal.Because(sigstore.ErrMalformedBundle, err, "not a complete Sigstore bundle v0.3 (cut short or edited?); get it again from whoever signed (obaudit sign or cosign attest-blob --bundle write it)")
 	}
 	return v.verifyEntity(&b)
 }
@@ -122,17 +106,17 @@ func (v *Verifier) verifyEntity(entity verify.SignedEntity) ([]byte, error) {
 	}
 	vc, err := entity.VerificationContent()
 	if err != nil {
-		return nil, refusal.Because(ErrMalformedBundle, err, "the bundle's verification material (its certificate or key hint) does not decode: the bundle is damaged; get it again from whoever signed")
+		return nil, refusal.Because(sigstore.ErrMalformedBundle, err, "the bundle's verification material (its certificate or key hint) does not decode: the bundle is damaged; get it again from whoever signed")
 	}
 	var policy verify.PolicyBuilder
 	if v.keyless {
 		if vc.Certificate() == nil {
-			return nil, refusal.New(ErrCertificateInvalid, "the bundle carries no certificate (it is key-signed; verify it with --key)")
+			return nil, refusal.New(sigstore.ErrCertificateInvalid, "the bundle carries no certificate (it is key-signed; verify it with --key)")
 		}
 		policy = verify.NewPolicy(verify.WithoutArtifactUnsafe(), verify.WithCertificateIdentity(v.identity))
 	} else {
 		if vc.PublicKey() == nil {
-			return nil, refusal.New(ErrSignatureInvalid, "the bundle carries a certificate, not a key hint (verify it keyless)")
+			return nil, refusal.New(sigstore.ErrSignatureInvalid, "the bundle carries a certificate, not a key hint (verify it keyless)")
 		}
 		policy = verify.NewPolicy(verify.WithoutArtifactUnsafe(), verify.WithKey())
 	}
@@ -149,22 +133,22 @@ func (v *Verifier) verifyEntity(entity verify.SignedEntity) ([]byte, error) {
 func envelopePayload(entity verify.SignedEntity) ([]byte, error) {
 	sc, err := entity.SignatureContent()
 	if err != nil {
-		return nil, refusal.Because(ErrMalformedBundle, err, "the bundle's signature content does not decode: the bundle is damaged; get it again from whoever signed")
+		return nil, refusal.Because(sigstore.ErrMalformedBundle, err, "the bundle's signature content does not decode: the bundle is damaged; get it again from whoever signed")
 	}
 	ec := sc.EnvelopeContent()
 	if ec == nil || ec.RawEnvelope() == nil {
-		return nil, refusal.New(ErrMalformedBundle, "the bundle holds a message signature, not a DSSE envelope")
+		return nil, refusal.New(sigstore.ErrMalformedBundle, "the bundle holds a message signature, not a DSSE envelope")
 	}
 	env := ec.RawEnvelope()
-	if env.PayloadType != InTotoPayloadType {
-		return nil, refusal.New(ErrMalformedBundle, "DSSE payload type %q is not %s", env.PayloadType, InTotoPayloadType)
+	if env.PayloadType != sigstore.InTotoPayloadType {
+		return nil, refusal.New(sigstore.ErrMalformedBundle, "DSSE payload type %q is not %s", env.PayloadType, sigstore.InTotoPayloadType)
 	}
 	if len(env.Signatures) != 1 {
-		return nil, refusal.New(ErrMalformedBundle, "DSSE envelope has %d signatures, want 1", len(env.Signatures))
+		return nil, refusal.New(sigstore.ErrMalformedBundle, "DSSE envelope has %d signatures, want 1", len(env.Signatures))
 	}
 	payload, err := base64.StdEncoding.DecodeString(env.Payload)
 	if err != nil {
-		return nil, refusal.Because(ErrMalformedBundle, err, "the DSSE payload is not base64: the bundle is damaged; get it again from whoever signed")
+		return nil, refusal.Because(sigstore.ErrMalformedBundle, err, "the DSSE payload is not base64: the bundle is damaged; get it again from whoever signed")
 	}
 	return payload, nil
 }
@@ -173,7 +157,7 @@ func envelopePayload(entity verify.SignedEntity) ([]byte, error) {
 // re-running its steps in order. It never turns a refusal into acceptance.
 func (v *Verifier) diagnose(entity verify.SignedEntity, vc verify.VerificationContent, cause error) error {
 	if !v.keyless {
-		return refusal.Because(ErrSignatureInvalid, cause, "the signature does not verify with this key: the bundle was signed by another key or changed after signing (check that --key is the signer's public key)")
+		return refusal.Because(sigstore.ErrSignatureInvalid, cause, "the signature does not verify with this key: the bundle was signed by another key or changed after signing (check that --key is the signer's public key)")
 	}
 	logTS, err := v.sv.VerifyTransparencyLogInclusion(entity)
 	if err != nil {
@@ -183,26 +167,26 @@ func (v *Verifier) diagnose(entity verify.SignedEntity, vc verify.VerificationCo
 		if entries, e := entity.TlogEntries(); e == nil {
 			for _, entry := range entries {
 				if at := entry.IntegratedTime(); !at.IsZero() && !vc.ValidAtTime(at, v.trusted) {
-					return refusal.Because(ErrCertificateInvalid, err, "the certificate was not valid at the log's integrated time %s (expired, not yet valid, or not issued by this trusted root's Fulcio authority)", at.UTC().Format(time.RFC3339))
+					return refusal.Because(sigstore.ErrCertificateInvalid, err, "the certificate was not valid at the log's integrated time %s (expired, not yet valid, or not issued by this trusted root's Fulcio authority)", at.UTC().Format(time.RFC3339))
 				}
 			}
 		}
-		return refusal.Because(ErrTlogInvalid, err, "the bundle's transparency-log entry does not verify against this trusted root: a root of another Sigstore instance, or an edited entry (give --trusted-root the root of the instance that signed)")
+		return refusal.Because(sigstore.ErrTlogInvalid, err, "the bundle's transparency-log entry does not verify against this trusted root: a root of another Sigstore instance, or an edited entry (give --trusted-root the root of the instance that signed)")
 	}
 	ts, err := v.sv.VerifyObserverTimestamps(entity, logTS)
 	if err != nil {
-		return refusal.Because(ErrTimestampInvalid, err, "the bundle's observer timestamp does not verify against this trusted root (give --trusted-root the root of the instance that signed)")
+		return refusal.Because(sigstore.ErrTimestampInvalid, err, "the bundle's observer timestamp does not verify against this trusted root (give --trusted-root the root of the instance that signed)")
 	}
 	leaf := withoutHandledSAN(vc.Certificate())
 	for _, t := range ts {
 		if _, err := verify.VerifyLeafCertificate(t.Timestamp, leaf, v.trusted); err != nil {
-			return refusal.Because(ErrCertificateInvalid, err, "the certificate does not chain to this trusted root's Fulcio authority at the %s timestamp %s, or was not valid then (damaged, expired, or of another Sigstore instance)", t.Type, t.Timestamp.UTC().Format(time.RFC3339))
+			return refusal.Because(sigstore.ErrCertificateInvalid, err, "the certificate does not chain to this trusted root's Fulcio authority at the %s timestamp %s, or was not valid then (damaged, expired, or of another Sigstore instance)", t.Type, t.Timestamp.UTC().Format(time.RFC3339))
 		}
 	}
 	if _, err := v.sv.Verify(entity, verify.NewPolicy(verify.WithoutArtifactUnsafe(), verify.WithoutIdentitiesUnsafe())); err != nil {
-		return refusal.Because(ErrSignatureInvalid, err, "the signature does not verify with the certificate's key: the bundle was changed after signing")
+		return refusal.Because(sigstore.ErrSignatureInvalid, err, "the signature does not verify with the certificate's key: the bundle was changed after signing")
 	}
-	return refusal.Because(ErrIdentityMismatch, cause, "the certificate names %s, not the identity and issuer given (--certificate-identity, --certificate-oidc-issuer)", certNames(vc.Certificate()))
+	return refusal.Because(sigstore.ErrIdentityMismatch, cause, "the certificate names %s, not the identity and issuer given (--certificate-identity, --certificate-oidc-issuer)", certNames(vc.Certificate()))
 }
 
 // withoutHandledSAN returns a copy of c without the critical OtherName SAN

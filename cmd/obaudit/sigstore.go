@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/obaudit/obaudit/artefact/sigstore"
+	"github.com/obaudit/obaudit/commitment"
+	"github.com/spf13/cobra"
+)
+
+// verifierSet makes Sigstore bundle verifiers. They come from
+// artefact/sigstore/sigverify, which links sigstore-go's verification (its
+// transparency-log, Rekor and gRPC packages), whose package initialisation
+// is most of a process's start-up (BENCHMARKS.md, "Start-up"). So only a
+// binary built with the obaudit_sigstore tag (obaudit-sigstore) links them
+// (sigstore_linked.go); the default build has none and hands each command
+// that verifies a bundle (marked by [markSigstore]) whole to
+// obaudit-sigstore, which is the same command line with them.
+type verifierSet struct {
+	// key verifies bundles signed by one pinned public key.
+	key func(pub *ecdsa.PublicKey) (commitment.Verifier, error)
+	// keyless verifies certificate-signed bundles against a trusted root
+	// and an expected identity.
+	keyless func(trustedRootJSON []byte, id sigstore.Identity) (commitment.Verifier, error)
+}
+
+// verifiersOf adapts sigverify's constructors.
+func verifiersOf[V commitment.Verifier](key func(*ecdsa.PublicKey) (V, error), keyless func([]byte, sigstore.Identity) (V, error)) verifierSet {
+	return verifierSet{
+		key: func(pub *ecdsa.PublicKey) (commitment.Verifier, error) {
+			v, err := key(pub)
+			if err != nil {
+				return nil, err
+			}
+			return v, nil
+		},
+		keyless: func(root []byte, id sigstore.Identity) (commitment.Verifier, error) {
+			v, err := keyless(root, id)
+			if err != nil {
+				return nil, err
+			}
+			return v, nil
+		},
+	}
+}
+
+// verifiers are this binary's: set at init by sigstore_linked.go (and by
+// the tests), else none.
+var verifiers verifierSet
+
+// sigstoreAnnotation marks a command that verifies Sigstore bundles.
+const sigstoreAnnotation = "obaudit/sigstore-verify"
+
+// sigstoreBinary is the name obaudit-sigstore is installed under.
+const sigstoreBinary = "obaudit-sigstore"
+
+// markSigstore marks c as a command that verifies bundles.
+func markSigstore(c *cobra.Command) *cobra.Command {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[sigstoreAnnotation] = "yes"
+	return c
+}
+
+// handOver reports whether args name a command that verifies bundles while
+// this binary has no verifiers. If so it runs the command line in
+// obaudit-sigstore, installed beside this executable (never looked up on
+// PATH: what verifies a signature is not chosen by the environment), and
+// returns its exit code, or the error that kept it from starting (before
+// anything was read or written).
+func handOver(ctx context.Context, root *cobra.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) (bool, int, error) {
+	if verifiers.key != nil {
+		return false, 0, nil
+	}
+	c, _, err := root.Find(args)
+	if err != nil || c.Annotations[sigstoreAnnotation] == "" {
+		return false, 0, nil
+	}
+	name := sigstoreBinary
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return true, 0, fmt.Errorf("%s verifies Sigstore bundles in %s, and this executable's own path is unknown (%v)", c.CommandPath(), name, err)
+	}
+	path := filepath.Join(filepath.Dir(self), name)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return true, 0, fmt.Errorf("%s verifies Sigstore bundles in %s, which is not installed beside %s; build it there: go build -tags obaudit_sigstore -o %s ./cmd/obaudit", c.CommandPath(), name, self, path)
+	}
+	code, err := execSibling(ctx, path, args, stdin, stdout, stderr)
+	return true, code, err
+}
