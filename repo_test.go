@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -692,23 +693,36 @@ func TestPackBoundary(t *testing.T) {
 	}
 }
 
-// TestBinaryDeps keeps cmd/obaudit/deps.txt, the list of every package the
-// binary links, in step (house style S2): adding a module is a visible diff.
+// TestBinaryDeps keeps cmd/obaudit/deps.txt and deps-sigstore.txt, the
+// lists of every package the two builds link (obaudit, and obaudit-sigstore:
+// the obaudit_sigstore tag), in step (house style S2): adding a module is a
+// visible diff. And it holds the line that keeps obaudit's start-up small:
+// the default build links no sigstore-go, protobuf or gRPC package (they
+// come with bundle verification, artefact/sigstore/sigverify).
 func TestBinaryDeps(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "./cmd/obaudit").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	var b bytes.Buffer
-	b.WriteString("# Packages linked into cmd/obaudit (generated: go test . -run TestBinaryDeps -update).\n")
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	slices.Sort(lines)
-	for _, l := range lines {
-		if first, _, _ := strings.Cut(l, "/"); strings.Contains(first, ".") { // non-standard-library packages
-			b.WriteString(l + "\n")
+	for _, build := range []struct{ tags, golden, name string }{
+		{"", "cmd/obaudit/deps.txt", "obaudit"},
+		{"obaudit_sigstore", "cmd/obaudit/deps-sigstore.txt", "obaudit-sigstore"},
+	} {
+		out, err := exec.Command("go", "list", "-tags", build.tags, "-deps", "./cmd/obaudit").Output()
+		if err != nil {
+			t.Fatalf("go list -deps: %v", err)
 		}
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "# Packages linked into %s (generated: go test . -run TestBinaryDeps -update).\n", build.name)
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		slices.Sort(lines)
+		for _, l := range lines {
+			if first, _, _ := strings.Cut(l, "/"); strings.Contains(first, ".") { // non-standard-library packages
+				b.WriteString(l + "\n")
+			}
+			if build.tags == "" && (strings.HasPrefix(l, "github.com/sigstore/sigstore-go/") || strings.HasPrefix(l, "google.golang.org/protobuf/") ||
+				strings.HasPrefix(l, "google.golang.org/grpc") || l == "github.com/obaudit/obaudit/artefact/sigstore/sigverify") {
+				t.Errorf("the default build links %s: Sigstore bundle verification belongs to obaudit-sigstore (-tags obaudit_sigstore)", l)
+			}
+		}
+		checkGolden(t, build.golden, b.Bytes(), "TestBinaryDeps")
 	}
-	checkGolden(t, "cmd/obaudit/deps.txt", b.Bytes(), "TestBinaryDeps")
 }
 
 // TestReadmeCommands: the README opens with exactly two commands for a fresh

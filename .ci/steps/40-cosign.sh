@@ -27,6 +27,8 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/obaudit" ./cmd/obaudit
+# verify, commit and campaign verify/merge run in obaudit-sigstore, beside it
+go build -tags obaudit_sigstore -o "$work/obaudit-sigstore" ./cmd/obaudit
 cp "$UPSTREAM/artifact8-deterministic-reference-v1.json" "$work/det.json"
 cp "$UPSTREAM/artifact8-fake-openai-reference-v1.json" "$work/model.json"
 cp "$UPSTREAM/artifact8-fake-openai-reference-v1.execution-ledger-v2.ndjson" "$work/model.ndjson"

@@ -17,6 +17,8 @@ trap 'rm -rf "$work"' EXIT
 shots=${OBAUDIT_SCREENSHOT_DIR:-$(mktemp -d)}
 mkdir -p "$shots"
 go build -o "$work/obaudit" ./cmd/obaudit
+# verify, commit and campaign verify/merge run in obaudit-sigstore, beside it
+go build -tags obaudit_sigstore -o "$work/obaudit-sigstore" ./cmd/obaudit
 go build -o "$work/netlogcheck" ./report/internal/netlogcheck
 ob="$work/obaudit"
 

@@ -31,6 +31,8 @@ cleanup() {
 }
 trap cleanup EXIT
 go build -o "$work/obaudit" ./cmd/obaudit
+# verify, commit and campaign verify/merge run in obaudit-sigstore, beside it
+go build -tags obaudit_sigstore -o "$work/obaudit-sigstore" ./cmd/obaudit
 ob="$work/obaudit"
 host=$(hostname -s)
 cpus=$(nproc)

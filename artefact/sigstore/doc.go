@@ -1,11 +1,17 @@
-// Package sigstore signs and verifies obaudit run commitments as Sigstore
-// bundles. It is the only package in obaudit that imports
-// github.com/sigstore/sigstore-go (pinned at v1.3.0, the newest release that
-// builds with Go 1.26), apart from its test-support subpackage sigstoretest,
-// which only tests import; everything else sees it through the small
-// statement-in, bundle-out and bundle-in, statement-out shapes of
-// [KeySigner.SignStatement] and [Verifier.VerifyStatement], which the
-// commitment package declares as its own Signer and Verifier interfaces.
+// Package sigstore signs obaudit run commitments as Sigstore bundles and
+// reads and writes their keys. It imports no Sigstore library: a key-signed
+// bundle's JSON (the protobuf JSON form, canonicalised) and its DSSE
+// pre-authentication encoding are written here directly, and the tests hold
+// them byte for byte to sigstore-go's pkg/sign (through protojson) and to
+// go-securesystemslib's dsse.PAE, so that signing links no protobuf or
+// sigstore-go runtime. Verification is the subpackage sigverify, the only
+// package in obaudit that imports github.com/sigstore/sigstore-go (pinned at
+// v1.3.0, the newest release that builds with Go 1.26), apart from the
+// test-support subpackage sigstoretest, which only tests import. Everything
+// else sees them through the small statement-in, bundle-out and bundle-in,
+// statement-out shapes of [KeySigner.SignStatement] and
+// sigverify.Verifier.VerifyStatement, which the commitment package declares
+// as its own Signer and Verifier interfaces.
 //
 // # Format
 //
@@ -24,7 +30,7 @@
 //
 // # Verification
 //
-// Verification is offline and fail-closed. With a pinned public key the
+// Verification (sigverify) is offline and fail-closed. With a pinned public key the
 // bundle's unauthenticated key hint is ignored and no time is checked (a
 // key-signed bundle carries none). Keyless verification takes a Sigstore
 // trusted root (JSON) and an expected certificate identity and OIDC issuer;

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildBinaries builds the default obaudit, and with sibling the
+// obaudit_sigstore build beside it as obaudit-sigstore, into a new
+// directory; it returns obaudit's path.
+func buildBinaries(t *testing.T, sibling bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	ob := filepath.Join(dir, "obaudit")
+	if out, err := exec.Command("go", "build", "-o", ob, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if sibling {
+		if out, err := exec.Command("go", "build", "-tags", "obaudit_sigstore", "-o", filepath.Join(dir, sigstoreBinary), ".").CombinedOutput(); err != nil {
+			t.Fatalf("go build -tags obaudit_sigstore: %v\n%s", err, out)
+		}
+	}
+	return ob
+}
+
+// execCode runs bin with args in dir and returns its exit code, stdout and
+// stderr.
+func execCode(t *testing.T, dir, bin string, args ...string) (int, string, string) {
+	t.Helper()
+	c := exec.Command(bin, args...)
+	c.Dir = dir
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String(), errb.String()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return 0, out.String(), errb.String()
+}
+
+// TestHandOver: the default build verifies nothing itself. Each command
+// that verifies a bundle runs in the obaudit-sigstore beside it (found
+// through a symlink to obaudit too) with the same output and exit code as
+// in one binary, accepted or refused; without one it fails (exit 70)
+// naming what to install, before reading anything; the other commands
+// never need it.
+func TestHandOver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds both binaries")
+	}
+	t.Parallel()
+	work := t.TempDir()
+	at := func(name string) string { return filepath.Join(work, name) }
+	mustRun(t, "run", "--scenario", "V1", "--agent", "reference", "--output", at("a.json"))
+	mustRun(t, "keygen", "--output", at("k"))
+	mustRun(t, "keygen", "--output", at("other"))
+	mustRun(t, "sign", "--key", at("k.key"), at("a.json"))
+	cases := [][]string{
+		{"verify", "--key", at("k.pub"), "--bundle", at("a.sigstore.json"), at("a.json")},
+		{"--json", "verify", "--key", at("other.pub"), "--bundle", at("a.sigstore.json"), at("a.json")},
+		{"commit", "--help"},
+		{"campaign", "verify", at("no-such-campaign")},
+	}
+	full := buildBinaries(t, true)
+	link := filepath.Join(t.TempDir(), "obaudit")
+	if err := os.Symlink(full, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range cases {
+		wantCode, wantOut, wantErr := obaudit(args...)
+		for _, bin := range []string{full, link} {
+			code, out, errs := execCode(t, work, bin, args...)
+			if code != wantCode || out != wantOut || errs != wantErr {
+				t.Errorf("%s %v = %d %q %q, want (in one binary) %d %q %q", bin, args, code, out, errs, wantCode, wantOut, wantErr)
+			}
+		}
+	}
+	alone := buildBinaries(t, false)
+	for _, args := range cases {
+		code, out, errs := execCode(t, work, alone, args...)
+		wantOut := out == "" // with --json, stdout is the outcome
+		if args[0] == "--json" {
+			var o struct{ Class string }
+			wantOut = json.Unmarshal([]byte(out), &o) == nil && o.Class == classFailure
+		}
+		if code != exitFailure || !wantOut || !strings.HasPrefix(errs, "error: ") || !strings.Contains(errs, sigstoreBinary) {
+			t.Errorf("%v without %s = %d %q %q, want exit %d and an error naming it", args, sigstoreBinary, code, out, errs, exitFailure)
+		}
+	}
+	if code, _, errs := execCode(t, work, alone, "validate", at("a.json")); code != 0 {
+		t.Errorf("validate without %s = %d %s, want 0", sigstoreBinary, code, errs)
+	}
+}
+
+// TestRunChild: the hand-over without exec (another host, or streams that
+// are not the process's) passes the streams and the exit code through.
+func TestRunChild(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	var out, errb bytes.Buffer
+	code, err := runChild(context.Background(), sh, []string{"-c", "read x; echo out $x; echo err >&2; exit 3"}, strings.NewReader("in\n"), &out, &errb)
+	if err != nil || code != 3 || out.String() != "out in\n" || errb.String() != "err\n" {
+		t.Errorf("runChild = %d, %v, %q, %q; want 3, nil, %q, %q", code, err, out.String(), errb.String(), "out in\n", "err\n")
+	}
+	if _, err := runChild(context.Background(), filepath.Join(t.TempDir(), "missing"), nil, nil, &out, &errb); err == nil {
+		t.Error("runChild of a missing file: no error")
+	}
+}
