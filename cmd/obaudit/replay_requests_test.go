@@ -115,7 +115,7 @@ func TestReplayRebuildsRequestDigests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := signReplay.Check(context.Background(), commitment.Inputs{Artefact: in}); refusal.Of(err) != episode.ErrRequestDigestMismatch.Class {
+			if err := newCommitmentFiles(p, parseArtefact(in, true)).replay(context.Background(), commitment.Inputs{}); refusal.Of(err) != episode.ErrRequestDigestMismatch.Class {
 				t.Fatalf("obaudit sign's replay check = %v, want %s", err, episode.ErrRequestDigestMismatch.Class)
 			}
 		})

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/artefact/sigstore"
 	"github.com/obaudit/obaudit/bundle"
 	"github.com/obaudit/obaudit/canon"
@@ -18,27 +17,74 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// signValidate is the validate check obaudit sign runs first: the
-// artefact reader's full validation and the re-grade, as obaudit validate
-// runs them (checkArtefact). sign refuses to sign what does not validate.
-var signValidate commitment.Checker = commitment.CheckerFunc(func(ctx context.Context, in commitment.Inputs) error {
-	_, _, err := checkArtefact(in.Artefact)
-	return err
-})
+// commitmentFiles are the files a commitment covers, each read once. The
+// artefact is read by readArtefactInput: strictly, with every named check
+// and the re-grade (checkArtefact), as obaudit validate reads it; that one
+// read is what the validate check reports, what replay and the bundle audit
+// take, and, when it validated, the Document the commitment's facts are
+// derived from (commitment.Inputs.Document), so no check parses it again.
+type commitmentFiles struct {
+	in  commitment.Inputs
+	art *artefactInput
+}
 
-// signReplay is the replay check sign runs unless --replay=false: the
-// episode is re-executed as obaudit replay does (embedded spec of the
-// artefact's pack) and must reproduce the record in every section.
-var signReplay commitment.Checker = commitment.CheckerFunc(func(ctx context.Context, in commitment.Inputs) error {
-	doc, err := artefact.Read(in.Artefact, artefactOptions())
+// readCommitmentFiles reads args (ARTEFACT [LEDGER]).
+func readCommitmentFiles(cmd *cobra.Command, args []string) (*commitmentFiles, error) {
+	art, err := readArtefactInput(cmd, args[0], true)
+	if err != nil {
+		return nil, err
+	}
+	f := newCommitmentFiles(args[0], art)
+	if len(args) == 2 {
+		f.in.LedgerName = args[1]
+		if f.in.Ledger, err = readInputAs(cmd, args[1], kindLedger); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// newCommitmentFiles is the artefact named name, as read (art: with the
+// re-grade), and no ledger.
+func newCommitmentFiles(name string, art *artefactInput) *commitmentFiles {
+	f := &commitmentFiles{in: commitment.Inputs{ArtefactName: name, Artefact: art.raw}, art: art}
+	if art.err == nil {
+		f.in.Document = art.doc
+	}
+	return f
+}
+
+// options are the checks obaudit sign runs, over the one read: validate,
+// replay unless --replay=false, and the bundle audit with a ledger.
+func (f *commitmentFiles) options(replay bool) commitment.Options {
+	o := commitment.Options{
+		Validate:       commitment.CheckerFunc(f.validate),
+		Bundle:         commitment.CheckerFunc(f.bundle),
+		ObauditVersion: toolkitVersion,
+	}
+	if replay {
+		o.Replay = commitment.CheckerFunc(f.replay)
+	}
+	return o
+}
+
+// validate is the validate check: the artefact reader's full validation and
+// the re-grade, as obaudit validate runs them. sign refuses to sign what
+// does not validate.
+func (f *commitmentFiles) validate(context.Context, commitment.Inputs) error { return f.art.err }
+
+// replay is the replay check: the episode is re-executed as obaudit replay
+// does (embedded spec of the artefact's pack) and must reproduce the record
+// in every section.
+func (f *commitmentFiles) replay(context.Context, commitment.Inputs) error {
+	if f.art.err != nil {
+		return f.art.err
+	}
+	pack, err := replayPack(f.art.doc)
 	if err != nil {
 		return err
 	}
-	pack, err := replayPack(doc)
-	if err != nil {
-		return err
-	}
-	r, err := replayAgainst(pack, doc, nil, "")
+	r, err := replayAgainst(pack, f.art.doc, nil, "")
 	if err != nil {
 		return err
 	}
@@ -47,48 +93,27 @@ var signReplay commitment.Checker = commitment.CheckerFunc(func(ctx context.Cont
 		return refusal.New(commitment.ErrCheckFailed, "replay: the replay differs from the record: first at %s %s", d.Section, d.Pointer)
 	}
 	return nil
-})
+}
 
-// signBundle is the bundle audit sign runs when a ledger is given: the
-// artefact and the ledger must describe one run.
-var signBundle commitment.Checker = commitment.CheckerFunc(func(ctx context.Context, in commitment.Inputs) error {
-	tree, err := canon.Parse(in.Artefact)
-	if err != nil {
-		return err
+// bundle is the bundle audit, run when a ledger is given: the artefact and
+// the ledger must describe one run. An artefact that did not validate is
+// still audited (verify re-runs each check on its own) from its parse.
+func (f *commitmentFiles) bundle(context.Context, commitment.Inputs) error {
+	var tree any
+	if f.art.doc != nil {
+		tree = f.art.doc.Tree
+	} else {
+		var err error
+		if tree, err = canon.Parse(f.art.raw); err != nil {
+			return err
+		}
 	}
 	m, ok := tree.(map[string]any)
 	if !ok {
 		return refusal.New(commitment.ErrArtefactInvalid, "artefact: not a JSON object")
 	}
-	_, err = bundle.AuditReader(m, bytes.NewReader(in.Ledger), in.LedgerName, bundle.Options{})
+	_, err := bundle.AuditReader(m, bytes.NewReader(f.in.Ledger), f.in.LedgerName, bundle.Options{})
 	return err
-})
-
-func signOptions(replay bool) commitment.Options {
-	o := commitment.Options{
-		Validate:       signValidate,
-		Bundle:         signBundle,
-		ObauditVersion: toolkitVersion,
-	}
-	if replay {
-		o.Replay = signReplay
-	}
-	return o
-}
-
-func readCommitmentInputs(cmd *cobra.Command, args []string) (commitment.Inputs, error) {
-	in := commitment.Inputs{ArtefactName: args[0]}
-	var err error
-	if in.Artefact, err = readInputAs(cmd, args[0], kindArtefact); err != nil {
-		return in, err
-	}
-	if len(args) == 2 {
-		in.LedgerName = args[1]
-		if in.Ledger, err = readInputAs(cmd, args[1], kindLedger); err != nil {
-			return in, err
-		}
-	}
-	return in, nil
 }
 
 func checksTree(c commitment.Checks) map[string]any {
@@ -126,13 +151,13 @@ records which checks ran.
 			if !predicateOnly && keyPath == "" {
 				return usagef("--key KEY is required (or --predicate-only)")
 			}
-			in, err := readCommitmentInputs(cmd, args)
+			files, err := readCommitmentFiles(cmd, args)
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
+			in, ctx := files.in, cmd.Context()
 			if predicateOnly {
-				st, err := commitment.New(ctx, in, signOptions(replay))
+				st, err := commitment.New(ctx, in, files.options(replay))
 				if err != nil {
 					return err
 				}
@@ -151,7 +176,7 @@ records which checks ran.
 			if err != nil {
 				return err
 			}
-			b, st, err := commitment.Sign(ctx, in, signOptions(replay), signer)
+			b, st, err := commitment.Sign(ctx, in, files.options(replay), signer)
 			if err != nil {
 				return err
 			}

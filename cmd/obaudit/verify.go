@@ -81,16 +81,16 @@ the evidence (the report names it).`,
 			if err != nil {
 				return err
 			}
-			in, err := readCommitmentInputs(cmd, args)
+			files, err := readCommitmentFiles(cmd, args)
 			if err != nil {
 				return err
 			}
-			st, err := commitment.Verify(cmd.Context(), b, in, v)
+			st, err := commitment.Verify(cmd.Context(), b, files.in, v)
 			if err != nil {
 				return err
 			}
 			// The predicate's checks are the signer's statement: re-run them.
-			rechecked, failed := recheck(cmd, in, replay)
+			rechecked, failed := recheck(cmd, files, replay)
 			p := st.Predicate
 			if g.json {
 				subjects := make([]any, len(st.Subjects))
@@ -157,11 +157,11 @@ the evidence (the report names it).`,
 // ledger is given) on the verified files. A signature binds digests to a key;
 // whether the evidence holds is re-established here, never read off the
 // predicate. failed is an answer-no naming the first check that refused.
-func recheck(cmd *cobra.Command, in commitment.Inputs, replay bool) (map[string]any, error) {
+func recheck(cmd *cobra.Command, f *commitmentFiles, replay bool) (map[string]any, error) {
 	out := map[string]any{}
 	var failed error
-	run := func(name string, c commitment.Checker) {
-		err := c.Check(cmd.Context(), in)
+	run := func(name string, c commitment.CheckerFunc) {
+		err := c(cmd.Context(), f.in)
 		if err == nil {
 			out[name] = "ok"
 			return
@@ -172,12 +172,12 @@ func recheck(cmd *cobra.Command, in commitment.Inputs, replay bool) (map[string]
 			failed = answerNo("the signature verifies, and the evidence it signs does not hold: %s refused (%s: %s)", name, class, refusal.Detail(err))
 		}
 	}
-	run("validate", signValidate)
-	if doc, _, err := checkArtefact(in.Artefact); err == nil && replay && artefact.Reproducible(doc.Version()) {
-		run("replay", signReplay)
+	run("validate", f.validate)
+	if f.art.err == nil && replay && artefact.Reproducible(f.art.doc.Version()) {
+		run("replay", f.replay)
 	}
-	if in.Ledger != nil {
-		run("bundle", signBundle)
+	if f.in.Ledger != nil {
+		run("bundle", f.bundle)
 	}
 	return out, failed
 }

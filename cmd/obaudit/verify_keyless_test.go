@@ -38,7 +38,9 @@ func writeTemp(t *testing.T, dir, name string, b []byte) string {
 // issuer, logged at at.
 func keylessSign(t *testing.T, s *sigstoretest.Sigstore, in commitment.Inputs, identity, issuer string, at time.Time) []byte {
 	t.Helper()
-	b, _, err := commitment.Sign(context.Background(), in, signOptions(true), sigstoretest.Signer{S: s, Subject: identity, Issuer: issuer, At: at})
+	f := newCommitmentFiles(in.ArtefactName, parseArtefact(in.Artefact, true))
+	f.in.LedgerName, f.in.Ledger = in.LedgerName, in.Ledger
+	b, _, err := commitment.Sign(context.Background(), f.in, f.options(true), sigstoretest.Signer{S: s, Subject: identity, Issuer: issuer, At: at})
 	if err != nil {
 		t.Fatal(err)
 	}
