@@ -7,12 +7,12 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
-	"github.com/obaudit/obaudit/artefact/sigstore/sigstoretest"
-	"github.com/obaudit/obaudit/canon"
-	"google.golang.org/protobuf/encoding/protojson"
 	"testing"
 
+	"github.com/obaudit/obaudit/artefact/sigstore/sigstoretest"
+	"github.com/obaudit/obaudit/canon"
 	"github.com/sigstore/sigstore-go/pkg/sign"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // TestSignStatementMatchesPkgSign: for the same key and statement, the

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/obaudit/obaudit/campaign/campaigntest"
 )
 
 // buildBinaries builds the default obaudit, and with sibling the
@@ -53,23 +55,25 @@ func execCode(t *testing.T, dir, bin string, args ...string) (int, string, strin
 // that verifies a bundle runs in the obaudit-sigstore beside it (found
 // through a symlink to obaudit too) with the same output and exit code as
 // in one binary, accepted or refused; without one it fails (exit 70)
-// naming what to install, before reading anything; the other commands
-// never need it.
+// naming what to install, before reading or writing anything; the other
+// commands, and the help of these, never need it.
 func TestHandOver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds both binaries")
 	}
 	t.Parallel()
-	work := t.TempDir()
+	work := campaigntest.TempDir(t) // commit writes a campaign log in-process
 	at := func(name string) string { return filepath.Join(work, name) }
 	mustRun(t, "run", "--scenario", "V1", "--agent", "reference", "--output", at("a.json"))
 	mustRun(t, "keygen", "--output", at("k"))
 	mustRun(t, "keygen", "--output", at("other"))
 	mustRun(t, "sign", "--key", at("k.key"), at("a.json"))
+	commit := []string{"commit", "--key", at("k.key"), "--origin", "obaudit.example/h", "--output", at("camp"), at("a.sigstore.json")}
+	mustRun(t, commit...)
 	cases := [][]string{
 		{"verify", "--key", at("k.pub"), "--bundle", at("a.sigstore.json"), at("a.json")},
 		{"--json", "verify", "--key", at("other.pub"), "--bundle", at("a.sigstore.json"), at("a.json")},
-		{"commit", "--help"},
+		commit, // refused after verifying: its outputs exist
 		{"campaign", "verify", at("no-such-campaign")},
 	}
 	full := buildBinaries(t, true)
@@ -98,8 +102,10 @@ func TestHandOver(t *testing.T) {
 			t.Errorf("%v without %s = %d %q %q, want exit %d and an error naming it", args, sigstoreBinary, code, out, errs, exitFailure)
 		}
 	}
-	if code, _, errs := execCode(t, work, alone, "validate", at("a.json")); code != 0 {
-		t.Errorf("validate without %s = %d %s, want 0", sigstoreBinary, code, errs)
+	for _, args := range [][]string{{"validate", at("a.json")}, {"verify", "--help"}, {"campaign", "merge", "-h"}} {
+		if code, _, errs := execCode(t, work, alone, args...); code != 0 {
+			t.Errorf("%v without %s = %d %s, want 0", args, sigstoreBinary, code, errs)
+		}
 	}
 }
 

@@ -80,7 +80,7 @@ func handOver(ctx context.Context, root *cobra.Command, args []string, stdin io.
 		return false, 0, nil
 	}
 	c, _, err := root.Find(args)
-	if err != nil || c.Annotations[sigstoreAnnotation] == "" {
+	if err != nil || c.Annotations[sigstoreAnnotation] == "" || asksHelp(args) {
 		return false, 0, nil
 	}
 	name := sigstoreBinary
@@ -100,4 +100,19 @@ func handOver(ctx context.Context, root *cobra.Command, args []string, stdin io.
 	}
 	code, err := execSibling(ctx, path, args, stdin, stdout, stderr)
 	return true, code, err
+}
+
+// asksHelp reports whether args ask for a command's help (-h or --help
+// before any "--"), which obaudit prints itself: every command is in its
+// tree, only the verifiers are not.
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "--help":
+			return true
+		}
+	}
+	return false
 }

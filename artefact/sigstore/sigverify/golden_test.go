@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"github.com/obaudit/obaudit/artefact/sigstore/sigstoretest"
 	"path/filepath"
 	"testing"
 
 	"github.com/obaudit/obaudit/artefact/sigstore"
+	"github.com/obaudit/obaudit/artefact/sigstore/sigstoretest"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 )
 
