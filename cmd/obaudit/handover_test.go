@@ -91,6 +91,14 @@ func TestHandOver(t *testing.T) {
 		}
 	}
 	alone := buildBinaries(t, false)
+	for bin, want := range map[string]string{alone: "missing", full: "beside", filepath.Join(filepath.Dir(full), sigstoreBinary): "linked"} {
+		var v struct {
+			State string `json:"sigstore_verification"`
+		}
+		if code, out, errs := execCode(t, work, bin, "--json", "version"); code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.State != want {
+			t.Errorf("%s version = %d %q %q, want sigstore_verification %q", bin, code, out, errs, want)
+		}
+	}
 	for _, args := range cases {
 		code, out, errs := execCode(t, work, alone, args...)
 		wantOut := out == "" // with --json, stdout is the outcome

@@ -83,6 +83,17 @@ func handOver(ctx context.Context, root *cobra.Command, args []string, stdin io.
 	if err != nil || c.Annotations[sigstoreAnnotation] == "" || asksHelp(args) {
 		return false, 0, nil
 	}
+	path, err := siblingPath()
+	if err != nil {
+		return true, 0, fmt.Errorf("%s verifies Sigstore bundles in %s, %w", c.CommandPath(), sigstoreBinary, err)
+	}
+	code, err := execSibling(ctx, path, args, stdin, stdout, stderr)
+	return true, code, err
+}
+
+// siblingPath is obaudit-sigstore's path: beside this executable, with
+// symlinks resolved, and a regular file.
+func siblingPath() (string, error) {
 	name := sigstoreBinary
 	if runtime.GOOS == "windows" {
 		name += ".exe"
@@ -92,14 +103,26 @@ func handOver(ctx context.Context, root *cobra.Command, args []string, stdin io.
 		self, err = filepath.EvalSymlinks(self)
 	}
 	if err != nil {
-		return true, 0, fmt.Errorf("%s verifies Sigstore bundles in %s, and this executable's own path is unknown (%v)", c.CommandPath(), name, err)
+		return "", fmt.Errorf("and this executable's own path is unknown (%v)", err)
 	}
 	path := filepath.Join(filepath.Dir(self), name)
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-		return true, 0, fmt.Errorf("%s verifies Sigstore bundles in %s, which is not installed beside %s; build it there: go build -tags obaudit_sigstore -o %s ./cmd/obaudit", c.CommandPath(), name, self, path)
+		return "", fmt.Errorf("which is not installed beside %s; build it there: go build -tags obaudit_sigstore -o %s ./cmd/obaudit", self, path)
 	}
-	code, err := execSibling(ctx, path, args, stdin, stdout, stderr)
-	return true, code, err
+	return path, nil
+}
+
+// verification says where this binary's bundle verification is: "linked",
+// or the obaudit-sigstore it hands it to, or "missing" and why.
+func verification() (state, detail string) {
+	if verifiers.key != nil {
+		return "linked", ""
+	}
+	path, err := siblingPath()
+	if err != nil {
+		return "missing", sigstoreBinary + ", " + err.Error()
+	}
+	return "beside", path
 }
 
 // asksHelp reports whether args ask for a command's help (-h or --help

@@ -24,6 +24,11 @@ func newVersionCmd(g *globals) *cobra.Command {
 				"artifact_contract": schemas.ArtefactContract,
 				"ledger_version":    schemas.LedgerVersion,
 			}
+			state, detail := verification()
+			v["sigstore_verification"] = state
+			if detail != "" {
+				v["sigstore_verification_detail"] = detail
+			}
 			if g.json {
 				return writeJSON(cmd, v)
 			}
@@ -32,6 +37,14 @@ func newVersionCmd(g *globals) *cobra.Command {
 			fmt.Fprintf(w, "engines: %s (upstream 0.9.0), %s (default)\n", schemas.EngineUpstream, schemas.EngineObaudit)
 			fmt.Fprintf(w, "artefact contract: %d (reads 1-%d)\n", schemas.ArtefactContract, schemas.ArtefactContract)
 			fmt.Fprintf(w, "execution ledger: v%d (reads v2, v3)\n", schemas.LedgerVersion)
+			switch state {
+			case "linked":
+				fmt.Fprintf(w, "sigstore verification: linked\n")
+			case "beside":
+				fmt.Fprintf(w, "sigstore verification: in %s\n", detail)
+			default:
+				fmt.Fprintf(w, "sigstore verification: missing (%s)\n", detail)
+			}
 			return nil
 		},
 	}
