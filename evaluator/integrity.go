@@ -497,11 +497,11 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 	}
 	records := row["records"]
 	var problems []string
+	tp := g.toolProjection(tool)
 	rm, isMap := records.(map[string]any)
 	if !isMap {
 		problems = append(problems, "a served row carries the records it returned as an object, got "+python.TypeName(records))
 	} else {
-		tp := g.toolProjection(tool)
 		roots := tp.roots
 		var missing, extra []string
 		for _, root := range spec.Roots {
@@ -532,7 +532,7 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 				pos, python.Quote(tool), strings.Join(problems, "; "))))
 		return findings
 	}
-	recomputed, err := g.recordVersion(rm)
+	recomputed, err := g.recordVersion(tp, rm)
 	if err != nil {
 		findings = append(findings, finding("RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
 			sprintf("row %d carries a records body canonical JSON cannot carry, so no version can be computed over it — %v", pos, err)))
@@ -546,12 +546,14 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 	return findings
 }
 
-// recordVersion recomputes the version of a served records body: the first
-// RecordVersionLength hex characters of the SHA-256 of its upstream
-// canonical JSON. A body object served in several rows (a runtime may hand
-// out one read-only tree while the record has not moved) is digested once
-// per evaluation; every distinct body is digested.
-func (g *grader) recordVersion(rm map[string]any) (string, error) {
+// recordVersion recomputes the version of a served records body of tool tp:
+// the first RecordVersionLength hex characters of the SHA-256 of its
+// upstream canonical JSON. A body object served in several rows (a runtime
+// may hand out one read-only tree while the record has not moved) is encoded
+// once per evaluation; a body whose encoding is byte for byte the tool's
+// previous one (an artefact's rows are separate trees of a record that has
+// not moved) is not digested again. Every other encoding is digested.
+func (g *grader) recordVersion(tp *projection, rm map[string]any) (string, error) {
 	key := reflect.ValueOf(rm).UnsafePointer()
 	if v, ok := g.versions[key]; ok {
 		return v, nil
@@ -563,18 +565,25 @@ func (g *grader) recordVersion(rm map[string]any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	v := canon.SHA256Hex(b)[:g.c.RecordVersionLength]
+	if tp.lastVersion == "" || string(b) != string(tp.lastBody) {
+		tp.lastBody = append(tp.lastBody[:0], b...)
+		tp.lastVersion = canon.SHA256Hex(b)[:g.c.RecordVersionLength]
+	}
 	if g.versions == nil {
 		g.versions = map[unsafe.Pointer]string{}
 	}
-	g.versions[key] = v
-	return v, nil
+	g.versions[key] = tp.lastVersion
+	return tp.lastVersion, nil
 }
 
 // projection is a tool's root set, precomputed once per evaluation.
 type projection struct {
 	roots  map[string]bool
 	sorted []string
+	// lastBody is the tool's last encoded records body and lastVersion its
+	// version ("" until one is digested).
+	lastBody    []byte
+	lastVersion string
 }
 
 func (g *grader) toolProjection(tool string) *projection {

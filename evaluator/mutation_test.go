@@ -1,7 +1,11 @@
 package evaluator_test
 
 import (
+	"maps"
+	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/obaudit/obaudit/evaluator"
@@ -333,6 +337,87 @@ func TestUnreadableRecordsRefused(t *testing.T) {
 			_, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), r)
 			if refusal.Of(err) != evaluator.ErrUnreadableRecord.Class {
 				t.Fatalf("Evaluate = %v, want %s", err, evaluator.ErrUnreadableRecord.Class)
+			}
+		})
+	}
+}
+
+// TestRecordVersionPerRow: each served row's version is held to its own
+// body, also where the same tool served the same body just before (the
+// evaluator digests such a repeat once): a tampered version or an edited
+// body in a repeat is found at that row and no other, and the row after an
+// edited body is held to its own body again.
+func TestRecordVersionPerRow(t *testing.T) {
+	// served returns the positions of three served rows of one tool whose
+	// bodies are equal.
+	served := func(doc map[string]any) []int {
+		byTool := map[any][]int{}
+		for i, r := range rowsOf(doc) {
+			m := r.(map[string]any)
+			if m["record_type"] != "retrieval_served" {
+				continue
+			}
+			ps := byTool[m["tool"]]
+			if len(ps) > 0 && !reflect.DeepEqual(row(doc, ps[len(ps)-1])["records"], m["records"]) {
+				ps = ps[:0]
+			}
+			if ps = append(ps, i); len(ps) == 3 {
+				return ps
+			}
+			byTool[m["tool"]] = ps
+		}
+		t.Fatal("no tool serves one body three times running")
+		return nil
+	}
+	mismatches := func(t *testing.T, doc map[string]any) []string {
+		ev, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), runOf(t, doc, yes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := ev.Dimension(evaluator.TemporalCorrectness)
+		var at []string
+		for _, f := range d.Findings {
+			if f.Code == "RETRIEVAL_RECORD_VERSION_MISMATCH" {
+				at = append(at, strings.Fields(f.Detail)[1])
+			}
+		}
+		return at
+	}
+	for name, tc := range map[string]func(t *testing.T, doc map[string]any, p []int){
+		"version tampered in a repeat": func(t *testing.T, doc map[string]any, p []int) {
+			row(doc, p[1])["record_version"] = "0000000000000000"
+		},
+		"body edited in a repeat": func(t *testing.T, doc map[string]any, p []int) {
+			body := clone(row(doc, p[1])["records"].(map[string]any))
+			edited := false
+			for _, k := range slices.Sorted(maps.Keys(body)) {
+				switch x := body[k].(type) {
+				case string:
+					body[k], edited = x+" (edited)", true
+				case map[string]any:
+					body[k], edited = map[string]any{"edited": true}, true
+				case []any:
+					body[k], edited = append(slices.Clone(x), "edited"), true
+				}
+				if edited {
+					break
+				}
+			}
+			if !edited {
+				t.Fatal("the repeated body has no text, object or list root to edit")
+			}
+			row(doc, p[1])["records"] = body
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			doc := loadArtefact(t, fixtureV1)
+			p := served(doc)
+			if got := mismatches(t, doc); len(got) != 0 {
+				t.Fatalf("unedited record: mismatches at rows %v", got)
+			}
+			tc(t, doc, p)
+			if got, want := mismatches(t, doc), []string{strconv.Itoa(p[1])}; !slices.Equal(got, want) {
+				t.Fatalf("mismatches at rows %v, want %v", got, want)
 			}
 		})
 	}
