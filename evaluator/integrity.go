@@ -496,9 +496,12 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 				pos, python.Quote(tool), python.Repr(row["record_id"]), python.Quote(spec.Source))))
 	}
 	records := row["records"]
-	var problems []string
 	tp := g.toolProjection(tool)
 	rm, isMap := records.(map[string]any)
+	if isMap && tp.holds(rm) {
+		return g.versionProblems(findings, pos, row, tool, tp, rm)
+	}
+	var problems []string
 	if !isMap {
 		problems = append(problems, "a served row carries the records it returned as an object, got "+python.TypeName(records))
 	} else {
@@ -532,6 +535,12 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 				pos, python.Quote(tool), strings.Join(problems, "; "))))
 		return findings
 	}
+	return g.versionProblems(findings, pos, row, tool, tp, rm)
+}
+
+// versionProblems holds a served row's version to its records body (one the
+// catalogue's projection holds).
+func (g *grader) versionProblems(findings []Finding, pos int, row map[string]any, tool string, tp *projection, rm map[string]any) []Finding {
 	recomputed, err := g.recordVersion(tp, rm)
 	if err != nil {
 		findings = append(findings, finding("RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
@@ -580,6 +589,10 @@ func (g *grader) recordVersion(tp *projection, rm map[string]any) (string, error
 type projection struct {
 	roots  map[string]bool
 	sorted []string
+	// shapes[i] is the published shape of root sorted[i]; nil when the
+	// roots repeat or one has no published shape (holds then answers
+	// false, and the row takes the long way).
+	shapes []engine.RootShape
 	// lastBody is the tool's last encoded records body and lastVersion its
 	// version ("" until one is digested).
 	lastBody    []byte
@@ -595,8 +608,35 @@ func (g *grader) toolProjection(tool string) *projection {
 	}
 	roots := g.c.Tools[tool].Roots
 	p := &projection{roots: stringSet(roots...), sorted: sortedStrings(roots)}
+	if len(p.roots) == len(p.sorted) {
+		p.shapes = make([]engine.RootShape, len(p.sorted))
+		for i, root := range p.sorted {
+			shape, ok := g.c.RootShapes[root]
+			if !ok {
+				p.shapes = nil
+				break
+			}
+			p.shapes[i] = shape
+		}
+	}
 	g.projections[tool] = p
 	return p
+}
+
+// holds reports whether rm is exactly the tool's projection: every root,
+// no other key, each value of its published shape (what servedRowProblems
+// finds no problem with).
+func (p *projection) holds(rm map[string]any) bool {
+	if p.shapes == nil || len(rm) != len(p.sorted) {
+		return false
+	}
+	for i, root := range p.sorted {
+		v, ok := rm[root]
+		if !ok || !shapeHolds(p.shapes[i], v) {
+			return false
+		}
+	}
+	return true
 }
 
 func (g *grader) rootShapeProblem(root string, v any) string {
@@ -604,27 +644,33 @@ func (g *grader) rootShapeProblem(root string, v any) string {
 	if !ok {
 		return python.Quote(root) + " is not a root any published read projects"
 	}
-	var good bool
-	switch shape {
-	case engine.ShapeText:
-		_, good = v.(string)
-	case engine.ShapeOptionalText:
-		_, s := v.(string)
-		good = v == nil || s
-	case engine.ShapeObject:
-		_, good = v.(map[string]any)
-	case engine.ShapeOptionalObject:
-		_, m := v.(map[string]any)
-		good = v == nil || m
-	case engine.ShapeList:
-		_, good = v.([]any)
-	case engine.ShapeFlag:
-		_, good = v.(bool)
-	default:
-		good = pyIsStrictInt(v) && pyInt(v) >= 0
-	}
-	if good {
+	if shapeHolds(shape, v) {
 		return ""
 	}
 	return sprintf("%s is published as %s, and this row carries a %s", python.Quote(root), string(shape), python.TypeName(v))
+}
+
+// shapeHolds reports whether v is of the published shape.
+func shapeHolds(shape engine.RootShape, v any) bool {
+	switch shape {
+	case engine.ShapeText:
+		_, good := v.(string)
+		return good
+	case engine.ShapeOptionalText:
+		_, s := v.(string)
+		return v == nil || s
+	case engine.ShapeObject:
+		_, good := v.(map[string]any)
+		return good
+	case engine.ShapeOptionalObject:
+		_, m := v.(map[string]any)
+		return v == nil || m
+	case engine.ShapeList:
+		_, good := v.([]any)
+		return good
+	case engine.ShapeFlag:
+		_, good := v.(bool)
+		return good
+	}
+	return pyIsStrictInt(v) && pyInt(v) >= 0
 }

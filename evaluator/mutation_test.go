@@ -223,6 +223,20 @@ func TestMutationsAreFound(t *testing.T) {
 			},
 			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
 		},
+		{
+			name: "served body omits a root",
+			mutate: func(t *testing.T, doc map[string]any) {
+				delete(row(doc, 6)["records"].(map[string]any), "payment")
+			},
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
+		},
+		{
+			name: "served root of another shape",
+			mutate: func(t *testing.T, doc map[string]any) {
+				row(doc, 4)["records"].(map[string]any)["phase"] = int64(3)
+			},
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
+		},
 		{name: "wake invalidation with an unknown cause", mutate: setRow(3, "cause", "nap"),
 			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE"},
 		{name: "read attributed to another invocation", mutate: setRow(6, "invocation_index", int64(2)),
