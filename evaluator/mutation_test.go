@@ -436,3 +436,62 @@ func TestRecordVersionPerRow(t *testing.T) {
 		})
 	}
 }
+
+// TestReadMovedInsideAWindow: a read the next proposal rests on, served again
+// at another version before it inside one uninvalidated window, is a stale
+// record; served again at the same version, it is not.
+func TestReadMovedInsideAWindow(t *testing.T) {
+	const moved = "served more than once at more than one version"
+	c := maintenanceContract("V1")
+	for _, tc := range []struct {
+		name    string
+		version func(was any) any
+		want    bool
+	}{
+		{"another version", func(any) any { return "0000000000000000" }, true},
+		{"the same version", func(was any) any { return was }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := loadArtefact(t, fixtureV1)
+			// The first proposal that rests on a read, and the last serve
+			// of that read before it.
+			p, served := -1, -1
+			for i, r := range rowsOf(doc) {
+				m := r.(map[string]any)
+				if m["record_type"] != "action_proposed" {
+					continue
+				}
+				reads := c.Outcomes[m["action_type"].(string)].RequiredReads
+				for j := i - 1; j >= 0 && len(reads) > 0 && served < 0; j-- {
+					if s := row(doc, j); s["record_type"] == "retrieval_served" && s["tool"] == reads[0] {
+						served = j
+					}
+				}
+				if served >= 0 {
+					p = i
+					break
+				}
+			}
+			if p < 0 {
+				t.Fatal("no proposal rests on a read served before it")
+			}
+			again := clone(row(doc, served))
+			again["record_version"] = tc.version(again["record_version"])
+			insertRows(doc, served+1, again)
+			ev, err := evaluator.Evaluate(schemas.EngineUpstream, c, runOf(t, doc, yes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, _ := ev.Dimension(evaluator.RetrievalDiscipline)
+			found := false
+			for _, f := range d.Findings {
+				if f.Code == "STALE_RETRIEVED_RECORD" && strings.Contains(f.Detail, moved) {
+					found = true
+				}
+			}
+			if found != tc.want {
+				t.Fatalf("a read served again at %s: moved-record finding %v, want %v (findings %v)", tc.name, found, tc.want, d.Findings)
+			}
+		})
+	}
+}
