@@ -256,49 +256,41 @@ func (g *grader) retrievalGrammar() []Finding {
 		if len(current) == 0 {
 			return
 		}
-		tools := make([]string, len(current))
-		seen := map[string]bool{}
-		dup := false
-		for i, row := range current {
-			tools[i] = python.Str(row["tool"])
-			if seen[tools[i]] {
-				dup = true
-			}
-			seen[tools[i]] = true
-		}
-		sortedTools := sortedStrings(tools)
-		canonical := !dup
-		for i := range tools {
-			if tools[i] != sortedTools[i] {
+		// The canonical, duplicate-free request order is strictly
+		// increasing tool names.
+		canonical := true
+		previous := python.Str(current[0]["tool"])
+		for _, row := range current[1:] {
+			tool := python.Str(row["tool"])
+			if tool <= previous {
 				canonical = false
 			}
+			previous = tool
 		}
 		if !canonical {
 			findings = append(findings, finding("RETRIEVAL_BATCH_NOT_CANONICAL",
 				sprintf("batch %s of invocation %s served %d result(s) that are not the canonical, duplicate-free request order; a batch that was not canonicalised cannot be compared with the tape row that describes it",
-					python.Repr(current[0]["batch_index"]), python.Repr(current[0]["invocation_index"]), len(tools))))
+					python.Repr(current[0]["batch_index"]), python.Repr(current[0]["invocation_index"]), len(current))))
 		}
-		positions := make([]any, len(current))
 		contiguous := true
 		for i, row := range current {
-			positions[i] = row["request_index"]
-			if !pyEq(positions[i], int64(i)) {
+			if !pyEq(row["request_index"], int64(i)) {
 				contiguous = false
 			}
 		}
 		if !contiguous {
+			positions := make([]any, len(current))
+			for i, row := range current {
+				positions[i] = row["request_index"]
+			}
 			findings = append(findings, finding("RETRIEVAL_BATCH_ORDER_BROKEN",
 				sprintf("a batch's results are indexed %s, not contiguously from zero; a result nobody can place in its batch is a result nothing binds to a request",
 					python.Repr(positions))))
 		}
-		instants := map[any]bool{}
-		for _, row := range current {
-			instants[pyHashKey(row["as_of"])] = true
-		}
-		if len(instants) != 1 {
+		if n := distinctInstants(current); n != 1 {
 			findings = append(findings, finding("RETRIEVAL_AS_OF_NOT_ONE_INSTANT",
 				sprintf("a batch's results state %d different instants; a batch is served atomically, so its results cannot disagree about when they were true",
-					len(instants))))
+					n)))
 		}
 		current = current[:0]
 	}
@@ -363,6 +355,27 @@ func (g *grader) retrievalGrammar() []Finding {
 	}
 	closeBatch()
 	return findings
+}
+
+// distinctInstants is how many different as_of values (Python set
+// members) a batch's rows state.
+func distinctInstants(batch []map[string]any) int {
+	first, same := batch[0]["as_of"].(string)
+	for _, row := range batch[1:] {
+		if !same {
+			break
+		}
+		s, text := row["as_of"].(string)
+		same = text && s == first
+	}
+	if same {
+		return 1
+	}
+	instants := map[any]bool{}
+	for _, row := range batch {
+		instants[pyHashKey(row["as_of"])] = true
+	}
+	return len(instants)
 }
 
 // invalidationBinding binds every invalidation to the row that caused it,

@@ -495,3 +495,80 @@ func TestReadMovedInsideAWindow(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchGrammar edits V1's first batch (rows 4 to 10: seven reads of
+// invocation 1, batch 0, one instant) and states the batch findings that
+// must follow, by the start of their detail, in order.
+func TestBatchGrammar(t *testing.T) {
+	const (
+		notCanonical = "batch 0 of invocation 1 served 7 result(s) that are not the canonical, duplicate-free request order"
+		twoInstants  = "a batch's results state 2 different instants"
+	)
+	setAll := func(field string, v func(i int) any) func(*testing.T, map[string]any) {
+		return func(_ *testing.T, doc map[string]any) {
+			for i := 4; i <= 10; i++ {
+				row(doc, i)[field] = v(i)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		mutate func(*testing.T, map[string]any)
+		want   []string
+	}{
+		{"unedited", func(*testing.T, map[string]any) {}, nil},
+		{"two reads out of order", func(_ *testing.T, doc map[string]any) {
+			row(doc, 5)["tool"], row(doc, 6)["tool"] = row(doc, 6)["tool"], row(doc, 5)["tool"]
+		}, []string{notCanonical}},
+		{"one read twice in a row", setRow(5, "tool", "get_case_record"), []string{notCanonical}},
+		{"one read twice apart", setRow(10, "tool", "get_case_record"), []string{notCanonical}},
+		{"a request index out of place", setRow(6, "request_index", int64(7)),
+			[]string{"a batch's results are indexed [0, 1, 7, 3, 4, 5, 6], not contiguously from zero"}},
+		{"an instant of its own", setRow(8, "as_of", "2031-03-03T09:00:01Z"), []string{twoInstants}},
+		{"one instant, not text", setAll("as_of", func(i int) any {
+			if i == 10 {
+				return 1.0 // Python: 1 == 1.0, one set member
+			}
+			return int64(1)
+		}), nil},
+		{"text and a number", setRow(8, "as_of", int64(1)), []string{twoInstants}},
+		{"all out of order, indexed wrong, two instants", func(t *testing.T, doc map[string]any) {
+			setRow(4, "tool", "zzz")(t, doc)
+			setRow(4, "request_index", int64(9))(t, doc)
+			setRow(10, "as_of", "2031-03-03T09:00:01Z")(t, doc)
+		}, []string{notCanonical, "a batch's results are indexed [9, 1, 2, 3, 4, 5, 6]", twoInstants}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := loadArtefact(t, fixtureV1)
+			tc.mutate(t, doc)
+			ev, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), runOf(t, doc, yes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, _ := ev.Dimension(evaluator.TemporalCorrectness)
+			var got []string
+			for _, f := range d.Findings {
+				switch f.Code {
+				case "RETRIEVAL_BATCH_NOT_CANONICAL", "RETRIEVAL_BATCH_ORDER_BROKEN", "RETRIEVAL_AS_OF_NOT_ONE_INSTANT":
+					got = append(got, f.Detail)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("batch findings %q, want %q", got, tc.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tc.want[i]) {
+					t.Fatalf("batch finding %d is %q, want it to start %q", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+	t.Run("an instant that cannot be a set member", func(t *testing.T) {
+		doc := loadArtefact(t, fixtureV1)
+		row(doc, 8)["as_of"] = []any{}
+		_, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), runOf(t, doc, yes()))
+		if c, _ := refusal.ClassOf(err); c != evaluator.ErrUnreadableRecord.Class {
+			t.Fatalf("Evaluate = %v, want %s", err, evaluator.ErrUnreadableRecord.Class)
+		}
+	})
+}
