@@ -139,10 +139,9 @@ func (g *grader) recordIntegrity() *integrity {
 					pos, python.Repr(row["at"]))))
 		}
 		previous = &moment
-		rt := row["record_type"]
-		if s, isStr := rt.(string); !isStr || !recordTypeSet[s] {
+		if !recordTypeSet[g.types[pos]] {
 			in.structural = append(in.structural, finding("TRAJECTORY_UNKNOWN_RECORD_TYPE",
-				sprintf("row %d claims record type %s, which this build does not write", pos, python.Repr(rt))))
+				sprintf("row %d claims record type %s, which this build does not write", pos, python.Repr(row["record_type"]))))
 		}
 	}
 
@@ -171,7 +170,7 @@ func (g *grader) recordIntegrity() *integrity {
 
 	recorded := map[string]bool{}
 	for pos, row := range rows {
-		rt := python.Str(row["record_type"])
+		rt := g.types[pos]
 		expected, isEvent := eventRecordDisposition[rt]
 		if !isEvent {
 			continue
@@ -296,7 +295,7 @@ func (g *grader) retrievalGrammar() []Finding {
 	}
 
 	for pos, row := range rows {
-		rt := row["record_type"]
+		rt := g.types[pos]
 		switch rt {
 		case "agent_invoked":
 			closeBatch()
@@ -383,23 +382,24 @@ func distinctInstants(batch []map[string]any) int {
 func (g *grader) invalidationBinding() []Finding {
 	rows := g.rows
 	var findings []Finding
-	at := func(p int) map[string]any {
+	at := func(p int) (map[string]any, string) {
 		if p >= 0 && p < len(rows) {
-			return rows[p]
+			return rows[p], g.types[p]
 		}
-		return nil
+		return nil, ""
 	}
 	for pos, row := range rows {
-		following, preceding := at(pos+1), at(pos-1)
-		switch row["record_type"] {
+		following, followingType := at(pos + 1)
+		preceding, precedingType := at(pos - 1)
+		switch g.types[pos] {
 		case "agent_invoked":
-			if !(following != nil && pyEq(following["record_type"], "derived_context_invalidated") &&
+			if !(following != nil && followingType == "derived_context_invalidated" &&
 				pyEq(following["cause"], "wake") && pyEq(following["invocation_index"], row["invocation_index"])) {
 				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
 					sprintf("the invocation opened at row %d is not immediately followed by the wake invalidation that drops what the agent read before it; a wake stales every derived fact, and an invocation with no such row describes an agent still holding a view of a document the world has moved", pos)))
 			}
 		case "effect_accepted":
-			if !(following != nil && pyEq(following["record_type"], "derived_context_invalidated") &&
+			if !(following != nil && followingType == "derived_context_invalidated" &&
 				pyEq(following["cause"], "effect_accepted") && pyEq(following["action_type"], row["action_type"])) {
 				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
 					sprintf("the effect accepted at row %d for %s is not immediately followed by the invalidation that drops the reads it moved; the record it was looking at changed because of what it just did",
@@ -407,11 +407,11 @@ func (g *grader) invalidationBinding() []Finding {
 			}
 		case "derived_context_invalidated":
 			cause := row["cause"]
-			if pyEq(cause, "wake") && !(preceding != nil && pyEq(preceding["record_type"], "agent_invoked") &&
+			if pyEq(cause, "wake") && !(preceding != nil && precedingType == "agent_invoked" &&
 				pyEq(preceding["invocation_index"], row["invocation_index"])) {
 				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
 					sprintf("row %d invalidates derived context for a wake that did not immediately precede it; a wake invalidation belongs to the invocation it opens, and one standing anywhere else is a wake no agent_invoked row records", pos)))
-			} else if pyEq(cause, "effect_accepted") && !(preceding != nil && pyEq(preceding["record_type"], "effect_accepted") &&
+			} else if pyEq(cause, "effect_accepted") && !(preceding != nil && precedingType == "effect_accepted" &&
 				pyEq(preceding["action_type"], row["action_type"])) {
 				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
 					sprintf("row %d invalidates derived context for an accepted %s effect that does not immediately precede it; an invalidation cannot come before the effect it describes, and one naming another action describes an effect this position did not commit",
@@ -442,20 +442,20 @@ func (g *grader) invocationAndTurn() []Finding {
 	}
 
 	for pos, row := range g.rows {
-		rt := row["record_type"]
-		if pyEq(rt, "agent_invoked") {
+		rt := g.types[pos]
+		if rt == "agent_invoked" {
 			invocation = row["invocation_index"]
 			expectedTurn = 0
 			currentTurn = nil
 			openBatch = nil
 			continue
 		}
-		if inStrings(rt, invocationBoundTypes) && (invocation == nil || !pyEq(row["invocation_index"], invocation)) {
+		if g.typeIn(pos, invocationBoundTypes) && (invocation == nil || !pyEq(row["invocation_index"], invocation)) {
 			findings = append(findings, finding("RETRIEVAL_INVOCATION_BINDING_BROKEN",
 				sprintf("row %d attributes a %s to invocation %s while invocation %s is the one open at that position; a read is answered to the agent that was asked, and an invocation index that names another real invocation is a read moved to a turn it was never served in",
 					pos, python.Repr(rt), python.Repr(row["invocation_index"]), python.Repr(invocation))))
 		}
-		if pyEq(rt, "retrieval_served") {
+		if rt == "retrieval_served" {
 			batchIndex := row["batch_index"]
 			if openBatch != nil && pyEq(batchIndex, openBatch) {
 				continue
@@ -465,9 +465,9 @@ func (g *grader) invocationAndTurn() []Finding {
 			continue
 		}
 		openBatch = nil
-		if inStrings(rt, callRecordTypes) {
+		if g.typeIn(pos, callRecordTypes) {
 			callTurn(pos, row)
-		} else if pyEq(rt, "derived_context_invalidated") {
+		} else if rt == "derived_context_invalidated" {
 			cause := row["cause"]
 			stated := counterValue(row["turn_index"])
 			var due any

@@ -206,6 +206,10 @@ func TestMutationsAreFound(t *testing.T) {
 			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_TIMESTAMP_NOT_CANONICAL"},
 		{name: "record type this build does not write", mutate: setRow(0, "record_type", "episode_started"),
 			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_UNKNOWN_RECORD_TYPE"},
+		{name: "record type that is a number", mutate: setRow(7, "record_type", int64(7)),
+			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_UNKNOWN_RECORD_TYPE"},
+		{name: "record type that is empty", mutate: setRow(7, "record_type", ""),
+			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_UNKNOWN_RECORD_TYPE"},
 		{name: "served record version tampered", mutate: setRow(4, "record_version", "0000000000000000"),
 			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORD_VERSION_MISMATCH", passing: []string{evaluator.CriticalInvariants}},
 		{
@@ -333,6 +337,9 @@ func TestWrongScenarioTerminal(t *testing.T) {
 func TestUnreadableRecordsRefused(t *testing.T) {
 	cases := map[string]func(doc map[string]any){
 		"record type is a list": func(doc map[string]any) { row(doc, 7)["record_type"] = []any{"retrieval_served"} },
+		"record type is an object": func(doc map[string]any) {
+			row(doc, 40)["record_type"] = map[string]any{"agent_invoked": true}
+		},
 		"final state lacks cycles": func(doc map[string]any) {
 			delete(finalState(doc), "cycles")
 		},

@@ -246,9 +246,8 @@ func (g *grader) retrievalDiscipline() Dimension {
 		}
 	}
 
-	for _, row := range g.rows {
-		rt, _ := row["record_type"].(string)
-		switch rt {
+	for i, row := range g.rows {
+		switch g.types[i] {
 		case "agent_invoked":
 			invocation = 0
 			if v := row["invocation_index"]; pyIsStrictInt(v) {
