@@ -122,7 +122,8 @@ func (g *grader) recordIntegrity() *integrity {
 				len(rows)-1, python.Repr(shown), more)))
 	}
 
-	var previous *int64
+	var previous int64 // the instant of the last readable row
+	stamped := false
 	for pos, row := range rows {
 		moment, ok := g.instant(row["at"])
 		var why string
@@ -133,12 +134,12 @@ func (g *grader) recordIntegrity() *integrity {
 			in.structural = append(in.structural, finding("TRAJECTORY_TIMESTAMP_NOT_CANONICAL", why))
 			continue
 		}
-		if previous != nil && moment < *previous {
+		if stamped && moment < previous {
 			in.structural = append(in.structural, finding("TRAJECTORY_TIMESTAMPS_NOT_MONOTONIC",
 				sprintf("row %d is stamped %s, which is before the row that precedes it; simulated time never moves backwards",
 					pos, python.Repr(row["at"]))))
 		}
-		previous = &moment
+		previous, stamped = moment, true
 		if !recordTypeSet[g.types[pos]] {
 			in.structural = append(in.structural, finding("TRAJECTORY_UNKNOWN_RECORD_TYPE",
 				sprintf("row %d claims record type %s, which this build does not write", pos, python.Repr(row["record_type"]))))
