@@ -91,6 +91,24 @@ func setEvent(id, field string, v any) func(*testing.T, map[string]any) {
 	return func(_ *testing.T, doc map[string]any) { event(doc, id)[field] = v }
 }
 
+// findingsOf grades doc as a V1 run whose replay held and returns the
+// findings of dimension dim with one of codes, in order.
+func findingsOf(t *testing.T, doc map[string]any, dim string, codes ...string) []evaluator.Finding {
+	t.Helper()
+	ev, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), runOf(t, doc, yes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := ev.Dimension(dim)
+	var out []evaluator.Finding
+	for _, f := range d.Findings {
+		if slices.Contains(codes, f.Code) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 func hasCode(d *evaluator.Dimension, code string) bool {
 	for _, f := range d.Findings {
 		if f.Code == code {
@@ -391,16 +409,9 @@ func TestRecordVersionPerRow(t *testing.T) {
 		return nil
 	}
 	mismatches := func(t *testing.T, doc map[string]any) []string {
-		ev, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), runOf(t, doc, yes()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, _ := ev.Dimension(evaluator.TemporalCorrectness)
 		var at []string
-		for _, f := range d.Findings {
-			if f.Code == "RETRIEVAL_RECORD_VERSION_MISMATCH" {
-				at = append(at, strings.Fields(f.Detail)[1])
-			}
+		for _, f := range findingsOf(t, doc, evaluator.TemporalCorrectness, "RETRIEVAL_RECORD_VERSION_MISMATCH") {
+			at = append(at, strings.Fields(f.Detail)[1])
 		}
 		return at
 	}
@@ -485,19 +496,14 @@ func TestReadMovedInsideAWindow(t *testing.T) {
 			again := clone(row(doc, served))
 			again["record_version"] = tc.version(again["record_version"])
 			insertRows(doc, served+1, again)
-			ev, err := evaluator.Evaluate(schemas.EngineUpstream, c, runOf(t, doc, yes()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, _ := ev.Dimension(evaluator.RetrievalDiscipline)
 			found := false
-			for _, f := range d.Findings {
-				if f.Code == "STALE_RETRIEVED_RECORD" && strings.Contains(f.Detail, moved) {
+			for _, f := range findingsOf(t, doc, evaluator.RetrievalDiscipline, "STALE_RETRIEVED_RECORD") {
+				if strings.Contains(f.Detail, moved) {
 					found = true
 				}
 			}
 			if found != tc.want {
-				t.Fatalf("a read served again at %s: moved-record finding %v, want %v (findings %v)", tc.name, found, tc.want, d.Findings)
+				t.Fatalf("a read served again at %s: moved-record finding %v, want %v", tc.name, found, tc.want)
 			}
 		})
 	}
@@ -548,17 +554,10 @@ func TestBatchGrammar(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := loadArtefact(t, fixtureV1)
 			tc.mutate(t, doc)
-			ev, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), runOf(t, doc, yes()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, _ := ev.Dimension(evaluator.TemporalCorrectness)
 			var got []string
-			for _, f := range d.Findings {
-				switch f.Code {
-				case "RETRIEVAL_BATCH_NOT_CANONICAL", "RETRIEVAL_BATCH_ORDER_BROKEN", "RETRIEVAL_AS_OF_NOT_ONE_INSTANT":
-					got = append(got, f.Detail)
-				}
+			for _, f := range findingsOf(t, doc, evaluator.TemporalCorrectness,
+				"RETRIEVAL_BATCH_NOT_CANONICAL", "RETRIEVAL_BATCH_ORDER_BROKEN", "RETRIEVAL_AS_OF_NOT_ONE_INSTANT") {
+				got = append(got, f.Detail)
 			}
 			if len(got) != len(tc.want) {
 				t.Fatalf("batch findings %q, want %q", got, tc.want)
