@@ -19,8 +19,8 @@ type proposalBinding struct {
 func (g *grader) proposalBinding() *proposalBinding {
 	b := &proposalBinding{linked: map[int64]map[string]any{}}
 	proposals := map[string]map[string]any{}
-	for _, row := range g.rows {
-		if !pyEq(row["record_type"], "action_proposed") {
+	for i, row := range g.rows {
+		if g.types[i] != "action_proposed" {
 			continue
 		}
 		identity := row["proposal_id"]
@@ -38,8 +38,8 @@ func (g *grader) proposalBinding() *proposalBinding {
 		proposals[id] = row
 	}
 	answered := map[string]int64{}
-	for _, row := range g.rows {
-		if !inStrings(row["record_type"], proposalOutcomeTypes) {
+	for i, row := range g.rows {
+		if !g.typeIn(i, proposalOutcomeTypes) {
 			continue
 		}
 		identity := row["proposal_id"]
@@ -346,14 +346,14 @@ func (g *grader) causal(in *integrity, b *proposalBinding, e *effectBindings) []
 	fs := g.r.FinalState
 	approvedAt := map[string]int64{}
 	openedAt := map[string]int64{}
-	for _, row := range g.rows {
+	for i, row := range g.rows {
 		cp := python.Str(row["checkpoint_id"])
 		position := pyInt(idx(row, "index"))
-		if pyEq(row["record_type"], "checkpoint_opened") {
+		if g.types[i] == "checkpoint_opened" {
 			if _, ok := openedAt[cp]; !ok {
 				openedAt[cp] = position
 			}
-		} else if pyEq(row["record_type"], "checkpoint_resolved") && pyEq(row["resolution"], "RESOLVED_APPROVED") {
+		} else if g.types[i] == "checkpoint_resolved" && pyEq(row["resolution"], "RESOLVED_APPROVED") {
 			if _, ok := approvedAt[cp]; !ok {
 				approvedAt[cp] = position
 			}

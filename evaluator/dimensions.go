@@ -13,6 +13,10 @@ type grader struct {
 	c    *engine.GradingContract
 	r    Run
 	rows []map[string]any // the mapping rows of the trajectory, in order
+	// types[i] is rows[i]'s record type when it is text, else "" (no
+	// record type of the ledger, so every comparison of a row's type with
+	// one reads types).
+	types []string
 	// malformed are the positions (in the whole trajectory) of rows that are
 	// not mappings.
 	malformed    []int
@@ -28,15 +32,27 @@ type grader struct {
 func newGrader(c *engine.GradingContract, r Run, notification bool) *grader {
 	g := &grader{c: c, r: r, notification: notification}
 	g.rows = make([]map[string]any, 0, len(r.Trajectory))
+	g.types = make([]string, 0, len(r.Trajectory))
 	for pos, row := range r.Trajectory {
 		m, ok := row.(map[string]any)
 		if !ok {
 			g.malformed = append(g.malformed, pos)
 			continue
 		}
+		rt, _ := m["record_type"].(string)
 		g.rows = append(g.rows, m)
+		g.types = append(g.types, rt)
 	}
 	return g
+}
+
+// typeIn is upstream's "row's record type in set" for row pos: a record
+// type that cannot be a set member fails, as it does upstream.
+func (g *grader) typeIn(pos int, set map[string]bool) bool {
+	if g.types[pos] == "" {
+		hashable(g.rows[pos]["record_type"])
+	}
+	return set[g.types[pos]]
 }
 
 // rowsOf is upstream's _rows(trajectory, type): the rows of one record type.

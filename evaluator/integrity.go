@@ -122,7 +122,8 @@ func (g *grader) recordIntegrity() *integrity {
 				len(rows)-1, python.Repr(shown), more)))
 	}
 
-	var previous *int64
+	var previous int64 // the instant of the last readable row
+	stamped := false
 	for pos, row := range rows {
 		moment, ok := g.instant(row["at"])
 		var why string
@@ -133,16 +134,15 @@ func (g *grader) recordIntegrity() *integrity {
 			in.structural = append(in.structural, finding("TRAJECTORY_TIMESTAMP_NOT_CANONICAL", why))
 			continue
 		}
-		if previous != nil && moment < *previous {
+		if stamped && moment < previous {
 			in.structural = append(in.structural, finding("TRAJECTORY_TIMESTAMPS_NOT_MONOTONIC",
 				sprintf("row %d is stamped %s, which is before the row that precedes it; simulated time never moves backwards",
 					pos, python.Repr(row["at"]))))
 		}
-		previous = &moment
-		rt := row["record_type"]
-		if s, isStr := rt.(string); !isStr || !recordTypeSet[s] {
+		previous, stamped = moment, true
+		if !recordTypeSet[g.types[pos]] {
 			in.structural = append(in.structural, finding("TRAJECTORY_UNKNOWN_RECORD_TYPE",
-				sprintf("row %d claims record type %s, which this build does not write", pos, python.Repr(rt))))
+				sprintf("row %d claims record type %s, which this build does not write", pos, python.Repr(row["record_type"]))))
 		}
 	}
 
@@ -171,7 +171,7 @@ func (g *grader) recordIntegrity() *integrity {
 
 	recorded := map[string]bool{}
 	for pos, row := range rows {
-		rt := python.Str(row["record_type"])
+		rt := g.types[pos]
 		expected, isEvent := eventRecordDisposition[rt]
 		if !isEvent {
 			continue
@@ -256,55 +256,47 @@ func (g *grader) retrievalGrammar() []Finding {
 		if len(current) == 0 {
 			return
 		}
-		tools := make([]string, len(current))
-		seen := map[string]bool{}
-		dup := false
-		for i, row := range current {
-			tools[i] = python.Str(row["tool"])
-			if seen[tools[i]] {
-				dup = true
-			}
-			seen[tools[i]] = true
-		}
-		sortedTools := sortedStrings(tools)
-		canonical := !dup
-		for i := range tools {
-			if tools[i] != sortedTools[i] {
+		// The canonical, duplicate-free request order is strictly
+		// increasing tool names.
+		canonical := true
+		previous := python.Str(current[0]["tool"])
+		for _, row := range current[1:] {
+			tool := python.Str(row["tool"])
+			if tool <= previous {
 				canonical = false
 			}
+			previous = tool
 		}
 		if !canonical {
 			findings = append(findings, finding("RETRIEVAL_BATCH_NOT_CANONICAL",
 				sprintf("batch %s of invocation %s served %d result(s) that are not the canonical, duplicate-free request order; a batch that was not canonicalised cannot be compared with the tape row that describes it",
-					python.Repr(current[0]["batch_index"]), python.Repr(current[0]["invocation_index"]), len(tools))))
+					python.Repr(current[0]["batch_index"]), python.Repr(current[0]["invocation_index"]), len(current))))
 		}
-		positions := make([]any, len(current))
 		contiguous := true
 		for i, row := range current {
-			positions[i] = row["request_index"]
-			if !pyEq(positions[i], int64(i)) {
+			if !pyEq(row["request_index"], int64(i)) {
 				contiguous = false
 			}
 		}
 		if !contiguous {
+			positions := make([]any, len(current))
+			for i, row := range current {
+				positions[i] = row["request_index"]
+			}
 			findings = append(findings, finding("RETRIEVAL_BATCH_ORDER_BROKEN",
 				sprintf("a batch's results are indexed %s, not contiguously from zero; a result nobody can place in its batch is a result nothing binds to a request",
 					python.Repr(positions))))
 		}
-		instants := map[any]bool{}
-		for _, row := range current {
-			instants[pyHashKey(row["as_of"])] = true
-		}
-		if len(instants) != 1 {
+		if n := distinctInstants(current); n != 1 {
 			findings = append(findings, finding("RETRIEVAL_AS_OF_NOT_ONE_INSTANT",
 				sprintf("a batch's results state %d different instants; a batch is served atomically, so its results cannot disagree about when they were true",
-					len(instants))))
+					n)))
 		}
 		current = current[:0]
 	}
 
 	for pos, row := range rows {
-		rt := row["record_type"]
+		rt := g.types[pos]
 		switch rt {
 		case "agent_invoked":
 			closeBatch()
@@ -365,28 +357,50 @@ func (g *grader) retrievalGrammar() []Finding {
 	return findings
 }
 
+// distinctInstants is how many different as_of values (Python set
+// members) a batch's rows state.
+func distinctInstants(batch []map[string]any) int {
+	first, same := batch[0]["as_of"].(string)
+	for _, row := range batch[1:] {
+		if !same {
+			break
+		}
+		s, text := row["as_of"].(string)
+		same = text && s == first
+	}
+	if same {
+		return 1
+	}
+	instants := map[any]bool{}
+	for _, row := range batch {
+		instants[pyHashKey(row["as_of"])] = true
+	}
+	return len(instants)
+}
+
 // invalidationBinding binds every invalidation to the row that caused it,
 // in both directions.
 func (g *grader) invalidationBinding() []Finding {
 	rows := g.rows
 	var findings []Finding
-	at := func(p int) map[string]any {
+	at := func(p int) (map[string]any, string) {
 		if p >= 0 && p < len(rows) {
-			return rows[p]
+			return rows[p], g.types[p]
 		}
-		return nil
+		return nil, ""
 	}
 	for pos, row := range rows {
-		following, preceding := at(pos+1), at(pos-1)
-		switch row["record_type"] {
+		following, followingType := at(pos + 1)
+		preceding, precedingType := at(pos - 1)
+		switch g.types[pos] {
 		case "agent_invoked":
-			if !(following != nil && pyEq(following["record_type"], "derived_context_invalidated") &&
+			if !(following != nil && followingType == "derived_context_invalidated" &&
 				pyEq(following["cause"], "wake") && pyEq(following["invocation_index"], row["invocation_index"])) {
 				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
 					sprintf("the invocation opened at row %d is not immediately followed by the wake invalidation that drops what the agent read before it; a wake stales every derived fact, and an invocation with no such row describes an agent still holding a view of a document the world has moved", pos)))
 			}
 		case "effect_accepted":
-			if !(following != nil && pyEq(following["record_type"], "derived_context_invalidated") &&
+			if !(following != nil && followingType == "derived_context_invalidated" &&
 				pyEq(following["cause"], "effect_accepted") && pyEq(following["action_type"], row["action_type"])) {
 				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
 					sprintf("the effect accepted at row %d for %s is not immediately followed by the invalidation that drops the reads it moved; the record it was looking at changed because of what it just did",
@@ -394,11 +408,11 @@ func (g *grader) invalidationBinding() []Finding {
 			}
 		case "derived_context_invalidated":
 			cause := row["cause"]
-			if pyEq(cause, "wake") && !(preceding != nil && pyEq(preceding["record_type"], "agent_invoked") &&
+			if pyEq(cause, "wake") && !(preceding != nil && precedingType == "agent_invoked" &&
 				pyEq(preceding["invocation_index"], row["invocation_index"])) {
 				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
 					sprintf("row %d invalidates derived context for a wake that did not immediately precede it; a wake invalidation belongs to the invocation it opens, and one standing anywhere else is a wake no agent_invoked row records", pos)))
-			} else if pyEq(cause, "effect_accepted") && !(preceding != nil && pyEq(preceding["record_type"], "effect_accepted") &&
+			} else if pyEq(cause, "effect_accepted") && !(preceding != nil && precedingType == "effect_accepted" &&
 				pyEq(preceding["action_type"], row["action_type"])) {
 				findings = append(findings, finding("RETRIEVAL_INVALIDATION_NOT_BOUND_TO_ITS_CAUSE",
 					sprintf("row %d invalidates derived context for an accepted %s effect that does not immediately precede it; an invalidation cannot come before the effect it describes, and one naming another action describes an effect this position did not commit",
@@ -429,20 +443,20 @@ func (g *grader) invocationAndTurn() []Finding {
 	}
 
 	for pos, row := range g.rows {
-		rt := row["record_type"]
-		if pyEq(rt, "agent_invoked") {
+		rt := g.types[pos]
+		if rt == "agent_invoked" {
 			invocation = row["invocation_index"]
 			expectedTurn = 0
 			currentTurn = nil
 			openBatch = nil
 			continue
 		}
-		if inStrings(rt, invocationBoundTypes) && (invocation == nil || !pyEq(row["invocation_index"], invocation)) {
+		if g.typeIn(pos, invocationBoundTypes) && (invocation == nil || !pyEq(row["invocation_index"], invocation)) {
 			findings = append(findings, finding("RETRIEVAL_INVOCATION_BINDING_BROKEN",
 				sprintf("row %d attributes a %s to invocation %s while invocation %s is the one open at that position; a read is answered to the agent that was asked, and an invocation index that names another real invocation is a read moved to a turn it was never served in",
 					pos, python.Repr(rt), python.Repr(row["invocation_index"]), python.Repr(invocation))))
 		}
-		if pyEq(rt, "retrieval_served") {
+		if rt == "retrieval_served" {
 			batchIndex := row["batch_index"]
 			if openBatch != nil && pyEq(batchIndex, openBatch) {
 				continue
@@ -452,9 +466,9 @@ func (g *grader) invocationAndTurn() []Finding {
 			continue
 		}
 		openBatch = nil
-		if inStrings(rt, callRecordTypes) {
+		if g.typeIn(pos, callRecordTypes) {
 			callTurn(pos, row)
-		} else if pyEq(rt, "derived_context_invalidated") {
+		} else if rt == "derived_context_invalidated" {
 			cause := row["cause"]
 			stated := counterValue(row["turn_index"])
 			var due any
@@ -496,12 +510,15 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 				pos, python.Quote(tool), python.Repr(row["record_id"]), python.Quote(spec.Source))))
 	}
 	records := row["records"]
-	var problems []string
+	tp := g.toolProjection(tool)
 	rm, isMap := records.(map[string]any)
+	if isMap && tp.holds(rm) {
+		return g.versionProblems(findings, pos, row, tool, tp, rm)
+	}
+	var problems []string
 	if !isMap {
 		problems = append(problems, "a served row carries the records it returned as an object, got "+python.TypeName(records))
 	} else {
-		tp := g.toolProjection(tool)
 		roots := tp.roots
 		var missing, extra []string
 		for _, root := range spec.Roots {
@@ -532,7 +549,13 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 				pos, python.Quote(tool), strings.Join(problems, "; "))))
 		return findings
 	}
-	recomputed, err := g.recordVersion(rm)
+	return g.versionProblems(findings, pos, row, tool, tp, rm)
+}
+
+// versionProblems holds a served row's version to its records body (one the
+// catalogue's projection holds).
+func (g *grader) versionProblems(findings []Finding, pos int, row map[string]any, tool string, tp *projection, rm map[string]any) []Finding {
+	recomputed, err := g.recordVersion(tp, rm)
 	if err != nil {
 		findings = append(findings, finding("RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
 			sprintf("row %d carries a records body canonical JSON cannot carry, so no version can be computed over it — %v", pos, err)))
@@ -546,12 +569,14 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 	return findings
 }
 
-// recordVersion recomputes the version of a served records body: the first
-// RecordVersionLength hex characters of the SHA-256 of its upstream
-// canonical JSON. A body object served in several rows (a runtime may hand
-// out one read-only tree while the record has not moved) is digested once
-// per evaluation; every distinct body is digested.
-func (g *grader) recordVersion(rm map[string]any) (string, error) {
+// recordVersion recomputes the version of a served records body of tool tp:
+// the first RecordVersionLength hex characters of the SHA-256 of its
+// upstream canonical JSON. A body object served in several rows (a runtime
+// may hand out one read-only tree while the record has not moved) is encoded
+// once per evaluation; a body whose encoding is byte for byte the tool's
+// previous one (an artefact's rows are separate trees of a record that has
+// not moved) is not digested again. Every other encoding is digested.
+func (g *grader) recordVersion(tp *projection, rm map[string]any) (string, error) {
 	key := reflect.ValueOf(rm).UnsafePointer()
 	if v, ok := g.versions[key]; ok {
 		return v, nil
@@ -563,18 +588,29 @@ func (g *grader) recordVersion(rm map[string]any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	v := canon.SHA256Hex(b)[:g.c.RecordVersionLength]
+	if tp.lastVersion == "" || string(b) != string(tp.lastBody) {
+		tp.lastBody = append(tp.lastBody[:0], b...)
+		tp.lastVersion = canon.SHA256Hex(b)[:g.c.RecordVersionLength]
+	}
 	if g.versions == nil {
 		g.versions = map[unsafe.Pointer]string{}
 	}
-	g.versions[key] = v
-	return v, nil
+	g.versions[key] = tp.lastVersion
+	return tp.lastVersion, nil
 }
 
 // projection is a tool's root set, precomputed once per evaluation.
 type projection struct {
 	roots  map[string]bool
 	sorted []string
+	// shapes[i] is the published shape of root sorted[i]; nil when the
+	// roots repeat or one has no published shape (holds then answers
+	// false, and the row takes the long way).
+	shapes []engine.RootShape
+	// lastBody is the tool's last encoded records body and lastVersion its
+	// version ("" until one is digested).
+	lastBody    []byte
+	lastVersion string
 }
 
 func (g *grader) toolProjection(tool string) *projection {
@@ -586,8 +622,35 @@ func (g *grader) toolProjection(tool string) *projection {
 	}
 	roots := g.c.Tools[tool].Roots
 	p := &projection{roots: stringSet(roots...), sorted: sortedStrings(roots)}
+	if len(p.roots) == len(p.sorted) {
+		p.shapes = make([]engine.RootShape, len(p.sorted))
+		for i, root := range p.sorted {
+			shape, ok := g.c.RootShapes[root]
+			if !ok {
+				p.shapes = nil
+				break
+			}
+			p.shapes[i] = shape
+		}
+	}
 	g.projections[tool] = p
 	return p
+}
+
+// holds reports whether rm is exactly the tool's projection: every root,
+// no other key, each value of its published shape (what servedRowProblems
+// finds no problem with).
+func (p *projection) holds(rm map[string]any) bool {
+	if p.shapes == nil || len(rm) != len(p.sorted) {
+		return false
+	}
+	for i, root := range p.sorted {
+		v, ok := rm[root]
+		if !ok || !shapeHolds(p.shapes[i], v) {
+			return false
+		}
+	}
+	return true
 }
 
 func (g *grader) rootShapeProblem(root string, v any) string {
@@ -595,27 +658,33 @@ func (g *grader) rootShapeProblem(root string, v any) string {
 	if !ok {
 		return python.Quote(root) + " is not a root any published read projects"
 	}
-	var good bool
-	switch shape {
-	case engine.ShapeText:
-		_, good = v.(string)
-	case engine.ShapeOptionalText:
-		_, s := v.(string)
-		good = v == nil || s
-	case engine.ShapeObject:
-		_, good = v.(map[string]any)
-	case engine.ShapeOptionalObject:
-		_, m := v.(map[string]any)
-		good = v == nil || m
-	case engine.ShapeList:
-		_, good = v.([]any)
-	case engine.ShapeFlag:
-		_, good = v.(bool)
-	default:
-		good = pyIsStrictInt(v) && pyInt(v) >= 0
-	}
-	if good {
+	if shapeHolds(shape, v) {
 		return ""
 	}
 	return sprintf("%s is published as %s, and this row carries a %s", python.Quote(root), string(shape), python.TypeName(v))
+}
+
+// shapeHolds reports whether v is of the published shape.
+func shapeHolds(shape engine.RootShape, v any) bool {
+	switch shape {
+	case engine.ShapeText:
+		_, good := v.(string)
+		return good
+	case engine.ShapeOptionalText:
+		_, s := v.(string)
+		return v == nil || s
+	case engine.ShapeObject:
+		_, good := v.(map[string]any)
+		return good
+	case engine.ShapeOptionalObject:
+		_, m := v.(map[string]any)
+		return v == nil || m
+	case engine.ShapeList:
+		_, good := v.([]any)
+		return good
+	case engine.ShapeFlag:
+		_, good := v.(bool)
+		return good
+	}
+	return pyIsStrictInt(v) && pyInt(v) >= 0
 }

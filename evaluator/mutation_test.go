@@ -1,7 +1,11 @@
 package evaluator_test
 
 import (
+	"maps"
+	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/obaudit/obaudit/evaluator"
@@ -85,6 +89,24 @@ func setRow(i int, field string, v any) func(*testing.T, map[string]any) {
 // setEvent is the edit that sets one field of the delivered event id.
 func setEvent(id, field string, v any) func(*testing.T, map[string]any) {
 	return func(_ *testing.T, doc map[string]any) { event(doc, id)[field] = v }
+}
+
+// findingsOf grades doc as a V1 run whose replay held and returns the
+// findings of dimension dim with one of codes, in order.
+func findingsOf(t *testing.T, doc map[string]any, dim string, codes ...string) []evaluator.Finding {
+	t.Helper()
+	ev, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), runOf(t, doc, yes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := ev.Dimension(dim)
+	var out []evaluator.Finding
+	for _, f := range d.Findings {
+		if slices.Contains(codes, f.Code) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func hasCode(d *evaluator.Dimension, code string) bool {
@@ -202,6 +224,10 @@ func TestMutationsAreFound(t *testing.T) {
 			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_TIMESTAMP_NOT_CANONICAL"},
 		{name: "record type this build does not write", mutate: setRow(0, "record_type", "episode_started"),
 			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_UNKNOWN_RECORD_TYPE"},
+		{name: "record type that is a number", mutate: setRow(7, "record_type", int64(7)),
+			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_UNKNOWN_RECORD_TYPE"},
+		{name: "record type that is empty", mutate: setRow(7, "record_type", ""),
+			dim: evaluator.TemporalCorrectness, code: "TRAJECTORY_UNKNOWN_RECORD_TYPE"},
 		{name: "served record version tampered", mutate: setRow(4, "record_version", "0000000000000000"),
 			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORD_VERSION_MISMATCH", passing: []string{evaluator.CriticalInvariants}},
 		{
@@ -216,6 +242,20 @@ func TestMutationsAreFound(t *testing.T) {
 			name: "served body projects a root of another read",
 			mutate: func(t *testing.T, doc map[string]any) {
 				row(doc, 5)["records"].(map[string]any)["payment"] = map[string]any{}
+			},
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
+		},
+		{
+			name: "served body omits a root",
+			mutate: func(t *testing.T, doc map[string]any) {
+				delete(row(doc, 6)["records"].(map[string]any), "payment")
+			},
+			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
+		},
+		{
+			name: "served root of another shape",
+			mutate: func(t *testing.T, doc map[string]any) {
+				row(doc, 4)["records"].(map[string]any)["phase"] = int64(3)
 			},
 			dim: evaluator.TemporalCorrectness, code: "RETRIEVAL_RECORDS_NOT_THE_PUBLISHED_PROJECTION",
 		},
@@ -315,6 +355,9 @@ func TestWrongScenarioTerminal(t *testing.T) {
 func TestUnreadableRecordsRefused(t *testing.T) {
 	cases := map[string]func(doc map[string]any){
 		"record type is a list": func(doc map[string]any) { row(doc, 7)["record_type"] = []any{"retrieval_served"} },
+		"record type is an object": func(doc map[string]any) {
+			row(doc, 40)["record_type"] = map[string]any{"agent_invoked": true}
+		},
 		"final state lacks cycles": func(doc map[string]any) {
 			delete(finalState(doc), "cycles")
 		},
@@ -336,4 +379,202 @@ func TestUnreadableRecordsRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRecordVersionPerRow: each served row's version is held to its own
+// body, also where the same tool served the same body just before (the
+// evaluator digests such a repeat once): a tampered version or an edited
+// body in a repeat is found at that row and no other, and the row after an
+// edited body is held to its own body again.
+func TestRecordVersionPerRow(t *testing.T) {
+	// served returns the positions of three served rows of one tool whose
+	// bodies are equal.
+	served := func(doc map[string]any) []int {
+		byTool := map[any][]int{}
+		for i, r := range rowsOf(doc) {
+			m := r.(map[string]any)
+			if m["record_type"] != "retrieval_served" {
+				continue
+			}
+			ps := byTool[m["tool"]]
+			if len(ps) > 0 && !reflect.DeepEqual(row(doc, ps[len(ps)-1])["records"], m["records"]) {
+				ps = ps[:0]
+			}
+			if ps = append(ps, i); len(ps) == 3 {
+				return ps
+			}
+			byTool[m["tool"]] = ps
+		}
+		t.Fatal("no tool serves one body three times running")
+		return nil
+	}
+	mismatches := func(t *testing.T, doc map[string]any) []string {
+		var at []string
+		for _, f := range findingsOf(t, doc, evaluator.TemporalCorrectness, "RETRIEVAL_RECORD_VERSION_MISMATCH") {
+			at = append(at, strings.Fields(f.Detail)[1])
+		}
+		return at
+	}
+	for name, tc := range map[string]func(t *testing.T, doc map[string]any, p []int){
+		"version tampered in a repeat": func(t *testing.T, doc map[string]any, p []int) {
+			row(doc, p[1])["record_version"] = "0000000000000000"
+		},
+		"body edited in a repeat": func(t *testing.T, doc map[string]any, p []int) {
+			body := clone(row(doc, p[1])["records"].(map[string]any))
+			edited := false
+			for _, k := range slices.Sorted(maps.Keys(body)) {
+				switch x := body[k].(type) {
+				case string:
+					body[k], edited = x+" (edited)", true
+				case map[string]any:
+					body[k], edited = map[string]any{"edited": true}, true
+				case []any:
+					body[k], edited = append(slices.Clone(x), "edited"), true
+				}
+				if edited {
+					break
+				}
+			}
+			if !edited {
+				t.Fatal("the repeated body has no text, object or list root to edit")
+			}
+			row(doc, p[1])["records"] = body
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			doc := loadArtefact(t, fixtureV1)
+			p := served(doc)
+			if got := mismatches(t, doc); len(got) != 0 {
+				t.Fatalf("unedited record: mismatches at rows %v", got)
+			}
+			tc(t, doc, p)
+			if got, want := mismatches(t, doc), []string{strconv.Itoa(p[1])}; !slices.Equal(got, want) {
+				t.Fatalf("mismatches at rows %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestReadMovedInsideAWindow: a read the next proposal rests on, served again
+// at another version before it inside one uninvalidated window, is a stale
+// record; served again at the same version, it is not.
+func TestReadMovedInsideAWindow(t *testing.T) {
+	const moved = "served more than once at more than one version"
+	c := maintenanceContract("V1")
+	for _, tc := range []struct {
+		name    string
+		version func(was any) any
+		want    bool
+	}{
+		{"another version", func(any) any { return "0000000000000000" }, true},
+		{"the same version", func(was any) any { return was }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := loadArtefact(t, fixtureV1)
+			// The first proposal that rests on a read, and the last serve
+			// of that read before it.
+			p, served := -1, -1
+			for i, r := range rowsOf(doc) {
+				m := r.(map[string]any)
+				if m["record_type"] != "action_proposed" {
+					continue
+				}
+				reads := c.Outcomes[m["action_type"].(string)].RequiredReads
+				for j := i - 1; j >= 0 && len(reads) > 0 && served < 0; j-- {
+					if s := row(doc, j); s["record_type"] == "retrieval_served" && s["tool"] == reads[0] {
+						served = j
+					}
+				}
+				if served >= 0 {
+					p = i
+					break
+				}
+			}
+			if p < 0 {
+				t.Fatal("no proposal rests on a read served before it")
+			}
+			again := clone(row(doc, served))
+			again["record_version"] = tc.version(again["record_version"])
+			insertRows(doc, served+1, again)
+			found := false
+			for _, f := range findingsOf(t, doc, evaluator.RetrievalDiscipline, "STALE_RETRIEVED_RECORD") {
+				if strings.Contains(f.Detail, moved) {
+					found = true
+				}
+			}
+			if found != tc.want {
+				t.Fatalf("a read served again at %s: moved-record finding %v, want %v", tc.name, found, tc.want)
+			}
+		})
+	}
+}
+
+// TestBatchGrammar edits V1's first batch (rows 4 to 10: seven reads of
+// invocation 1, batch 0, one instant) and states the batch findings that
+// must follow, by the start of their detail, in order.
+func TestBatchGrammar(t *testing.T) {
+	const (
+		notCanonical = "batch 0 of invocation 1 served 7 result(s) that are not the canonical, duplicate-free request order"
+		twoInstants  = "a batch's results state 2 different instants"
+	)
+	setAll := func(field string, v func(i int) any) func(*testing.T, map[string]any) {
+		return func(_ *testing.T, doc map[string]any) {
+			for i := 4; i <= 10; i++ {
+				row(doc, i)[field] = v(i)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		mutate func(*testing.T, map[string]any)
+		want   []string
+	}{
+		{"unedited", func(*testing.T, map[string]any) {}, nil},
+		{"two reads out of order", func(_ *testing.T, doc map[string]any) {
+			row(doc, 5)["tool"], row(doc, 6)["tool"] = row(doc, 6)["tool"], row(doc, 5)["tool"]
+		}, []string{notCanonical}},
+		{"one read twice in a row", setRow(5, "tool", "get_case_record"), []string{notCanonical}},
+		{"one read twice apart", setRow(10, "tool", "get_case_record"), []string{notCanonical}},
+		{"a request index out of place", setRow(6, "request_index", int64(7)),
+			[]string{"a batch's results are indexed [0, 1, 7, 3, 4, 5, 6], not contiguously from zero"}},
+		{"an instant of its own", setRow(8, "as_of", "2031-03-03T09:00:01Z"), []string{twoInstants}},
+		{"one instant, not text", setAll("as_of", func(i int) any {
+			if i == 10 {
+				return 1.0 // Python: 1 == 1.0, one set member
+			}
+			return int64(1)
+		}), nil},
+		{"text and a number", setRow(8, "as_of", int64(1)), []string{twoInstants}},
+		{"all out of order, indexed wrong, two instants", func(t *testing.T, doc map[string]any) {
+			setRow(4, "tool", "zzz")(t, doc)
+			setRow(4, "request_index", int64(9))(t, doc)
+			setRow(10, "as_of", "2031-03-03T09:00:01Z")(t, doc)
+		}, []string{notCanonical, "a batch's results are indexed [9, 1, 2, 3, 4, 5, 6]", twoInstants}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := loadArtefact(t, fixtureV1)
+			tc.mutate(t, doc)
+			var got []string
+			for _, f := range findingsOf(t, doc, evaluator.TemporalCorrectness,
+				"RETRIEVAL_BATCH_NOT_CANONICAL", "RETRIEVAL_BATCH_ORDER_BROKEN", "RETRIEVAL_AS_OF_NOT_ONE_INSTANT") {
+				got = append(got, f.Detail)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("batch findings %q, want %q", got, tc.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tc.want[i]) {
+					t.Fatalf("batch finding %d is %q, want it to start %q", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+	t.Run("an instant that cannot be a set member", func(t *testing.T) {
+		doc := loadArtefact(t, fixtureV1)
+		row(doc, 8)["as_of"] = []any{}
+		_, err := evaluator.Evaluate(schemas.EngineUpstream, maintenanceContract("V1"), runOf(t, doc, yes()))
+		if c, _ := refusal.ClassOf(err); c != evaluator.ErrUnreadableRecord.Class {
+			t.Fatalf("Evaluate = %v, want %s", err, evaluator.ErrUnreadableRecord.Class)
+		}
+	})
 }

@@ -95,7 +95,7 @@ func (g *grader) transferNoticeEstablished() transferNoticeCheck {
 	// 4–7. A delivered notice to the reporter on that cycle.
 	result := transferNoticeCheck{why: sprintf("no %s to %s correlated to cycle %s was proposed after ownership was taken", transferNotice, python.Quote(reporter), python.Quote(cycle))}
 	for start, row := range g.rows {
-		if int64(start) <= resolvedAt || !pyEq(row["record_type"], "action_proposed") || !pyEq(row["action_type"], g.c.Types.Notification) {
+		if int64(start) <= resolvedAt || g.types[start] != "action_proposed" || !pyEq(row["action_type"], g.c.Types.Notification) {
 			continue
 		}
 		payload, ok := row["payload"].(map[string]any)
@@ -116,8 +116,9 @@ func (g *grader) transferNoticeEstablished() transferNoticeCheck {
 func (g *grader) transferSend(start int, proposal map[string]any, reporter, cycle string) transferNoticeCheck {
 	at := proposal["at"]
 	delivered := 0
-	for _, row := range g.rows[start+1:] {
-		switch python.Str(row["record_type"]) {
+	for i := start + 1; i < len(g.rows); i++ {
+		row := g.rows[i]
+		switch g.types[i] {
 		case "effect_accepted":
 			if !pyEq(row["proposal_id"], proposal["proposal_id"]) {
 				return transferNoticeCheck{why: "another effect was accepted before the notice's own acceptance", at: row["at"]}
@@ -192,7 +193,7 @@ func (g *grader) undeliveredNotifications() []Finding {
 	// recipient on the same correlation.
 	var lastCorrelation any
 	for i, row := range g.rows {
-		switch python.Str(row["record_type"]) {
+		switch g.types[i] {
 		case "action_proposed":
 			lastCorrelation = nil
 			if p, ok := row["payload"].(map[string]any); ok {
@@ -215,8 +216,9 @@ func (g *grader) undeliveredNotifications() []Finding {
 
 func (g *grader) deliveredLater(after int, fixture, recipient, correlation any) bool {
 	var lastCorrelation any
-	for _, row := range g.rows[after+1:] {
-		switch python.Str(row["record_type"]) {
+	for i := after + 1; i < len(g.rows); i++ {
+		row := g.rows[i]
+		switch g.types[i] {
 		case "action_proposed":
 			lastCorrelation = nil
 			if p, ok := row["payload"].(map[string]any); ok {

@@ -144,7 +144,13 @@ func (g *grader) retrievalDiscipline() Dimension {
 			sprintf("trajectory row %d is not a mapping and cannot establish evidence", pos)))
 	}
 	var invocation int64
-	fresh := map[string]map[string]bool{}
+	// fresh holds, for each tool served since the last invalidation, the
+	// version first served and whether another has been served since.
+	type freshTool struct {
+		version string
+		moved   bool
+	}
+	fresh := map[string]freshTool{}
 	var bodies freshRecords
 	everRead := map[string]bool{}
 	claimValues := map[string]bool{}
@@ -171,7 +177,7 @@ func (g *grader) retrievalDiscipline() Dimension {
 			versions, ok := fresh[tool]
 			if !ok {
 				missing = append(missing, tool)
-			} else if len(versions) != 1 {
+			} else if versions.moved {
 				moved = append(moved, tool)
 			}
 		}
@@ -240,9 +246,8 @@ func (g *grader) retrievalDiscipline() Dimension {
 		}
 	}
 
-	for _, row := range g.rows {
-		rt, _ := row["record_type"].(string)
-		switch rt {
+	for i, row := range g.rows {
+		switch g.types[i] {
 		case "agent_invoked":
 			invocation = 0
 			if v := row["invocation_index"]; pyIsStrictInt(v) {
@@ -276,10 +281,12 @@ func (g *grader) retrievalDiscipline() Dimension {
 			if !pyEq(authority, row["authority"]) {
 				continue
 			}
-			if fresh[tool] == nil {
-				fresh[tool] = map[string]bool{}
+			version := python.Str(row["record_version"])
+			if f, ok := fresh[tool]; !ok {
+				fresh[tool] = freshTool{version: version}
+			} else if !f.moved && f.version != version {
+				fresh[tool] = freshTool{moved: true}
 			}
-			fresh[tool][python.Str(row["record_version"])] = true
 			if body, ok := row["records"].(map[string]any); ok {
 				bodies = append(bodies, body)
 			}
