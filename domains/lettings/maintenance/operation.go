@@ -3,6 +3,7 @@ package maintenance
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/internal/python"
@@ -32,6 +33,7 @@ type Operation struct {
 	scenario *Scenario
 	plan     *engine.Plan
 	static   *engine.Static
+	versions versionMemo
 }
 
 var (
@@ -185,6 +187,42 @@ func (op *Operation) EventAuthority(actorID, eventType string) string {
 		return auth
 	}
 	return engine.AuthorityActorClaim
+}
+
+// versionMemo remembers the record version of served records bytes across
+// the episodes of one operation: the version is a function of the bytes
+// alone, and every execution of a scenario serves many of the same records
+// (the determinism self-check's rerun serves exactly the first execution's),
+// so a version is hashed once per distinct bytes rather than once per
+// execution. It is safe for concurrent episodes, and bounded: past
+// maxMemoVersions distinct records it stops remembering and only hashes.
+type versionMemo struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// maxMemoVersions bounds the memo (the gate's episodes of one scenario serve
+// a few hundred distinct records).
+const maxMemoVersions = 4096
+
+// of returns engine.VersionOf(recordsJSON, RecordVersionLength).
+func (vm *versionMemo) of(recordsJSON []byte) string {
+	vm.mu.Lock()
+	v, ok := vm.m[string(recordsJSON)]
+	vm.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = engine.VersionOf(recordsJSON, RecordVersionLength)
+	vm.mu.Lock()
+	if vm.m == nil {
+		vm.m = make(map[string]string, 256)
+	}
+	if len(vm.m) < maxMemoVersions {
+		vm.m[string(recordsJSON)] = v
+	}
+	vm.mu.Unlock()
+	return v
 }
 
 // NewState implements [engine.Domain].

@@ -231,7 +231,7 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 				}
 				js = append(js, '}')
 				if c == nil || string(js) != string(c.json) {
-					c = &toolCache{records: records, json: js, version: engine.VersionOf(js, RecordVersionLength)}
+					c = &toolCache{records: records, json: js, version: r.op.versions.of(js)}
 					r.cache[ti] = c
 				}
 				c.gens = gens
