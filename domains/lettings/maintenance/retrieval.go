@@ -256,7 +256,13 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 				panic("maintenance: served record version differs from its bytes for " + name)
 			}
 		}
-		if c.last == nil || c.last.AsOf != asOf {
+		switch {
+		case c.last != nil && c.last.AsOf == asOf:
+		case c.last != nil:
+			// c's records served at a later instant (a cache whose records
+			// change is replaced, c.last with it).
+			c.last = c.last.At(asOf)
+		default:
 			c.last = &engine.ToolResult{
 				Tool: t.Name, Source: t.Source, Authority: t.Authority, RecordID: toolMetas[ti].recordID,
 				RecordVersion: c.version, AsOf: asOf, SchemaID: toolMetas[ti].schemaID, Records: c.records, RecordsJSON: c.json, OK: true,
