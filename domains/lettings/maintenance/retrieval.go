@@ -39,24 +39,22 @@ var Tools = []Tool{
 	{"list_recent_events", "inbox_service", engine.AuthorityActorClaim, []string{"assertions"}},
 }
 
-var toolsByName = func() map[string]*Tool {
-	m := map[string]*Tool{}
-	for i := range Tools {
-		m[Tools[i].Name] = &Tools[i]
-	}
-	return m
-}()
-
 // toolMeta is what Serve derives from each tool once, in [Tools] order.
 type toolMeta struct {
 	sorted             []string // Roots, sorted
+	rootIdx            []int    // rootIndex of each of sorted
 	schemaID, recordID string
 }
 
 var toolMetas = func() []toolMeta {
 	out := make([]toolMeta, len(Tools))
 	for i, t := range Tools {
-		out[i] = toolMeta{slices.Sorted(slices.Values(t.Roots)), t.SchemaID(), t.RecordID()}
+		sorted := slices.Sorted(slices.Values(t.Roots))
+		idx := make([]int, len(sorted))
+		for k, root := range sorted {
+			idx[k] = rootIndex[root]
+		}
+		out[i] = toolMeta{sorted, idx, t.SchemaID(), t.RecordID()}
 	}
 	return out
 }()
@@ -106,7 +104,12 @@ type entryCache struct {
 
 // refreshRoot brings one root's cache up to date with the state.
 func (r *runState) refreshRoot(name string) *rootCache {
-	rc := &r.roots[rootIndex[name]]
+	return r.refreshRootAt(rootIndex[name], name)
+}
+
+// refreshRootAt is refreshRoot of the root whose rootIndex is i.
+func (r *runState) refreshRootAt(i int, name string) *rootCache {
+	rc := &r.roots[i]
 	s := r.s
 	switch name {
 	case "cycles":
@@ -197,15 +200,18 @@ func refreshRegistry[T any](r *runState, rc *rootCache, o *ordered[T], enc func(
 func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 	out := make([]*engine.ToolResult, 0, len(tools))
 	for _, name := range tools {
-		t := toolsByName[name]
-		ti := toolIndex[name]
+		ti, ok := toolIndex[name]
+		if !ok {
+			panic("maintenance: Serve of a tool outside the catalogue: " + name)
+		}
+		t := &Tools[ti]
 		bit := uint8(1) << ti
 		c := r.cache[ti]
 		if c == nil || r.dirty&bit != 0 {
 			meta := &toolMetas[ti]
 			changed := c == nil
 			for i, root := range meta.sorted {
-				if rc := r.refreshRoot(root); c != nil && rc.gen != c.gens[i] {
+				if rc := r.refreshRootAt(meta.rootIdx[i], root); c != nil && rc.gen != c.gens[i] {
 					changed = true
 				}
 			}
@@ -213,8 +219,8 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 				records := make(map[string]any, len(t.Roots))
 				gens := make([]uint32, len(meta.sorted))
 				size := 2
-				for _, root := range meta.sorted {
-					size += len(root) + 4 + len(r.roots[rootIndex[root]].json)
+				for i, root := range meta.sorted {
+					size += len(root) + 4 + len(r.roots[meta.rootIdx[i]].json)
 				}
 				js := make([]byte, 0, size)
 				js = append(js, '{')
@@ -222,7 +228,7 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 					if i > 0 {
 						js = append(js, ',')
 					}
-					rc := &r.roots[rootIndex[root]]
+					rc := &r.roots[meta.rootIdx[i]]
 					records[root] = rc.tree
 					gens[i] = rc.gen
 					js = engine.AppendString(js, root)
