@@ -31,18 +31,28 @@ func Vocabulary() oracle.Vocabulary {
 // Load is the pack's gate binding from bytes (domains.Pack.Gate): spec nil
 // means the embedded spec, oracle nil the embedded oracle.
 func Load(spec, oracleBytes []byte, specSource, oracleSource string) (*gate.Subject, error) {
+	// The oracle loads while the spec does (neither reads the other); a
+	// refused spec is the answer before a refused oracle.
+	var m *oracle.Manifest
+	var oracleErr error
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		if oracleBytes != nil {
+			m, oracleErr = oracle.Load(oracleBytes, oracleSource, Vocabulary())
+		} else {
+			m, oracleErr = oracle.Default(Vocabulary())
+		}
+	}()
 	// The spec is the gate's own (maintenance.OpenOperations), so its
 	// identity holds without being hashed again.
 	s, ops, err := maintenance.OpenOperations(spec, specSource)
+	<-loaded
 	if err != nil {
 		return nil, err
 	}
-	m, err := oracle.Default(Vocabulary())
-	if oracleBytes != nil {
-		m, err = oracle.Load(oracleBytes, oracleSource, Vocabulary())
-	}
-	if err != nil {
-		return nil, err
+	if oracleErr != nil {
+		return nil, oracleErr
 	}
 	if err := oracleMatches(s, m); err != nil {
 		return nil, err
