@@ -189,40 +189,49 @@ func (op *Operation) EventAuthority(actorID, eventType string) string {
 	return engine.AuthorityActorClaim
 }
 
-// versionMemo remembers the record version of served records bytes across
-// the episodes of one operation: the version is a function of the bytes
-// alone, and every execution of a scenario serves many of the same records
-// (the determinism self-check's rerun serves exactly the first execution's),
-// so a version is hashed once per distinct bytes rather than once per
-// execution. It is safe for concurrent episodes, and bounded: past
-// maxMemoVersions distinct records it stops remembering and only hashes.
+// versionMemo remembers served records bytes and their record version
+// across the episodes of one operation: the version is a function of the
+// bytes alone, and every execution of a scenario serves many of the same
+// records (the determinism self-check's rerun serves exactly the first
+// execution's), so a version is hashed, and its bytes copied, once per
+// distinct bytes rather than once per serve. It is safe for concurrent
+// episodes, and bounded: past maxMemoVersions distinct records it stops
+// remembering and only copies and hashes.
 type versionMemo struct {
 	mu sync.Mutex
-	m  map[string]string
+	m  map[string]memoEntry
+}
+
+// memoEntry is one remembered record: its bytes (read-only, shared by every
+// episode that serves them) and its version.
+type memoEntry struct {
+	json    []byte
+	version string
 }
 
 // maxMemoVersions bounds the memo (the gate's episodes of one scenario serve
 // a few hundred distinct records).
 const maxMemoVersions = 4096
 
-// of returns engine.VersionOf(recordsJSON, RecordVersionLength).
-func (vm *versionMemo) of(recordsJSON []byte) string {
+// of returns a read-only copy of recordsJSON, which the caller may then
+// overwrite, and engine.VersionOf(recordsJSON, RecordVersionLength).
+func (vm *versionMemo) of(recordsJSON []byte) ([]byte, string) {
 	vm.mu.Lock()
-	v, ok := vm.m[string(recordsJSON)]
+	e, ok := vm.m[string(recordsJSON)]
 	vm.mu.Unlock()
 	if ok {
-		return v
+		return e.json, e.version
 	}
-	v = engine.VersionOf(recordsJSON, RecordVersionLength)
+	e = memoEntry{slices.Clone(recordsJSON), engine.VersionOf(recordsJSON, RecordVersionLength)}
 	vm.mu.Lock()
 	if vm.m == nil {
-		vm.m = make(map[string]string, 256)
+		vm.m = make(map[string]memoEntry, 256)
 	}
 	if len(vm.m) < maxMemoVersions {
-		vm.m[string(recordsJSON)] = v
+		vm.m[string(e.json)] = e
 	}
 	vm.mu.Unlock()
-	return v
+	return e.json, e.version
 }
 
 // NewState implements [engine.Domain].
@@ -238,6 +247,7 @@ type runState struct {
 	cache [8]*toolCache
 	roots []rootCache // by rootIndex
 	buf   []byte
+	jsBuf []byte // Serve's records encoding scratch
 }
 
 type toolCache struct {

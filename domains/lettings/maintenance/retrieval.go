@@ -216,31 +216,29 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 				}
 			}
 			if changed {
-				records := make(map[string]any, len(t.Roots))
-				gens := make([]uint32, len(meta.sorted))
-				size := 2
-				for i, root := range meta.sorted {
-					size += len(root) + 4 + len(r.roots[meta.rootIdx[i]].json)
-				}
-				js := make([]byte, 0, size)
-				js = append(js, '{')
+				js := append(r.jsBuf[:0], '{')
 				for i, root := range meta.sorted {
 					if i > 0 {
 						js = append(js, ',')
 					}
-					rc := &r.roots[meta.rootIdx[i]]
-					records[root] = rc.tree
-					gens[i] = rc.gen
 					js = engine.AppendString(js, root)
 					js = append(js, ':')
-					js = append(js, rc.json...)
+					js = append(js, r.roots[meta.rootIdx[i]].json...)
 				}
 				js = append(js, '}')
+				r.jsBuf = js
 				if c == nil || string(js) != string(c.json) {
-					c = &toolCache{records: records, json: js, version: r.op.versions.of(js)}
+					records := make(map[string]any, len(t.Roots))
+					for i, root := range meta.sorted {
+						records[root] = r.roots[meta.rootIdx[i]].tree
+					}
+					json, version := r.op.versions.of(js)
+					c = &toolCache{records: records, json: json, version: version, gens: make([]uint32, len(meta.sorted))}
 					r.cache[ti] = c
 				}
-				c.gens = gens
+				for i := range meta.sorted {
+					c.gens[i] = r.roots[meta.rootIdx[i]].gen
+				}
 			}
 			r.dirty &^= bit
 		}
