@@ -209,9 +209,10 @@ type memoEntry struct {
 	version string
 }
 
-// maxMemoVersions bounds the memo (the gate's episodes of one scenario serve
-// a few hundred distinct records).
-const maxMemoVersions = 4096
+// maxMemoVersions bounds the memo: the gate's eleven episodes serve about a
+// hundred distinct records over all three scenarios, and at the bound an
+// operation holds a few megabytes of them (each kept as key and bytes).
+const maxMemoVersions = 1024
 
 // of returns a read-only copy of recordsJSON, which the caller may then
 // overwrite, and engine.VersionOf(recordsJSON, RecordVersionLength).
