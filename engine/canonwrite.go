@@ -193,13 +193,22 @@ func le64(s string) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
+// careful marks the bytes a string cannot hold between quotes as it is:
+// control characters, '"', '\\' and every byte at or above 0x80.
+var careful = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80
+	}
+	return t
+}()
+
 // plainASCII reports whether s has no byte below 0x20, no '"', no '\\' and
 // no byte at or above 0x80: it is written between quotes as it is.
 func plainASCII(s string) bool {
 	n := len(s)
 	if n < 8 {
 		for i := 0; i < n; i++ {
-			if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			if careful[s[i]] {
 				return false
 			}
 		}

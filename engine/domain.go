@@ -303,6 +303,18 @@ func (r *ToolResult) fragments() *resultFrags {
 	return &r.frags
 }
 
+// At is r served again at asOf: a new result equal to r but for AsOf, which
+// shares the encoded string fields r has already (a result is not changed
+// after Serve returns it), so only the instant is encoded anew.
+func (r *ToolResult) At(asOf string) *ToolResult {
+	n := *r
+	n.AsOf = asOf
+	if n.frags.tail != nil {
+		n.frags.asOf = appendString(make([]byte, 0, len(asOf)+2), asOf)
+	}
+	return &n
+}
+
 func (r *ToolResult) recordsJSON() []byte {
 	if r.RecordsJSON == nil {
 		r.RecordsJSON = AppendCanonical(nil, r.Records)

@@ -99,11 +99,23 @@ func (f *field) value() any {
 	return f.v
 }
 
+// maxRowFields bounds the keys of a row the engine writes with [ledger.row]
+// (its largest has nine).
+const maxRowFields = 24
+
 // row appends a trajectory row made of fs plus index, at and record_type.
 func (l *ledger) row(at, recordType string, fs ...field) {
-	var stack [24]field
-	all := append(stack[:0], fs...)
-	all = append(all, fInt("index", l.n), field{key: "at", kind: kindAt, s: at}, fStr("record_type", recordType))
+	own := [3]field{fInt("index", l.n), {key: "at", kind: kindAt, s: at}, fStr("record_type", recordType)}
+	// The fields are sorted by key through pointers (a field is ~100 bytes),
+	// held in a fixed array so that none of them escapes.
+	var stack [maxRowFields]*field
+	for i := range fs {
+		stack[i] = &fs[i]
+	}
+	for i := range own {
+		stack[len(fs)+i] = &own[i]
+	}
+	all := stack[:len(fs)+len(own)]
 	// Insertion sort by key: rows are small.
 	for i := 1; i < len(all); i++ {
 		for j := i; j > 0 && all[j].key < all[j-1].key; j-- {
@@ -112,16 +124,16 @@ func (l *ledger) row(at, recordType string, fs ...field) {
 	}
 	b := l.begin()
 	b = append(b, '{')
-	for i := range all {
+	for i, f := range all {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendKey(b, all[i].key)
-		if all[i].kind == kindAt {
-			b = l.appendAt(b, all[i].s)
+		b = appendKey(b, f.key)
+		if f.kind == kindAt {
+			b = l.appendAt(b, f.s)
 			continue
 		}
-		b = all[i].appendValue(b)
+		b = f.appendValue(b)
 	}
 	b = append(b, '}')
 	l.commit(b)
@@ -129,12 +141,12 @@ func (l *ledger) row(at, recordType string, fs ...field) {
 		return
 	}
 	m := make(map[string]any, len(all))
-	for i := range all {
-		if all[i].key == "at" {
+	for _, f := range all {
+		if f.kind == kindAt {
 			m["at"] = l.boxAt(at)
 			continue
 		}
-		m[all[i].key] = all[i].value()
+		m[f.key] = f.value()
 	}
 	l.rows = append(l.rows, m)
 }

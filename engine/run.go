@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"regexp"
 	"slices"
 	"sync"
 
@@ -52,10 +51,28 @@ type Config struct {
 	NoDigests bool
 }
 
-var instanceIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^opinst_[0-9a-f]{32}$`) })
+// instanceIDPrefix and instanceIDDigits spell an operation instance id:
+// ^opinst_[0-9a-f]{32}$.
+const (
+	instanceIDPrefix = "opinst_"
+	instanceIDDigits = 32
+)
 
-// ValidInstanceID reports whether s is a well-formed operation instance id.
-func ValidInstanceID(s string) bool { return instanceIDPattern().MatchString(s) }
+// ValidInstanceID reports whether s is a well-formed operation instance id:
+// "opinst_" followed by exactly 32 lower-case hex digits. (A byte loop, not a
+// regexp: compiling ^opinst_[0-9a-f]{32}$ costs every process more than the
+// episodes' own checks of it.)
+func ValidInstanceID(s string) bool {
+	if len(s) != len(instanceIDPrefix)+instanceIDDigits || s[:len(instanceIDPrefix)] != instanceIDPrefix {
+		return false
+	}
+	for i := len(instanceIDPrefix); i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // Episode is everything one run produced, before evaluation. Every tree is a
 // canon value tree with upstream field names (map[string]any, []any, string,

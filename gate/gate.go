@@ -40,6 +40,7 @@
 package gate
 
 import (
+	"cmp"
 	"runtime"
 	"slices"
 	"sync"
@@ -130,9 +131,11 @@ type Subject struct {
 	// Expectation is the authored outcome the reference must produce on
 	// scenario under engine version; nil means it must be reliable.
 	Expectation func(scenario, version string) *Expectation
-	// First reports the checks to schedule first (the longest episodes), so
-	// a parallel pool finishes together.
-	First func(agentID, scenario string) bool
+	// Cost estimates a check's relative running time (nil: all equal). A
+	// parallel pool starts the checks in decreasing cost, ties in order (the
+	// longest-processing-time rule), so its workers finish together; it
+	// orders the work only, never the report.
+	Cost func(agentID, scenario string) int
 }
 
 // EvaluateFunc grades one run (evaluator.Evaluate's signature).
@@ -301,17 +304,19 @@ func Run(o Options) (*Report, error) {
 	return rep, nil
 }
 
-// scheduleOrder puts the checks the subject names as longest first.
+// scheduleOrder is the order a pool starts the checks in: the subject's
+// costliest first, ties in job order.
 func scheduleOrder(s *Subject, jobs []job) []int {
-	var first, rest []int
+	order := make([]int, len(jobs))
+	cost := make([]int, len(jobs))
 	for i, j := range jobs {
-		if s.First != nil && s.First(j.entry.ID, j.scenario) {
-			first = append(first, i)
-		} else {
-			rest = append(rest, i)
+		order[i] = i
+		if s.Cost != nil {
+			cost[i] = s.Cost(j.entry.ID, j.scenario)
 		}
 	}
-	return append(first, rest...)
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cost[b], cost[a]) })
+	return order
 }
 
 type scene struct {

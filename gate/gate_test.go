@@ -330,3 +330,25 @@ func TestReportIsDeterministic(t *testing.T) {
 		t.Fatalf("parallel and sequential reports differ:\n%s\n%s", a.Text(), b.Text())
 	}
 }
+
+// TestEveryDefaultCheckHasACost: the pack estimates the cost of every check
+// the gate runs by default, so none is left to start last by omission.
+func TestEveryDefaultCheckHasACost(t *testing.T) {
+	spec, m := defaults(t)
+	s := subject(t, spec, m)
+	for _, id := range s.Agents {
+		a, err := s.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scenarios := a.Scenarios
+		if c, ok := s.Control(id); ok {
+			scenarios = []string{c.ScenarioID}
+		}
+		for _, sc := range scenarios {
+			if s.Cost(id, sc) <= 0 {
+				t.Errorf("check %s on %s has no cost estimate", id, sc)
+			}
+		}
+	}
+}

@@ -33,35 +33,60 @@ func DefaultOperation() []byte { return slices.Clone(defaultOperation) }
 const defaultSource = "embedded:lettings_maintenance_synthetic_v1.yaml"
 
 var (
-	defaultOnce sync.Once
+	treeOnce sync.Once
 	// defaultTree is the embedded default operation's tree. It is never
 	// handed out and FromTree copies what it keeps, so nothing changes it:
-	// every spec built from it hashes to defaultDigest.
-	defaultTree   map[string]any
-	defaultDigest string
-	defaultSpec   *Spec
-	defaultErr    error
+	// every spec built from it hashes to one digest, computed by the first
+	// build that needs it (defaultDigest).
+	defaultTree map[string]any
+	treeErr     error
+
+	digestMu      sync.Mutex
+	defaultDigest string // "" until computed
+
+	specOnce    sync.Once
+	defaultSpec *Spec
+	specErr     error
 )
 
-func loadDefault() {
-	defaultOnce.Do(func() {
+func loadTree() error {
+	treeOnce.Do(func() {
 		tree, err := canon.Parse(defaultOperationJSON)
 		if err != nil {
-			defaultErr = err
+			treeErr = err
 			return
 		}
 		defaultTree = tree.(map[string]any)
-		if defaultSpec, defaultErr = FromTree(defaultTree, defaultSource); defaultErr == nil {
-			defaultDigest = defaultSpec.Digest
-		}
 	})
+	return treeErr
+}
+
+// buildDefault builds a spec from the default tree, hashing it only if no
+// build before it has.
+func buildDefault() (*Spec, error) {
+	if err := loadTree(); err != nil {
+		return nil, err
+	}
+	spec, err := buildSpec(defaultTree, defaultSource)
+	if err != nil {
+		return nil, err
+	}
+	digestMu.Lock()
+	defer digestMu.Unlock()
+	if defaultDigest == "" {
+		if defaultDigest, err = spec.ComputeDigest(); err != nil {
+			return nil, err
+		}
+	}
+	spec.Digest = defaultDigest
+	return spec, nil
 }
 
 // DefaultSpec loads the embedded default operation (once). The spec is
 // shared: [NewOperation] verifies it, as any caller may have changed it.
 func DefaultSpec() (*Spec, error) {
-	loadDefault()
-	return defaultSpec, defaultErr
+	specOnce.Do(func() { defaultSpec, specErr = buildDefault() })
+	return defaultSpec, specErr
 }
 
 // OpenOperation binds a spec of the operation's own to scenarioID: the
@@ -95,15 +120,7 @@ func openSpec(b []byte, source string) (*Spec, error) {
 	if b != nil {
 		return LoadSpec(b, source)
 	}
-	if loadDefault(); defaultErr != nil {
-		return nil, defaultErr
-	}
-	spec, err := buildSpec(defaultTree, defaultSource)
-	if err != nil {
-		return nil, err
-	}
-	spec.Digest = defaultDigest
-	return spec, nil
+	return buildDefault()
 }
 
 // LoadSpec parses an operation spec with the strict YAML reader and

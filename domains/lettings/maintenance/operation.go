@@ -3,6 +3,7 @@ package maintenance
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/internal/python"
@@ -32,6 +33,7 @@ type Operation struct {
 	scenario *Scenario
 	plan     *engine.Plan
 	static   *engine.Static
+	versions versionMemo
 }
 
 var (
@@ -187,6 +189,52 @@ func (op *Operation) EventAuthority(actorID, eventType string) string {
 	return engine.AuthorityActorClaim
 }
 
+// versionMemo remembers served records bytes and their record version
+// across the episodes of one operation: the version is a function of the
+// bytes alone, and every execution of a scenario serves many of the same
+// records (the determinism self-check's rerun serves exactly the first
+// execution's), so a version is hashed, and its bytes copied, once per
+// distinct bytes rather than once per serve. It is safe for concurrent
+// episodes, and bounded: past maxMemoVersions distinct records it stops
+// remembering and only copies and hashes.
+type versionMemo struct {
+	mu sync.Mutex
+	m  map[string]memoEntry
+}
+
+// memoEntry is one remembered record: its bytes (read-only, shared by every
+// episode that serves them) and its version.
+type memoEntry struct {
+	json    []byte
+	version string
+}
+
+// maxMemoVersions bounds the memo: the gate's eleven episodes serve about a
+// hundred distinct records over all three scenarios, and at the bound an
+// operation holds a few megabytes of them (each kept as key and bytes).
+const maxMemoVersions = 1024
+
+// of returns a read-only copy of recordsJSON, which the caller may then
+// overwrite, and engine.VersionOf(recordsJSON, RecordVersionLength).
+func (vm *versionMemo) of(recordsJSON []byte) ([]byte, string) {
+	vm.mu.Lock()
+	e, ok := vm.m[string(recordsJSON)]
+	vm.mu.Unlock()
+	if ok {
+		return e.json, e.version
+	}
+	e = memoEntry{slices.Clone(recordsJSON), engine.VersionOf(recordsJSON, RecordVersionLength)}
+	vm.mu.Lock()
+	if vm.m == nil {
+		vm.m = make(map[string]memoEntry, 256)
+	}
+	if len(vm.m) < maxMemoVersions {
+		vm.m[string(e.json)] = e
+	}
+	vm.mu.Unlock()
+	return e.json, e.version
+}
+
 // NewState implements [engine.Domain].
 func (op *Operation) NewState() engine.State {
 	return &runState{op: op, s: newState(op.spec.HiddenState), dirty: tAll, roots: make([]rootCache, len(ObservableRoots))}
@@ -200,6 +248,7 @@ type runState struct {
 	cache [8]*toolCache
 	roots []rootCache // by rootIndex
 	buf   []byte
+	jsBuf []byte // Serve's records encoding scratch
 }
 
 type toolCache struct {

@@ -39,24 +39,22 @@ var Tools = []Tool{
 	{"list_recent_events", "inbox_service", engine.AuthorityActorClaim, []string{"assertions"}},
 }
 
-var toolsByName = func() map[string]*Tool {
-	m := map[string]*Tool{}
-	for i := range Tools {
-		m[Tools[i].Name] = &Tools[i]
-	}
-	return m
-}()
-
 // toolMeta is what Serve derives from each tool once, in [Tools] order.
 type toolMeta struct {
 	sorted             []string // Roots, sorted
+	rootIdx            []int    // rootIndex of each of sorted
 	schemaID, recordID string
 }
 
 var toolMetas = func() []toolMeta {
 	out := make([]toolMeta, len(Tools))
 	for i, t := range Tools {
-		out[i] = toolMeta{slices.Sorted(slices.Values(t.Roots)), t.SchemaID(), t.RecordID()}
+		sorted := slices.Sorted(slices.Values(t.Roots))
+		idx := make([]int, len(sorted))
+		for k, root := range sorted {
+			idx[k] = rootIndex[root]
+		}
+		out[i] = toolMeta{sorted, idx, t.SchemaID(), t.RecordID()}
 	}
 	return out
 }()
@@ -106,7 +104,12 @@ type entryCache struct {
 
 // refreshRoot brings one root's cache up to date with the state.
 func (r *runState) refreshRoot(name string) *rootCache {
-	rc := &r.roots[rootIndex[name]]
+	return r.refreshRootAt(rootIndex[name], name)
+}
+
+// refreshRootAt is refreshRoot of the root whose rootIndex is i.
+func (r *runState) refreshRootAt(i int, name string) *rootCache {
+	rc := &r.roots[i]
 	s := r.s
 	switch name {
 	case "cycles":
@@ -197,44 +200,45 @@ func refreshRegistry[T any](r *runState, rc *rootCache, o *ordered[T], enc func(
 func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 	out := make([]*engine.ToolResult, 0, len(tools))
 	for _, name := range tools {
-		t := toolsByName[name]
-		ti := toolIndex[name]
+		ti, ok := toolIndex[name]
+		if !ok {
+			panic("maintenance: Serve of a tool outside the catalogue: " + name)
+		}
+		t := &Tools[ti]
 		bit := uint8(1) << ti
 		c := r.cache[ti]
 		if c == nil || r.dirty&bit != 0 {
 			meta := &toolMetas[ti]
 			changed := c == nil
 			for i, root := range meta.sorted {
-				if rc := r.refreshRoot(root); c != nil && rc.gen != c.gens[i] {
+				if rc := r.refreshRootAt(meta.rootIdx[i], root); c != nil && rc.gen != c.gens[i] {
 					changed = true
 				}
 			}
 			if changed {
-				records := make(map[string]any, len(t.Roots))
-				gens := make([]uint32, len(meta.sorted))
-				size := 2
-				for _, root := range meta.sorted {
-					size += len(root) + 4 + len(r.roots[rootIndex[root]].json)
-				}
-				js := make([]byte, 0, size)
-				js = append(js, '{')
+				js := append(r.jsBuf[:0], '{')
 				for i, root := range meta.sorted {
 					if i > 0 {
 						js = append(js, ',')
 					}
-					rc := &r.roots[rootIndex[root]]
-					records[root] = rc.tree
-					gens[i] = rc.gen
 					js = engine.AppendString(js, root)
 					js = append(js, ':')
-					js = append(js, rc.json...)
+					js = append(js, r.roots[meta.rootIdx[i]].json...)
 				}
 				js = append(js, '}')
+				r.jsBuf = js
 				if c == nil || string(js) != string(c.json) {
-					c = &toolCache{records: records, json: js, version: engine.VersionOf(js, RecordVersionLength)}
+					records := make(map[string]any, len(t.Roots))
+					for i, root := range meta.sorted {
+						records[root] = r.roots[meta.rootIdx[i]].tree
+					}
+					json, version := r.op.versions.of(js)
+					c = &toolCache{records: records, json: json, version: version, gens: make([]uint32, len(meta.sorted))}
 					r.cache[ti] = c
 				}
-				c.gens = gens
+				for i := range meta.sorted {
+					c.gens[i] = r.roots[meta.rootIdx[i]].gen
+				}
 			}
 			r.dirty &^= bit
 		}
@@ -256,7 +260,13 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 				panic("maintenance: served record version differs from its bytes for " + name)
 			}
 		}
-		if c.last == nil || c.last.AsOf != asOf {
+		switch {
+		case c.last != nil && c.last.AsOf == asOf:
+		case c.last != nil:
+			// c's records served at a later instant (a cache whose records
+			// change is replaced, c.last with it).
+			c.last = c.last.At(asOf)
+		default:
 			c.last = &engine.ToolResult{
 				Tool: t.Name, Source: t.Source, Authority: t.Authority, RecordID: toolMetas[ti].recordID,
 				RecordVersion: c.version, AsOf: asOf, SchemaID: toolMetas[ti].schemaID, Records: c.records, RecordsJSON: c.json, OK: true,
