@@ -110,6 +110,15 @@ func TestHandOver(t *testing.T) {
 			t.Errorf("%v without %s = %d %q %q, want exit %d and an error naming it", args, sigstoreBinary, code, out, errs, exitFailure)
 		}
 	}
+	// A default build installed under obaudit-sigstore's name is refused,
+	// not run in a loop.
+	fake := filepath.Join(filepath.Dir(alone), sigstoreBinary)
+	if out, err := exec.Command("cp", alone, fake).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	if code, out, errs := execCode(t, work, alone, cases[0]...); code != exitFailure || out != "" || !strings.Contains(errs, "not obaudit-sigstore") {
+		t.Errorf("verify with a default build as %s = %d %q %q, want exit %d naming it", sigstoreBinary, code, out, errs, exitFailure)
+	}
 	for _, args := range [][]string{{"validate", at("a.json")}, {"verify", "--help"}, {"campaign", "merge", "-h"}} {
 		if code, _, errs := execCode(t, work, alone, args...); code != 0 {
 			t.Errorf("%v without %s = %d %s, want 0", args, sigstoreBinary, code, errs)

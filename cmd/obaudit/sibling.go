@@ -13,7 +13,7 @@ import (
 // terminal's process group; the child decides its own exit.
 func runChild(_ context.Context, path string, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	c := exec.Command(path, args...)
-	c.Stdin, c.Stdout, c.Stderr = stdin, stdout, stderr
+	c.Stdin, c.Stdout, c.Stderr, c.Env = stdin, stdout, stderr, handOverEnv()
 	err := c.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() >= 0 {

@@ -17,7 +17,7 @@ import (
 // which case it runs path as a child instead.
 func execSibling(ctx context.Context, path string, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if stdin == io.Reader(os.Stdin) && stdout == io.Writer(os.Stdout) && stderr == io.Writer(os.Stderr) {
-		err := syscall.Exec(path, append([]string{path}, args...), os.Environ())
+		err := syscall.Exec(path, append([]string{path}, args...), handOverEnv())
 		return 0, fmt.Errorf("running %s: %w", path, err)
 	}
 	return runChild(ctx, path, args, stdin, stdout, stderr)

@@ -83,6 +83,12 @@ func handOver(ctx context.Context, root *cobra.Command, args []string, stdin io.
 	if err != nil || c.Annotations[sigstoreAnnotation] == "" || asksHelp(args) {
 		return false, 0, nil
 	}
+	if os.Getenv(handedOverEnv) != "" {
+		// A default build installed under obaudit-sigstore's name: handing
+		// over again would run itself for ever.
+		self, _ := os.Executable()
+		return true, 0, fmt.Errorf("%s was handed %s by obaudit, and it does not link the verifiers: it is a default build, not obaudit-sigstore; rebuild it with go build -tags obaudit_sigstore", self, c.CommandPath())
+	}
 	path, err := siblingPath()
 	if err != nil {
 		return true, 0, fmt.Errorf("%s verifies Sigstore bundles in %s, %w", c.CommandPath(), sigstoreBinary, err)
@@ -90,6 +96,14 @@ func handOver(ctx context.Context, root *cobra.Command, args []string, stdin io.
 	code, err := execSibling(ctx, path, args, stdin, stdout, stderr)
 	return true, code, err
 }
+
+// handedOverEnv marks, in the environment of the obaudit-sigstore obaudit
+// runs, that the command was handed over, so that a binary without the
+// verifiers never hands it over again.
+const handedOverEnv = "OBAUDIT_HANDED_OVER"
+
+// handOverEnv is the environment obaudit-sigstore runs with.
+func handOverEnv() []string { return append(os.Environ(), handedOverEnv+"=1") }
 
 // siblingPath is obaudit-sigstore's path: beside this executable, with
 // symlinks resolved, and a regular file.
