@@ -58,8 +58,6 @@ func (m *MemFile) Size() int64 { return int64(m.Len()) }
 // Close does nothing.
 func (m *MemFile) Close() error { return nil }
 
-func ptr[T any](v T) *T { return &v }
-
 // Str returns a pointer to s.
 func Str(s string) *string { return &s }
 
@@ -270,19 +268,6 @@ func Get(v any, path ...any) any {
 	}
 	return v
 }
-
-// Set sets the value at path (the last element names the key or index).
-func Set(v any, val any, path ...any) {
-	parent := Get(v, path[:len(path)-1]...)
-	switch k := path[len(path)-1].(type) {
-	case string:
-		parent.(map[string]any)[k] = val
-	case int:
-		parent.([]any)[k] = val
-	}
-}
-
-var _ = ptr[int]
 
 // Roomy lifts h's call bound, cost and token caps and wall-clock deadline
 // so that a synthetic journal of many calls can still end scored (a scored
