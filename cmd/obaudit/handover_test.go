@@ -58,9 +58,6 @@ func execCode(t *testing.T, dir, bin string, args ...string) (int, string, strin
 // naming what to install, before reading or writing anything; the other
 // commands, and the help of these, never need it.
 func TestHandOver(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds both binaries")
-	}
 	t.Parallel()
 	work := campaigntest.TempDir(t) // commit writes a campaign log in-process
 	at := func(name string) string { return filepath.Join(work, name) }
@@ -127,16 +124,19 @@ func TestHandOver(t *testing.T) {
 }
 
 // TestRunChild: the hand-over without exec (another host, or streams that
-// are not the process's) passes the streams and the exit code through.
+// are not the process's) passes stdin, stdout, stderr and the exit code
+// through. The child is the test binary standing in for obaudit.
 func TestRunChild(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
+	bin := selfAsObaudit(t)
 	var out, errb bytes.Buffer
-	code, err := runChild(context.Background(), sh, []string{"-c", "read x; echo out $x; echo err >&2; exit 3"}, strings.NewReader("in\n"), &out, &errb)
-	if err != nil || code != 3 || out.String() != "out in\n" || errb.String() != "err\n" {
-		t.Errorf("runChild = %d, %v, %q, %q; want 3, nil, %q, %q", code, err, out.String(), errb.String(), "out in\n", "err\n")
+	code, err := runChild(context.Background(), bin, []string{"canon", "-"}, strings.NewReader(`{"b":1,"a":2}`), &out, &errb)
+	if err != nil || code != 0 || out.String() != `{"a":2,"b":1}`+"\n" || errb.String() != "" {
+		t.Errorf("runChild(canon -) = %d, %v, %q, %q; want 0, nil, the canonical form, no stderr", code, err, out.String(), errb.String())
+	}
+	out.Reset()
+	code, err = runChild(context.Background(), bin, []string{"validate", "-"}, strings.NewReader("{}"), &out, &errb)
+	if err != nil || code != exitRefused || out.String() != "" || !strings.HasPrefix(errb.String(), "refused: ") {
+		t.Errorf("runChild(validate - of {}) = %d, %v, %q, %q; want exit %d and a refusal on stderr", code, err, out.String(), errb.String(), exitRefused)
 	}
 	if _, err := runChild(context.Background(), filepath.Join(t.TempDir(), "missing"), nil, nil, &out, &errb); err == nil {
 		t.Error("runChild of a missing file: no error")
