@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/format/decision"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -97,13 +96,6 @@ func (*Complete) Kind() string  { return decision.KindComplete }
 func (*Retrieve) Kind() string  { return decision.KindRetrieve }
 func (*Malformed) Kind() string { return decision.KindMalformed }
 
-func optInt(p *int64) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
 func optStr(p *string) any {
 	if p == nil {
 		return nil
@@ -111,73 +103,74 @@ func optStr(p *string) any {
 	return *p
 }
 
-// Record implements [Decision].
-func (a *Act) Record() map[string]any {
-	return map[string]any{
-		"kind": decision.KindAct, "action_type": a.ActionType, "payload": copyMap(a.Payload),
-		"evidence_refs": canon.StringList(a.EvidenceRefs), "rationale": a.Rationale,
+// The decisions' members, each kind's declared once in key order: Record
+// and the canonical bytes (appendDecision) both derive from these
+// (Members).
+
+func (a *Act) members(o *Members) {
+	o.Str("action_type", a.ActionType)
+	o.Strs("evidence_refs", a.EvidenceRefs)
+	o.Str("kind", decision.KindAct)
+	o.Map("payload", a.Payload)
+	o.Str("rationale", a.Rationale)
+}
+
+func (w *Wait) members(o *Members) {
+	o.OptInt("fallback_after_minutes", w.FallbackAfterMinutes)
+	o.Str("kind", decision.KindWait)
+	o.Str("reason", w.Reason)
+	o.Strs("wake_on", w.WakeOn)
+}
+
+func (a *Ask) members(o *Members) {
+	o.OptStr("correlation_id", a.CorrelationID)
+	o.Str("kind", decision.KindAsk)
+	o.Str("message_fixture_id", a.MessageFixtureID)
+	o.Str("recipient_actor_id", a.RecipientActorID)
+	if a.Wait == nil {
+		o.Object("wait", nil)
+	} else {
+		o.Object("wait", a.Wait.members)
 	}
 }
 
-// Record implements [Decision].
-func (w *Wait) Record() map[string]any {
-	if w == nil {
-		return nil
-	}
-	return map[string]any{
-		"kind": decision.KindWait, "reason": w.Reason, "wake_on": canon.StringList(w.WakeOn),
-		"fallback_after_minutes": optInt(w.FallbackAfterMinutes),
-	}
+func (e *Escalate) members(o *Members) {
+	o.Str("checkpoint_id", e.CheckpointID)
+	o.Int("deadline_after_minutes", e.DeadlineAfterMinutes)
+	o.Strs("evidence_refs", e.EvidenceRefs)
+	o.Str("exception_type", e.ExceptionType)
+	o.Str("kind", decision.KindEscalate)
+	o.Str("rationale", e.Rationale)
 }
 
-// Record implements [Decision].
-func (a *Ask) Record() map[string]any {
-	var wait any
-	if a.Wait != nil {
-		wait = a.Wait.Record()
-	}
-	return map[string]any{
-		"kind": decision.KindAsk, "recipient_actor_id": a.RecipientActorID,
-		"message_fixture_id": a.MessageFixtureID, "correlation_id": optStr(a.CorrelationID),
-		"wait": wait,
-	}
+func (c *Complete) members(o *Members) {
+	o.Strs("evidence_refs", c.EvidenceRefs)
+	o.Str("kind", decision.KindComplete)
+	o.Str("reason", c.Reason)
 }
 
-// Record implements [Decision].
-func (e *Escalate) Record() map[string]any {
-	return map[string]any{
-		"kind": decision.KindEscalate, "checkpoint_id": e.CheckpointID, "exception_type": e.ExceptionType,
-		"evidence_refs": canon.StringList(e.EvidenceRefs), "deadline_after_minutes": e.DeadlineAfterMinutes,
-		"rationale": e.Rationale,
+// members records the requests sorted by tool with duplicates collapsed
+// (first wins), unless one tool carries two argument sets, in which case
+// the requests are recorded as given (the environment refuses that batch,
+// and a replay must reproduce the same refusal).
+func (r *Retrieve) members(o *Members) {
+	o.Str("kind", decision.KindRetrieve)
+	if !argumentless(r) {
+		o.Value("requests", r.requestsFull())
+		return
 	}
+	// No arguments: nothing conflicts, and every request records {}.
+	var stack [16]string
+	tools := r.distinctTools(stack[:0])
+	o.Objects("requests", len(tools), func(i int, m *Members) {
+		m.Map("arguments", nil)
+		m.Str("tool", tools[i])
+	})
 }
 
-// Record implements [Decision].
-func (c *Complete) Record() map[string]any {
-	return map[string]any{"kind": decision.KindComplete, "reason": c.Reason, "evidence_refs": canon.StringList(c.EvidenceRefs)}
-}
-
-// Record implements [Decision]: requests sorted by tool with duplicates
-// collapsed (first wins), unless one tool carries two argument sets, in
-// which case the requests are recorded as given (the environment refuses
-// that batch, and a replay must reproduce the same refusal).
-func (r *Retrieve) Record() map[string]any {
-	if argumentless(r) {
-		// No arguments: nothing conflicts, and every request records {}.
-		var stack [16]string
-		tools := r.distinctTools(stack[:0])
-		reqs := make([]any, len(tools))
-		for i, t := range tools {
-			reqs[i] = map[string]any{"tool": t, "arguments": map[string]any{}}
-		}
-		return map[string]any{"kind": decision.KindRetrieve, "requests": reqs}
-	}
-	return r.recordFull()
-}
-
-// recordFull is Record by upstream's rule for any arguments (Record's
-// argument-free shortcut is held to it by TestDecisionEncoding).
-func (r *Retrieve) recordFull() map[string]any {
+// requestsFull is the requests by upstream's rule for any arguments (the
+// argument-free shortcut in members is held to it by TestDecisionEncoding).
+func (r *Retrieve) requestsFull() []any {
 	seen := map[string]map[string]any{}
 	conflict := false
 	for _, q := range r.Requests {
@@ -190,31 +183,54 @@ func (r *Retrieve) recordFull() map[string]any {
 		}
 		seen[q.Tool] = args
 	}
-	var reqs []any
+	reqs := []any{}
 	if conflict {
 		for _, q := range r.Requests {
 			reqs = append(reqs, map[string]any{"tool": q.Tool, "arguments": copyMap(q.Arguments)})
 		}
-	} else {
-		tools := make([]string, 0, len(seen))
-		for t := range seen {
-			tools = append(tools, t)
-		}
-		slices.Sort(tools)
-		for _, t := range tools {
-			reqs = append(reqs, map[string]any{"tool": t, "arguments": seen[t]})
-		}
+		return reqs
 	}
-	if reqs == nil {
-		reqs = []any{}
+	tools := make([]string, 0, len(seen))
+	for t := range seen {
+		tools = append(tools, t)
 	}
-	return map[string]any{"kind": decision.KindRetrieve, "requests": reqs}
+	slices.Sort(tools)
+	for _, t := range tools {
+		reqs = append(reqs, map[string]any{"tool": t, "arguments": seen[t]})
+	}
+	return reqs
+}
+
+func (m *Malformed) members(o *Members) {
+	o.Str("code", m.Code)
+	o.Str("kind", decision.KindMalformed)
 }
 
 // Record implements [Decision].
-func (m *Malformed) Record() map[string]any {
-	return map[string]any{"kind": decision.KindMalformed, "code": m.Code}
+func (a *Act) Record() map[string]any { return MembersTree(a.members) }
+
+// Record implements [Decision]; a nil Wait records a nil map.
+func (w *Wait) Record() map[string]any {
+	if w == nil {
+		return nil
+	}
+	return MembersTree(w.members)
 }
+
+// Record implements [Decision].
+func (a *Ask) Record() map[string]any { return MembersTree(a.members) }
+
+// Record implements [Decision].
+func (e *Escalate) Record() map[string]any { return MembersTree(e.members) }
+
+// Record implements [Decision].
+func (c *Complete) Record() map[string]any { return MembersTree(c.members) }
+
+// Record implements [Decision].
+func (r *Retrieve) Record() map[string]any { return MembersTree(r.members) }
+
+// Record implements [Decision].
+func (m *Malformed) Record() map[string]any { return MembersTree(m.members) }
 
 func copyMap(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))

@@ -38,11 +38,12 @@ func TestDecisionEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appendDecision([]byte("x"), d); string(got) != "x"+string(want) {
+		if got := appendDecision(new(Members), []byte("x"), d); string(got) != "x"+string(want) {
 			t.Errorf("%T: got %s, want %s", d, got[1:], want)
 		}
 		if r, ok := d.(*Retrieve); ok {
-			if full, _ := canon.Upstream(r.recordFull()); string(full) != string(want) {
+			full, _ := canon.Upstream(map[string]any{"kind": "RETRIEVE", "requests": r.requestsFull()})
+			if string(full) != string(want) {
 				t.Errorf("Retrieve.Record() = %s, the full rule gives %s", want, full)
 			}
 		}

@@ -42,7 +42,9 @@
 // and the authored dispatch faults; it cannot deliver events, invoke the
 // agent or move time. Two interfaces are optional: [StateEncoder] (the
 // state writes its own canonical bytes, which must equal
-// canon.Upstream(Canonical())) and [Graded] (the domain publishes a
+// canon.Upstream(Canonical()); a pack declares each record's members once
+// to a [Members], which yields both forms, as the engine does for its
+// decisions) and [Graded] (the domain publishes a
 // [GradingContract], copied into [Episode.Contract] so the evaluator,
 // which imports no domain either, grades from data: the scenario's
 // expectations, the terminal classes, the catalogue and root shapes, the

@@ -130,6 +130,7 @@ type ledger struct {
 	boxes       map[string]any
 	atQuoted    []byte // atQuotedFor as canonical JSON
 	atQuotedFor string
+	enc         Members // encodes decisions (appendDecision)
 	// keep, when set, receives every byte fed to the digest.
 	keep *[]byte
 	// comparing: instead of hashing, compare every byte with ref (the
@@ -648,7 +649,7 @@ func (x *execution) recordDecision(obs *Observation, d Decision) {
 	if d == nil {
 		d = &Malformed{Code: "MODEL_OUTPUT_UNCLASSIFIED"}
 	}
-	rec := d.Record()
+	rec := decisionRecord(&x.ledger.enc, d)
 	x.lastRecord = rec
 	digest := obs.Digest()
 	x.obsDigests = append(x.obsDigests, digest)
@@ -670,7 +671,7 @@ func (x *execution) recordDecision(obs *Observation, d Decision) {
 	b = append(b, `,"observation_digest_sha256":`...)
 	b = appendString(b, digest)
 	b = append(b, `,"outcome":`...)
-	b = appendDecision(b, d)
+	b = appendDecision(&x.ledger.enc, b, d)
 	b = append(b, `,"turn_index":`...)
 	b = appendSafeInt(b, int64(obs.TurnIndex))
 	b = append(b, '}')

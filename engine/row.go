@@ -55,7 +55,7 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-func (f *field) appendValue(b []byte) []byte {
+func (f *field) appendValue(o *Members, b []byte) []byte {
 	switch f.kind {
 	case kindStr, kindAt:
 		return appendString(b, f.s)
@@ -71,12 +71,12 @@ func (f *field) appendValue(b []byte) []byte {
 	case kindStrs:
 		return appendStrings(b, f.ss)
 	case kindDecision:
-		return appendDecision(b, f.v.(Decision))
+		return appendDecision(o, b, f.v.(Decision))
 	}
 	return AppendCanonical(b, f.v)
 }
 
-func (f *field) value() any {
+func (f *field) value(o *Members) any {
 	switch f.kind {
 	case kindStr, kindAt:
 		return f.s
@@ -94,7 +94,7 @@ func (f *field) value() any {
 		if f.dec != nil {
 			return f.dec
 		}
-		return f.v.(Decision).Record()
+		return decisionRecord(o, f.v.(Decision))
 	}
 	return f.v
 }
@@ -133,7 +133,7 @@ func (l *ledger) row(at, recordType string, fs ...field) {
 			b = l.appendAt(b, f.s)
 			continue
 		}
-		b = f.appendValue(b)
+		b = f.appendValue(&l.enc, b)
 	}
 	b = append(b, '}')
 	l.commit(b)
@@ -146,7 +146,7 @@ func (l *ledger) row(at, recordType string, fs ...field) {
 			m["at"] = l.boxAt(at)
 			continue
 		}
-		m[f.key] = f.value()
+		m[f.key] = f.value(&l.enc)
 	}
 	l.rows = append(l.rows, m)
 }

@@ -82,9 +82,11 @@
 //     citation contract of every outcome key ([RequiredReads]) with its
 //     selectors; [Vocabulary], the words no Go file outside the pack may
 //     spell (repo_test.go TestPackBoundary).
-//   - state.go, encode.go: the record and its canonical form; encode.go
-//     writes the same bytes directly (engine.StateEncoder), held equal to
-//     the tree by TestRootEncodersMatchTrees.
+//   - state.go: the records and the roots, each declared once
+//     (engine.Members: a record's members in key order, writeRoot for a
+//     root), from which both the trees and the canonical bytes
+//     (engine.StateEncoder) derive; TestRootEncodersMatchTrees holds the
+//     two forms equal over states with every optional field set.
 //   - retrieval.go: the catalogue and Serve (records re-encoded only when a
 //     reducer or handler may have changed them; a test re-derives every
 //     served record from scratch).

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/engine"
 )
 
 // TestRootEncodersMatchTrees holds every direct root encoder, and the
@@ -13,16 +14,17 @@ import (
 func TestRootEncodersMatchTrees(t *testing.T) {
 	check := func(name string, s *opState) {
 		t.Helper()
+		var o engine.Members
 		for _, root := range ObservableRoots {
-			want, err := canon.Upstream(s.root(root))
+			want, err := canon.Upstream(s.root(&o, root))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := s.appendRoot(nil, root); string(got) != string(want) {
+			if got := s.appendRoot(&o, nil, root); string(got) != string(want) {
 				t.Errorf("%s: root %s\n got %s\nwant %s", name, root, got, want)
 			}
 		}
-		want, err := canon.Upstream(s.canonical())
+		want, err := canon.Upstream(s.canonical(&o))
 		if err != nil {
 			t.Fatal(err)
 		}

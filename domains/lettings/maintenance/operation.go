@@ -249,6 +249,7 @@ type runState struct {
 	roots []rootCache // by rootIndex
 	buf   []byte
 	jsBuf []byte // Serve's records encoding scratch
+	enc   engine.Members
 }
 
 type toolCache struct {
@@ -318,14 +319,14 @@ func (r *runState) TerminalOutcome() any {
 	}
 	return r.s.terminal["outcome"]
 }
-func (r *runState) Canonical() map[string]any { return r.s.canonical() }
+func (r *runState) Canonical() map[string]any { return r.s.canonical(&r.enc) }
 
 // AppendCanonical implements [engine.StateEncoder]: the canonical JSON of
 // Canonical(), written directly from the state.
 func (r *runState) AppendCanonical(dst []byte) []byte {
 	b := r.s.appendCanonical(dst)
 	if verifyServeCache {
-		if want := engine.AppendCanonical(nil, r.s.canonical()); string(want) != string(b[len(dst):]) {
+		if want := engine.AppendCanonical(nil, r.s.canonical(&r.enc)); string(want) != string(b[len(dst):]) {
 			panic("maintenance: direct final-state encoding differs from its tree")
 		}
 	}

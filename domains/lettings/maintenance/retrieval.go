@@ -113,28 +113,28 @@ func (r *runState) refreshRootAt(i int, name string) *rootCache {
 	s := r.s
 	switch name {
 	case "cycles":
-		refreshRegistry(r, rc, &s.cycles, (*cycle).appendJSON, (*cycle).tree)
+		refreshRegistry(r, rc, &s.cycles)
 	case "quotes":
-		refreshRegistry(r, rc, &s.quotes, (*quote).appendJSON, (*quote).tree)
+		refreshRegistry(r, rc, &s.quotes)
 	case "approvals":
-		refreshRegistry(r, rc, &s.approvals, (*approval).appendJSON, (*approval).tree)
+		refreshRegistry(r, rc, &s.approvals)
 	case "exceptions":
-		refreshRegistry(r, rc, &s.exceptions, (*exception).appendJSON, (*exception).tree)
+		refreshRegistry(r, rc, &s.exceptions)
 	case "invoices":
-		refreshRegistry(r, rc, &s.invoices, (*invoice).appendJSON, (*invoice).tree)
+		refreshRegistry(r, rc, &s.invoices)
 	case "obligations":
-		refreshRegistry(r, rc, &s.obligations, (*obligation).appendJSON, (*obligation).tree)
+		refreshRegistry(r, rc, &s.obligations)
 	default:
-		enc := s.appendRoot(r.buf[:0], name)
+		enc := s.appendRoot(&r.enc, r.buf[:0], name)
 		r.buf = enc
 		if rc.gen == 0 || string(enc) != string(rc.json) {
 			rc.json = append(rc.json[:0], enc...) // only this cache holds rc.json
-			rc.tree = s.root(name)
+			rc.tree = s.root(&r.enc, name)
 			rc.gen++
 		}
 	}
 	if verifyServeCache {
-		if want := engine.AppendCanonical(nil, s.root(name)); string(rc.json) != string(want) {
+		if want := engine.AppendCanonical(nil, s.root(&r.enc, name)); string(rc.json) != string(want) {
 			panic("maintenance: direct encoding of root " + name + " differs from its tree:\n" + string(rc.json) + "\n" + string(want))
 		}
 	}
@@ -149,7 +149,7 @@ func (r *runState) rootTree(name string) any { return r.refreshRoot(name).tree }
 // appendRegistry does), keeping each entry's bytes; when the root's bytes
 // changed it rebuilds the registry map, building trees only for entries
 // whose bytes changed.
-func refreshRegistry[T any](r *runState, rc *rootCache, o *ordered[T], enc func(*T, []byte) []byte, build func(*T) map[string]any) {
+func refreshRegistry[T any, P record[T]](r *runState, rc *rootCache, o *ordered[T]) {
 	if rc.ents == nil {
 		rc.ents = map[string]*entryCache{}
 	}
@@ -164,7 +164,9 @@ func refreshRegistry[T any](r *runState, rc *rootCache, o *ordered[T], enc func(
 		b = engine.AppendString(b, k)
 		b = append(b, ':')
 		start := len(b)
-		b = enc(o.m[k], b)
+		r.enc.Begin(b, false)
+		P(o.m[k]).members(&r.enc)
+		b = r.enc.End()
 		ec := rc.ents[k]
 		if ec == nil {
 			ec = &entryCache{}
@@ -185,7 +187,7 @@ func refreshRegistry[T any](r *runState, rc *rootCache, o *ordered[T], enc func(
 	for _, k := range o.keys {
 		ec := rc.ents[k]
 		if ec.tree == nil {
-			ec.tree = build(o.m[k])
+			ec.tree = entryTree[T, P](&r.enc, o.m[k])
 		}
 		out[k] = ec.tree
 	}
@@ -248,7 +250,7 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 			// the served bytes (this also holds the touches table exact).
 			fresh := make(map[string]any, len(t.Roots))
 			for _, root := range t.Roots {
-				fresh[root] = r.s.root(root)
+				fresh[root] = r.s.root(&r.enc, root)
 			}
 			if want := engine.AppendCanonical(nil, fresh); string(want) != string(c.json) {
 				panic("maintenance: stale served-record cache for " + name)

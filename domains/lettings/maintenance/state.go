@@ -1,10 +1,9 @@
 package maintenance
 
 import (
-	"maps"
 	"slices"
 
-	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/engine"
 )
 
 // State values.
@@ -174,129 +173,198 @@ func newState(hidden map[string]any) *opState {
 
 func sp(s string) *string { return &s }
 
-func (c *cycle) tree() map[string]any {
-	return map[string]any{
-		"cycle_id": c.id, "kind": c.kind, "parent_cycle_id": optString(c.parent), "scope_digest": optString(c.scope),
-		"visit_id": optString(c.visitID), "visit_status": c.visitStatus, "reported_outcome": optString(c.reportedOutcome),
-		"work_evidence_id": optString(c.workEvidenceID), "requires_payment": c.requiresPayment,
-		"completion_notice_sent": c.completionNoticeSent,
-	}
+// The records' members, each declared once in key order: their canonical
+// JSON and their trees both derive from these (engine.Members).
+
+func (c *cycle) members(o *engine.Members) {
+	o.Bool("completion_notice_sent", c.completionNoticeSent)
+	o.Str("cycle_id", c.id)
+	o.Str("kind", c.kind)
+	o.OptStr("parent_cycle_id", c.parent)
+	o.OptStr("reported_outcome", c.reportedOutcome)
+	o.Bool("requires_payment", c.requiresPayment)
+	o.OptStr("scope_digest", c.scope)
+	o.OptStr("visit_id", c.visitID)
+	o.Str("visit_status", c.visitStatus)
+	o.OptStr("work_evidence_id", c.workEvidenceID)
 }
 
-func (q *quote) tree() map[string]any {
-	return map[string]any{
-		"quote_id": q.quoteID, "version": q.version, "cycle_id": q.cycleID, "amount_minor": q.amount,
-		"currency": q.currency, "scope_digest": q.scope, "status": q.status, "valid_until": optString(q.validUntil),
-	}
+func (q *quote) members(o *engine.Members) {
+	o.Int("amount_minor", q.amount)
+	o.Str("currency", q.currency)
+	o.Str("cycle_id", q.cycleID)
+	o.Str("quote_id", q.quoteID)
+	o.Str("scope_digest", q.scope)
+	o.Str("status", q.status)
+	o.OptStr("valid_until", q.validUntil)
+	o.Int("version", q.version)
 }
 
-func (a *approval) tree() map[string]any {
-	return map[string]any{
-		"checkpoint_id": a.checkpointID, "quote_id": a.quoteID, "quote_version": a.quoteVersion,
-		"cycle_id": a.cycleID, "amount_minor": a.amount, "currency": a.currency, "scope_digest": a.scope,
-		"opened_at": a.openedAt, "deadline_at": a.deadlineAt, "status": a.status,
-		"resolved_at": optString(a.resolvedAt), "reminder_fired": a.reminderFired,
-	}
+func (a *approval) members(o *engine.Members) {
+	o.Int("amount_minor", a.amount)
+	o.Str("checkpoint_id", a.checkpointID)
+	o.Str("currency", a.currency)
+	o.Str("cycle_id", a.cycleID)
+	o.Str("deadline_at", a.deadlineAt)
+	o.Str("opened_at", a.openedAt)
+	o.Str("quote_id", a.quoteID)
+	o.Int("quote_version", a.quoteVersion)
+	o.Bool("reminder_fired", a.reminderFired)
+	o.OptStr("resolved_at", a.resolvedAt)
+	o.Str("scope_digest", a.scope)
+	o.Str("status", a.status)
 }
 
-func (e *exception) tree() map[string]any {
-	return map[string]any{
-		"checkpoint_id": e.checkpointID, "exception_type": e.exceptionType, "cycle_id": optString(e.cycleID),
-		"opened_at": e.openedAt, "deadline_at": e.deadlineAt, "evidence_refs": canon.StringList(e.evidenceRefs),
-		"status": e.status, "resolution": optString(e.resolution), "resolved_at": optString(e.resolvedAt),
-	}
+func (e *exception) members(o *engine.Members) {
+	o.Str("checkpoint_id", e.checkpointID)
+	o.OptStr("cycle_id", e.cycleID)
+	o.Str("deadline_at", e.deadlineAt)
+	o.Strs("evidence_refs", e.evidenceRefs)
+	o.Str("exception_type", e.exceptionType)
+	o.Str("opened_at", e.openedAt)
+	o.OptStr("resolution", e.resolution)
+	o.OptStr("resolved_at", e.resolvedAt)
+	o.Str("status", e.status)
 }
 
-func (i *invoice) tree() map[string]any {
-	return map[string]any{
-		"invoice_id": i.invoiceID, "cycle_id": i.cycleID, "quote_id": i.quoteID, "quote_version": i.quoteVersion,
-		"amount_minor": i.amount, "currency": i.currency, "status": i.status, "validation_id": optString(i.validationID),
-	}
+func (i *invoice) members(o *engine.Members) {
+	o.Int("amount_minor", i.amount)
+	o.Str("currency", i.currency)
+	o.Str("cycle_id", i.cycleID)
+	o.Str("invoice_id", i.invoiceID)
+	o.Str("quote_id", i.quoteID)
+	o.Int("quote_version", i.quoteVersion)
+	o.Str("status", i.status)
+	o.OptStr("validation_id", i.validationID)
 }
 
-func (o *obligation) tree() map[string]any {
-	return map[string]any{
-		"obligation_id": o.id, "kind": o.kind, "cycle_id": optString(o.cycleID), "due_at": o.dueAt,
-		"status": o.status, "closed_at": optString(o.closedAt),
-	}
+func (b *obligation) members(o *engine.Members) {
+	o.OptStr("closed_at", b.closedAt)
+	o.OptStr("cycle_id", b.cycleID)
+	o.Str("due_at", b.dueAt)
+	o.Str("kind", b.kind)
+	o.Str("obligation_id", b.id)
+	o.Str("status", b.status)
 }
 
-func registryTree[T any](o *ordered[T], f func(*T) map[string]any) map[string]any {
-	out := make(map[string]any, o.len())
-	for _, k := range o.keys {
-		out[k] = f(o.m[k])
-	}
-	return out
+func (s *opState) paymentMembers(o *engine.Members) {
+	o.OptStr("cycle_id", s.payment.cycleID)
+	o.OptStr("invoice_id", s.payment.invoiceID)
+	o.OptStr("request_id", s.payment.requestID)
+	o.OptStr("settlement_id", s.payment.settlementID)
+	o.Str("status", s.payment.status)
 }
 
-func listTree(l []map[string]any) []any {
-	out := make([]any, len(l))
-	for i, m := range l {
-		out[i] = maps.Clone(m)
-	}
-	return out
+func (s *opState) provisionalMembers(o *engine.Members) {
+	o.OptStr("accepted_at", s.provisional.acceptedAt)
+	o.OptStr("cycle_id", s.provisional.cycleID)
+	o.OptStr("reopen_until", s.provisional.reopenUntil)
+	o.OptStr("timer_event_id", s.provisional.timerEventID)
 }
 
-// root builds one observable root as a fresh canon tree.
-func (s *opState) root(name string) any {
+// record is a registry entry type (a pointer to T) declaring its members.
+type record[T any] interface {
+	*T
+	members(*engine.Members)
+}
+
+// entryTree is a registry entry's tree, declared through o.
+func entryTree[T any, P record[T]](o *engine.Members, e *T) map[string]any {
+	o.BeginTree(false)
+	P(e).members(o)
+	return o.EndTree().(map[string]any)
+}
+
+// registryMember declares a registry root: its entries by id, in key order.
+func registryMember[T any, P record[T]](o *engine.Members, name string, reg *ordered[T]) {
+	var stack [16]string
+	keys := append(stack[:0], reg.keys...)
+	slices.Sort(keys)
+	o.Object(name, func(m *engine.Members) {
+		for _, k := range keys {
+			m.Object(k, P(reg.m[k]).members)
+		}
+	})
+}
+
+// writeRoot declares observable root name: the one rule from which its
+// tree (root) and its canonical JSON (appendRoot) both derive.
+func (s *opState) writeRoot(o *engine.Members, name string) {
 	switch name {
 	case "phase":
-		return s.phase
+		o.Str(name, s.phase)
 	case "issue_id":
-		return optString(s.issueID)
+		o.OptStr(name, s.issueID)
 	case "classification":
-		return optString(s.classification)
+		o.OptStr(name, s.classification)
 	case "customer_resolution":
-		return s.customerResolution
+		o.Str(name, s.customerResolution)
 	case "current_cycle_id":
-		return optString(s.currentCycleID)
+		o.OptStr(name, s.currentCycleID)
 	case "cycles":
-		return registryTree(&s.cycles, (*cycle).tree)
+		registryMember(o, name, &s.cycles)
 	case "quotes":
-		return registryTree(&s.quotes, (*quote).tree)
+		registryMember(o, name, &s.quotes)
 	case "approvals":
-		return registryTree(&s.approvals, (*approval).tree)
+		registryMember(o, name, &s.approvals)
 	case "exceptions":
-		return registryTree(&s.exceptions, (*exception).tree)
+		registryMember(o, name, &s.exceptions)
 	case "invoices":
-		return registryTree(&s.invoices, (*invoice).tree)
+		registryMember(o, name, &s.invoices)
 	case "obligations":
-		return registryTree(&s.obligations, (*obligation).tree)
+		registryMember(o, name, &s.obligations)
 	case "payment":
-		return map[string]any{
-			"request_id": optString(s.payment.requestID), "invoice_id": optString(s.payment.invoiceID),
-			"cycle_id": optString(s.payment.cycleID), "status": s.payment.status, "settlement_id": optString(s.payment.settlementID),
-		}
+		o.Object(name, s.paymentMembers)
 	case "assertions":
-		return listTree(s.assertions)
+		o.Maps(name, s.assertions)
 	case "authoritative_records":
-		out := make(map[string]any, len(s.authoritative))
-		for k, v := range s.authoritative {
-			out[k] = maps.Clone(v)
+		var stack [16]string
+		keys := stack[:0]
+		for k := range s.authoritative {
+			keys = append(keys, k)
 		}
-		return out
+		slices.Sort(keys)
+		o.Object(name, func(m *engine.Members) {
+			for _, k := range keys {
+				m.Map(k, s.authoritative[k])
+			}
+		})
 	case "communications":
-		return listTree(s.communications)
+		o.Maps(name, s.communications)
 	case "ownership_transferred_to":
-		return optString(s.ownershipTransferredTo)
+		o.OptStr(name, s.ownershipTransferredTo)
 	case "transfer_notice_sent":
-		return s.transferNoticeSent
+		o.Bool(name, s.transferNoticeSent)
 	case "provisional_close":
-		return map[string]any{
-			"cycle_id": optString(s.provisional.cycleID), "accepted_at": optString(s.provisional.acceptedAt),
-			"reopen_until": optString(s.provisional.reopenUntil), "timer_event_id": optString(s.provisional.timerEventID),
-		}
+		o.Object(name, s.provisionalMembers)
 	case "reopen_count":
-		return s.reopenCount
+		o.Int(name, s.reopenCount)
 	case "terminal":
 		if s.terminal == nil {
-			return nil
+			o.Value(name, nil)
+		} else {
+			o.Map(name, s.terminal)
 		}
-		return maps.Clone(s.terminal)
 	case "replay_final":
-		return s.replayFinal
+		o.Bool(name, s.replayFinal)
+	default:
+		panic("maintenance: no observable root " + name)
 	}
-	panic("maintenance: no observable root " + name)
+}
+
+// root builds one observable root as a fresh canon tree, declaring it to
+// o (held by the caller, so that nothing is allocated for it).
+func (s *opState) root(o *engine.Members, name string) any {
+	o.BeginTree(true)
+	s.writeRoot(o, name)
+	return o.EndTree()
+}
+
+// appendRoot writes the canonical JSON of root(name) through o.
+func (s *opState) appendRoot(o *engine.Members, b []byte, name string) []byte {
+	o.Begin(b, true)
+	s.writeRoot(o, name)
+	return o.End()
 }
 
 // ObservableRoots are the 21 roots the read tools project (hidden excluded).
@@ -307,13 +375,38 @@ var ObservableRoots = []string{
 	"reopen_count", "terminal", "replay_final",
 }
 
-func (s *opState) canonical() map[string]any {
-	out := make(map[string]any, len(ObservableRoots)+1)
-	for _, r := range ObservableRoots {
-		out[r] = s.root(r)
+// canonicalRoots is ObservableRoots plus "hidden", sorted: the key order of
+// the final state.
+var canonicalRoots = func() []string {
+	r := append(slices.Clone(ObservableRoots), "hidden")
+	slices.Sort(r)
+	return r
+}()
+
+// stateMembers declares the final state: every root and the hidden state.
+func (s *opState) stateMembers(o *engine.Members) {
+	for _, r := range canonicalRoots {
+		switch {
+		case r != "hidden":
+			s.writeRoot(o, r)
+		case o.IsTree():
+			o.Value(r, deepCopyMap(s.hidden))
+		default:
+			o.Value(r, s.hidden)
+		}
 	}
-	out["hidden"] = deepCopyMap(s.hidden)
-	return out
+}
+
+// canonical is the final state's tree, declared through o.
+func (s *opState) canonical(o *engine.Members) map[string]any {
+	o.BeginTree(false)
+	s.stateMembers(o)
+	return o.EndTree().(map[string]any)
+}
+
+// appendCanonical writes the canonical JSON of canonical() (the final state).
+func (s *opState) appendCanonical(b []byte) []byte {
+	return engine.AppendMembers(b, s.stateMembers)
 }
 
 func (s *opState) currentCycle() *cycle {

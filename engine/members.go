@@ -1,0 +1,289 @@
+package engine
+
+import "github.com/obaudit/obaudit/canon"
+
+// Members is the one declaration of a record's members from which both of
+// its forms derive. A record type writes each member once, in increasing
+// key order, to a Members; the caller chose whether that appends the
+// record's canonical JSON ([AppendMembers]) or builds its canon tree
+// ([MembersTree]). A record therefore has one encoding rule whichever form
+// a reader needs: the bytes are what [AppendCanonical] writes for the tree
+// (TestMembersForms holds the two equal for every member kind), and a
+// declaration whose keys are not strictly increasing panics when its bytes
+// are written.
+//
+// Keys are spelled by the engine or a pack (plain ASCII identifiers) and
+// written without escaping.
+type Members struct {
+	b    []byte
+	kv   []memberKV // the tree form's members, from mark on the current object's
+	mark int
+	v    any // the single member's value (the bare tree form)
+	last string
+	n    int
+	tree bool // the tree form, else the bytes form
+	bare bool // one member, its value only (no key, no braces)
+}
+
+type memberKV struct {
+	k string
+	v any
+}
+
+// Begin starts o over as the bytes form, appending to b: an object, or
+// with bare the value of its one member. A caller that keeps a Members
+// (and calls a declaration directly) encodes without allocating one.
+func (o *Members) Begin(b []byte, bare bool) {
+	*o = Members{b: b, bare: bare, kv: o.kv[:0]}
+	if !bare {
+		o.b = append(o.b, '{')
+	}
+}
+
+// End ends the bytes form and returns the bytes.
+func (o *Members) End() []byte {
+	if o.bare {
+		return o.b
+	}
+	return append(o.b, '}')
+}
+
+// BeginTree starts o over as the tree form: an object, or with bare the
+// value of its one member.
+func (o *Members) BeginTree(bare bool) {
+	*o = Members{tree: true, bare: bare, kv: o.kv[:0]}
+}
+
+// EndTree returns the tree: the object's map, or with bare the member's
+// value.
+func (o *Members) EndTree() any {
+	if o.bare {
+		return o.v
+	}
+	return o.object()
+}
+
+// object builds the map of the current object's members (exactly sized)
+// and drops them from kv.
+func (o *Members) object() map[string]any {
+	m := make(map[string]any, len(o.kv)-o.mark)
+	for _, e := range o.kv[o.mark:] {
+		m[e.k] = e.v
+	}
+	clear(o.kv[o.mark:])
+	o.kv = o.kv[:o.mark]
+	return m
+}
+
+// AppendMembers appends the canonical JSON object write declares.
+func AppendMembers(b []byte, write func(*Members)) []byte {
+	var o Members
+	o.Begin(b, false)
+	write(&o)
+	return o.End()
+}
+
+// MembersTree is the canon tree of the object write declares.
+func MembersTree(write func(*Members)) map[string]any {
+	var o Members
+	o.BeginTree(false)
+	write(&o)
+	return o.object()
+}
+
+// IsTree reports whether o builds the tree form: a declaration that hands
+// [Members.Value] a tree someone may later change hands over a copy only
+// then.
+func (o *Members) IsTree() bool { return o.tree }
+
+// key starts member k and reports whether o writes bytes (else the value
+// goes to put).
+func (o *Members) key(k string) bool {
+	switch {
+	case o.bare && o.n > 0:
+		panic("engine: a single-member declaration declared " + o.last + " and " + k)
+	case o.n > 0 && !o.tree && k <= o.last:
+		panic("engine: record members out of key order: " + o.last + " before " + k)
+	}
+	o.n++
+	o.last = k
+	if o.tree {
+		return false
+	}
+	if !o.bare {
+		if o.n > 1 {
+			o.b = append(o.b, ',')
+		}
+		o.b = appendKey(o.b, k)
+	}
+	return true
+}
+
+// put sets member k of the tree form.
+func (o *Members) put(k string, v any) {
+	if o.bare {
+		o.v = v
+		return
+	}
+	o.kv = append(o.kv, memberKV{k, v})
+}
+
+// Str declares a string member.
+func (o *Members) Str(k, v string) {
+	if o.key(k) {
+		o.b = appendString(o.b, v)
+		return
+	}
+	o.put(k, v)
+}
+
+// OptStr declares a string member that is null when v is nil.
+func (o *Members) OptStr(k string, v *string) {
+	if o.key(k) {
+		o.b = AppendOptString(o.b, v)
+		return
+	}
+	if v == nil {
+		o.put(k, nil)
+		return
+	}
+	o.put(k, *v)
+}
+
+// Int declares an integer member (within ±(2^53-1)).
+func (o *Members) Int(k string, v int64) {
+	if o.key(k) {
+		o.b = appendSafeInt(o.b, v)
+		return
+	}
+	o.put(k, v)
+}
+
+// OptInt declares an integer member that is null when v is nil.
+func (o *Members) OptInt(k string, v *int64) {
+	if o.key(k) {
+		o.b = appendOptInt(o.b, v)
+		return
+	}
+	if v == nil {
+		o.put(k, nil)
+		return
+	}
+	o.put(k, *v)
+}
+
+// Bool declares a boolean member.
+func (o *Members) Bool(k string, v bool) {
+	if o.key(k) {
+		o.b = AppendBool(o.b, v)
+		return
+	}
+	o.put(k, v)
+}
+
+// Strs declares a list of strings (a fresh []any in the tree).
+func (o *Members) Strs(k string, v []string) {
+	if o.key(k) {
+		o.b = appendStrings(o.b, v)
+		return
+	}
+	o.put(k, canon.StringList(v))
+}
+
+// Map declares an object member holding m's members (nil is the empty
+// object); the tree holds a shallow copy of m.
+func (o *Members) Map(k string, m map[string]any) {
+	if o.key(k) {
+		o.b = appendObject(o.b, m, "", nil)
+		return
+	}
+	o.put(k, copyMap(m))
+}
+
+// Maps declares a list of objects, each holding one map's members; the
+// tree holds shallow copies.
+func (o *Members) Maps(k string, l []map[string]any) {
+	if o.key(k) {
+		o.b = append(o.b, '[')
+		for i, m := range l {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.b = appendObject(o.b, m, "", nil)
+		}
+		o.b = append(o.b, ']')
+		return
+	}
+	list := make([]any, len(l))
+	for i, m := range l {
+		list[i] = copyMap(m)
+	}
+	o.put(k, list)
+}
+
+// Value declares a member holding the canon tree v as it is (the tree form
+// shares v).
+func (o *Members) Value(k string, v any) {
+	if o.key(k) {
+		o.b = AppendCanonical(o.b, v)
+		return
+	}
+	o.put(k, v)
+}
+
+// Object declares a nested record member, or null when write is nil.
+func (o *Members) Object(k string, write func(*Members)) {
+	if o.key(k) {
+		if write == nil {
+			o.b = append(o.b, "null"...)
+			return
+		}
+		o.inner(write)
+		return
+	}
+	if write == nil {
+		o.put(k, nil)
+		return
+	}
+	o.put(k, o.inner(write))
+}
+
+// Objects declares a list of n nested records, the i-th declared by
+// write(i, …).
+func (o *Members) Objects(k string, n int, write func(i int, o *Members)) {
+	if o.key(k) {
+		o.b = append(o.b, '[')
+		for i := range n {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.inner(func(m *Members) { write(i, m) })
+		}
+		o.b = append(o.b, ']')
+		return
+	}
+	list := make([]any, n)
+	for i := range n {
+		list[i] = o.inner(func(m *Members) { write(i, m) })
+	}
+	o.put(k, list)
+}
+
+// inner declares a nested object through o itself (its own state set
+// aside meanwhile), so that nesting allocates nothing but the nested tree:
+// it appends the object's bytes, or returns its tree.
+func (o *Members) inner(write func(*Members)) map[string]any {
+	n, last, bare, mark := o.n, o.last, o.bare, o.mark
+	o.n, o.last, o.bare, o.mark = 0, "", false, len(o.kv)
+	var child map[string]any
+	if o.tree {
+		write(o)
+		child = o.object()
+	} else {
+		o.b = append(o.b, '{')
+		write(o)
+		o.b = append(o.b, '}')
+	}
+	o.n, o.last, o.bare, o.mark = n, last, bare, mark
+	return child
+}
