@@ -759,20 +759,10 @@ func canonicalTools(b *Retrieve) []string {
 const budgetExhausted = "the retrieval batch budget for this invocation is spent; the bound is published on every observation and this is a refusal rather than a silently truncated read"
 
 // batchProblem mirrors upstream's retrieval_batch_problem, in its order.
+// A batch is short (MaxRequestsPerBatch distinct requests pass), so its
+// sets are small slices: nothing is allocated for a batch that passes
+// without arguments.
 func (x *execution) batchProblem(b *Retrieve, remaining int) (string, string) {
-	if x.plainBatch(b) {
-		// Every check of fullBatchProblem passes for 1–8 distinct
-		// catalogued, named tools without arguments; only the budget
-		// remains. TestPlainBatchAgreesWithFull holds the two equal.
-		if remaining <= 0 {
-			return "RETRIEVAL_BUDGET_EXHAUSTED", budgetExhausted
-		}
-		return "", ""
-	}
-	return x.fullBatchProblem(b, remaining)
-}
-
-func (x *execution) fullBatchProblem(b *Retrieve, remaining int) (string, string) {
 	for i, q := range b.Requests {
 		if q.Tool == "" {
 			return "MALFORMED_RETRIEVAL_REQUEST", fmt.Sprintf("request %d: a retrieval request must name a non-empty tool", i)
@@ -786,30 +776,47 @@ func (x *execution) fullBatchProblem(b *Retrieve, remaining int) (string, string
 	if len(b.Requests) < 1 {
 		return "EMPTY_RETRIEVAL_BATCH", "a retrieval batch carries at least one request; an empty one asks the environment for nothing and would be a turn spent on silence"
 	}
-	distinct := map[string]bool{}
+	var stack [2 * MaxRequestsPerBatch]string
+	keys := stack[:0]
 	for _, q := range b.Requests {
-		distinct[q.Tool+"\x00"+argumentKey(q.Arguments)] = true
+		keys = append(keys, argumentKey(q.Arguments))
 	}
-	if len(distinct) > MaxRequestsPerBatch {
-		return "RETRIEVAL_BATCH_TOO_LARGE", fmt.Sprintf("a retrieval batch carries at most %d distinct requests and this one carries %d", MaxRequestsPerBatch, len(distinct))
+	distinct := 0
+	for i, q := range b.Requests {
+		first := true
+		for j := range i {
+			if b.Requests[j].Tool == q.Tool && keys[j] == keys[i] {
+				first = false
+				break
+			}
+		}
+		if first {
+			distinct++
+		}
 	}
-	conflict := map[string]bool{}
-	for _, q := range b.Requests {
-		for _, o := range b.Requests {
-			if o.Tool == q.Tool && argumentKey(o.Arguments) != argumentKey(q.Arguments) {
-				if _, ok := x.static.Catalogue[q.Tool]; ok {
-					conflict[q.Tool] = true
-				}
+	if distinct > MaxRequestsPerBatch {
+		return "RETRIEVAL_BATCH_TOO_LARGE", fmt.Sprintf("a retrieval batch carries at most %d distinct requests and this one carries %d", MaxRequestsPerBatch, distinct)
+	}
+	var conflict []string
+	for i, q := range b.Requests {
+		if _, ok := x.static.Catalogue[q.Tool]; !ok || slices.Contains(conflict, q.Tool) {
+			continue
+		}
+		for j, o := range b.Requests {
+			if o.Tool == q.Tool && keys[j] != keys[i] {
+				conflict = append(conflict, q.Tool)
+				break
 			}
 		}
 	}
 	if len(conflict) > 0 {
-		return "CONFLICTING_RETRIEVAL_ARGUMENTS", fmt.Sprintf("the batch names %s more than once with different arguments; a duplicate collapses, but two argument sets under one tool name are two questions and the environment does not choose between them", python.Loose.StrList(slices.Sorted(maps.Keys(conflict))))
+		slices.Sort(conflict)
+		return "CONFLICTING_RETRIEVAL_ARGUMENTS", fmt.Sprintf("the batch names %s more than once with different arguments; a duplicate collapses, but two argument sets under one tool name are two questions and the environment does not choose between them", python.Loose.StrList(conflict))
 	}
-	unknown := map[string]bool{}
+	var unknown []string
 	for _, q := range b.Requests {
-		if _, ok := x.static.Catalogue[q.Tool]; !ok {
-			unknown[q.Tool] = true
+		if _, ok := x.static.Catalogue[q.Tool]; !ok && !slices.Contains(unknown, q.Tool) {
+			unknown = append(unknown, q.Tool)
 		}
 	}
 	if len(unknown) > 0 {
@@ -842,28 +849,6 @@ func (x *execution) fullBatchProblem(b *Retrieve, remaining int) (string, string
 		return "RETRIEVAL_BUDGET_EXHAUSTED", budgetExhausted
 	}
 	return "", ""
-}
-
-// plainBatch reports whether b is at most MaxRequestsPerBatch distinct
-// catalogued tools, none with arguments.
-func (x *execution) plainBatch(b *Retrieve) bool {
-	if len(b.Requests) == 0 || !argumentless(b) {
-		return false
-	}
-	var stack [MaxRequestsPerBatch]string
-	tools := stack[:0]
-	for _, q := range b.Requests {
-		if _, ok := x.static.Catalogue[q.Tool]; !ok || q.Tool == "" {
-			return false
-		}
-		if !containsString(tools, q.Tool) {
-			if len(tools) == MaxRequestsPerBatch {
-				return false
-			}
-			tools = append(tools, q.Tool)
-		}
-	}
-	return true
 }
 
 // handle applies one outcome and reports whether the invocation is over.
