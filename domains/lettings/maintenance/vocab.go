@@ -241,16 +241,10 @@ func payloadProblem(s payloadSchema, payload map[string]any, where, what string)
 }
 
 // payloadProblemAt is payloadProblem with where = wherePrefix + whereID,
-// joined only when there is a problem to describe.
+// joined only when there is a problem to describe: the check in upstream's
+// order, with its messages, allocating nothing for a payload that fits.
 func payloadProblemAt(s payloadSchema, payload map[string]any, wherePrefix, whereID, what string) (problem string, unknownField bool) {
-	if payloadOK(s, payload) {
-		return "", false
-	}
-	return fullPayloadProblem(s, payload, wherePrefix+whereID, what)
-}
-
-// fullPayloadProblem is the check in upstream's order, with its messages.
-func fullPayloadProblem(s payloadSchema, payload map[string]any, where, what string) (problem string, unknownField bool) {
+	where := func() string { return wherePrefix + whereID }
 	var unknown []string
 	for k := range payload {
 		_, r := s.required[k]
@@ -270,7 +264,7 @@ func fullPayloadProblem(s payloadSchema, payload map[string]any, where, what str
 		}
 		slices.Sort(allowed)
 		return fmt.Sprintf("%s: payload: unknown field(s) %s; this build refuses a spec it cannot fully honour. Known fields are %s",
-			where, python.Loose.StrList(unknown), python.Loose.StrList(allowed)), true
+			where(), python.Loose.StrList(unknown), python.Loose.StrList(allowed)), true
 	}
 	var missing []string
 	for k := range s.required {
@@ -281,7 +275,7 @@ func fullPayloadProblem(s payloadSchema, payload map[string]any, where, what str
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		return fmt.Sprintf("%s: payload for %s is missing required field(s) %s; the handler indexes these, so a payload without them cannot be executed",
-			where, python.Loose.Quote(what), python.Loose.StrList(missing)), false
+			where(), python.Loose.Quote(what), python.Loose.StrList(missing)), false
 	}
 	check := func(fields map[string]string, order []string) string {
 		for _, name := range order {
@@ -295,10 +289,10 @@ func fullPayloadProblem(s payloadSchema, payload map[string]any, where, what str
 			}
 			_, isBool := v.(bool)
 			if kind == kInteger && isBool {
-				return fmt.Sprintf("%s: payload field %s must be an integer, got a boolean; a yes/no answer is not a quantity", where, python.Loose.Quote(name))
+				return fmt.Sprintf("%s: payload field %s must be an integer, got a boolean; a yes/no answer is not a quantity", where(), python.Loose.Quote(name))
 			}
 			if (kind == kString || kind == kOptString) && isBool {
-				return fmt.Sprintf("%s: payload field %s must be a string, got a boolean", where, python.Loose.Quote(name))
+				return fmt.Sprintf("%s: payload field %s must be a string, got a boolean", where(), python.Loose.Quote(name))
 			}
 			okType := false
 			switch kind {
@@ -310,10 +304,10 @@ func fullPayloadProblem(s payloadSchema, payload map[string]any, where, what str
 				okType = isBool
 			}
 			if !okType {
-				return fmt.Sprintf("%s: payload field %s must be a %s, got %s", where, python.Loose.Quote(name), kind, python.TypeName(v))
+				return fmt.Sprintf("%s: payload field %s must be a %s, got %s", where(), python.Loose.Quote(name), kind, python.TypeName(v))
 			}
 			if s, ok := v.(string); ok && s == "" {
-				return fmt.Sprintf("%s: payload field %s must be a non-empty string", where, python.Loose.Quote(name))
+				return fmt.Sprintf("%s: payload field %s must be a non-empty string", where(), python.Loose.Quote(name))
 			}
 		}
 		return ""
@@ -322,50 +316,6 @@ func fullPayloadProblem(s payloadSchema, payload map[string]any, where, what str
 		return p, false
 	}
 	return check(s.optional, s.optionalOrder), false
-}
-
-// payloadOK reports, without allocating, that payloadProblem finds nothing:
-// every field known, every required field present, every value of its kind
-// (an optional string may be null) and no string empty.
-// TestPayloadOKAgreesWithProblem holds the two equal.
-func payloadOK(s payloadSchema, payload map[string]any) bool {
-	for k, v := range payload {
-		kind, ok := s.required[k]
-		if !ok {
-			if kind, ok = s.optional[k]; !ok {
-				return false
-			}
-		}
-		switch kind {
-		case kOptString:
-			if v == nil {
-				continue
-			}
-			if x, ok := v.(string); !ok || x == "" {
-				return false
-			}
-		case kString:
-			if x, ok := v.(string); !ok || x == "" {
-				return false
-			}
-		case kInteger:
-			if _, ok := v.(int64); !ok {
-				return false
-			}
-		case kBoolean:
-			if _, ok := v.(bool); !ok {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	for k := range s.required {
-		if _, ok := payload[k]; !ok {
-			return false
-		}
-	}
-	return true
 }
 
 func quoteKey(id string, version int64) string { return fmt.Sprintf("%s:v%d", id, version) }
