@@ -176,7 +176,26 @@ func SHA256Hex(b []byte) string {
 
 type encoder struct {
 	form Form
-	keys [][]string // per-depth scratch for sorted keys
+}
+
+// treeMember is one key of an object being encoded, with its value.
+type treeMember struct {
+	k string
+	v any
+}
+
+// sortMembers orders an object's members by key for form f: an insertion
+// sort for the small objects most trees hold.
+func sortMembers(ms []treeMember, f Form) {
+	if len(ms) > 12 {
+		slices.SortFunc(ms, func(a, b treeMember) int { return compareKeys(f, a.k, b.k) })
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && compareKeys(f, ms[j].k, ms[j-1].k) < 0; j-- {
+			ms[j], ms[j-1] = ms[j-1], ms[j]
+		}
+	}
 }
 
 func (e *encoder) value(dst []byte, v any, depth int) ([]byte, error) {
@@ -189,10 +208,7 @@ func (e *encoder) value(dst []byte, v any, depth int) ([]byte, error) {
 		}
 		return append(dst, "false"...), nil
 	case string:
-		if !utf8.ValidString(x) {
-			return dst, errf(ErrInvalidUTF8, "string is not valid UTF-8")
-		}
-		return appendQuoted(dst, x), nil
+		return appendText(dst, x, "string is not valid UTF-8")
 	case int64:
 		return appendInt(dst, x)
 	case int:
@@ -233,34 +249,48 @@ func (e *encoder) value(dst []byte, v any, depth int) ([]byte, error) {
 		if depth >= MaxDepth {
 			return dst, errf(ErrTooDeep, "more than %d nested containers", MaxDepth)
 		}
-		for len(e.keys) <= depth {
-			e.keys = append(e.keys, nil)
+		// The members are collected with their values (no second lookup),
+		// in a stack array for the small objects most trees hold.
+		var stack [24]treeMember
+		ms := stack[:0]
+		if len(x) > len(stack) {
+			ms = make([]treeMember, 0, len(x))
 		}
-		keys := e.keys[depth][:0]
-		for k := range x {
-			if !utf8.ValidString(k) {
-				return dst, errf(ErrInvalidUTF8, "object key is not valid UTF-8")
-			}
-			keys = append(keys, k)
+		for k, v := range x {
+			ms = append(ms, treeMember{k, v})
 		}
-		f := e.form
-		slices.SortFunc(keys, func(a, b string) int { return compareKeys(f, a, b) })
-		e.keys[depth] = keys
+		sortMembers(ms, e.form)
 		dst = append(dst, '{')
 		var err error
-		for i, k := range keys {
+		for i := range ms {
 			if i > 0 {
 				dst = append(dst, e.form.comma()...)
 			}
-			dst = appendQuoted(dst, k)
+			if dst, err = appendText(dst, ms[i].k, "object key is not valid UTF-8"); err != nil {
+				return dst, err
+			}
 			dst = append(dst, e.form.colon()...)
-			if dst, err = e.value(dst, x[k], depth+1); err != nil {
+			if dst, err = e.value(dst, ms[i].v, depth+1); err != nil {
 				return dst, err
 			}
 		}
 		return append(dst, '}'), nil
 	}
 	return dst, errf(ErrUnsupportedValue, "no JSON form for Go type %T", v)
+}
+
+// appendText appends the string s quoted, a run of plain bytes as it is,
+// or refuses it (what) when it is not valid UTF-8.
+func appendText(dst []byte, s, what string) ([]byte, error) {
+	if plainEnd(s, 0) == len(s) {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"'), nil
+	}
+	if !utf8.ValidString(s) {
+		return dst, errf(ErrInvalidUTF8, "%s", what)
+	}
+	return appendQuoted(dst, s), nil
 }
 
 func appendInt(dst []byte, n int64) ([]byte, error) {

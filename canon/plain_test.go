@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestNotPlain8IsPlainTable: notPlain8's lowest mark is the first byte the
@@ -100,4 +102,52 @@ func TestSharedValues(t *testing.T) {
 			t.Fatalf("value %d = %v, want %q", i, got[i], want[i])
 		}
 	}
+}
+
+// FuzzAppendString holds AppendString (whose runs of plain bytes are found
+// a word at a time) to the byte-by-byte escape rule on any string, and to
+// a refusal exactly when the string is not UTF-8; the seeds mix plain
+// ASCII with every byte class the word scan must catch, around its 8-byte
+// steps (CI fuzzes it briefly, .ci/steps/10-canon-fuzz.sh).
+func FuzzAppendString(f *testing.F) {
+	pieces := []string{"a", "Z", "0", " ", "~", "\x00", "\x1f", "\x7f", "\"", "\\", "\u00e9", "\u2028", "\U0001F600", "/", "<", "bad\xff", "\xc3"}
+	for i, p := range pieces {
+		for _, n := range []int{0, 7, 8, 15} {
+			f.Add(strings.Repeat("a", n) + p + strings.Repeat("b", i%3))
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := AppendString([]byte("x"), s)
+		if !utf8.ValidString(s) {
+			if e, ok := err.(*Error); !ok || e.Class != ErrInvalidUTF8.Class {
+				t.Fatalf("AppendString(%q) = %q, %v; want %s", s, got, err, ErrInvalidUTF8.Class)
+			}
+			return
+		}
+		want := []byte(`x"`)
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '"' || c == '\\':
+				want = append(want, '\\', c)
+			case c == '\b':
+				want = append(want, `\b`...)
+			case c == '\f':
+				want = append(want, `\f`...)
+			case c == '\n':
+				want = append(want, `\n`...)
+			case c == '\r':
+				want = append(want, `\r`...)
+			case c == '\t':
+				want = append(want, `\t`...)
+			case c < 0x20:
+				want = fmt.Appendf(want, `\u%04x`, c)
+			default:
+				want = append(want, c)
+			}
+		}
+		want = append(want, '"')
+		if err != nil || string(got) != string(want) {
+			t.Fatalf("AppendString(%q) = %s, %v; want %s", s, got, err, want)
+		}
+	})
 }

@@ -1,7 +1,6 @@
 package canon
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"strconv"
 	"unicode/utf16"
@@ -38,9 +37,9 @@ func notPlain8(x uint64) uint64 {
 }
 
 // plainEnd returns the end of the run of plain bytes d[i:] begins with.
-func plainEnd(d []byte, i int) int {
+func plainEnd[S string | []byte](d S, i int) int {
 	for ; i+8 <= len(d); i += 8 {
-		if m := notPlain8(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+		if m := notPlain8(load8(d, i)); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -48,6 +47,13 @@ func plainEnd(d []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// load8 is the little-endian word of d[i:i+8] (one load).
+func load8[S string | []byte](d S, i int) uint64 {
+	_ = d[i+7]
+	return uint64(d[i]) | uint64(d[i+1])<<8 | uint64(d[i+2])<<16 | uint64(d[i+3])<<24 |
+		uint64(d[i+4])<<32 | uint64(d[i+5])<<40 | uint64(d[i+6])<<48 | uint64(d[i+7])<<56
 }
 
 type scanner struct {
@@ -360,19 +366,28 @@ func appendRuneEscaped(dst []byte, r rune) []byte {
 }
 
 // appendQuoted appends the canonical encoding of s, which must be valid
-// UTF-8 (checked by the caller).
+// UTF-8 (checked by the caller): runs of plain bytes (and the bytes of
+// non-ASCII characters) as they are, the rest escaped.
 func appendQuoted[S string | []byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
+	start, i := 0, 0
+	for {
+		if i = plainEnd(s, i); i == len(s) {
+			break
 		}
-		dst = append(dst, s[start:i]...)
-		dst = appendRuneEscaped(dst, rune(c))
-		start = i + 1
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			dst = append(dst, s[start:i]...)
+			dst = appendRuneEscaped(dst, rune(c))
+			start = i + 1
+		}
+		i++
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// AppendString appends the canonical encoding of the string s (the same in
+// every form), refusing one that is not valid UTF-8.
+func AppendString(dst []byte, s string) ([]byte, error) {
+	return appendText(dst, s, "string is not valid UTF-8")
 }

@@ -211,7 +211,7 @@ func (l *ledger) append(at, recordType string, payload map[string]any) {
 	payload["at"] = at
 	payload["record_type"] = recordType
 	b := l.begin()
-	b = appendObject(b, payload, "", nil)
+	b = AppendCanonical(b, payload)
 	l.commit(b)
 	if !l.noRows {
 		l.rows = append(l.rows, payload)

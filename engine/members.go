@@ -194,7 +194,7 @@ func (o *Members) Strs(k string, v []string) {
 // object); the tree holds a shallow copy of m.
 func (o *Members) Map(k string, m map[string]any) {
 	if o.key(k) {
-		o.b = appendObject(o.b, m, "", nil)
+		o.b = AppendCanonical(o.b, m)
 		return
 	}
 	o.put(k, copyMap(m))
@@ -209,7 +209,7 @@ func (o *Members) Maps(k string, l []map[string]any) {
 			if i > 0 {
 				o.b = append(o.b, ',')
 			}
-			o.b = appendObject(o.b, m, "", nil)
+			o.b = AppendCanonical(o.b, m)
 		}
 		o.b = append(o.b, ']')
 		return

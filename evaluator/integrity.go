@@ -581,9 +581,8 @@ func (g *grader) recordVersion(tp *projection, rm map[string]any) (string, error
 	if v, ok := g.versions[key]; ok {
 		return v, nil
 	}
-	// The engine's encoder: canon's bytes, or canon's own error where canon
-	// refuses the body (held to canon.Append by engine's tests).
-	b, err := engine.AppendCanonicalChecked(g.scratch[:0], rm)
+	// canon's bytes, or its own error where it refuses the body.
+	b, err := canon.Append(g.scratch[:0], rm, canon.UpstreamForm)
 	g.scratch = b
 	if err != nil {
 		return "", err

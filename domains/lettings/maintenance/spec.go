@@ -202,7 +202,7 @@ func (sc *Scenario) semanticPayload() map[string]any {
 func (s *Spec) ComputeDigest() (string, error) {
 	// canon.UpstreamDigest, through the engine's faster encoder (canon's
 	// bytes or canon's own error; NewOperation verifies the spec per run).
-	b, err := engine.AppendCanonicalChecked(nil, s.SemanticPayload())
+	b, err := canon.Append(nil, s.SemanticPayload(), canon.UpstreamForm)
 	if err != nil {
 		return "", refusal.Wrap(ErrSchema, err, "%s: this spec cannot be given a content identity", s.Source)
 	}
