@@ -47,6 +47,22 @@ func ParseForm(s string) (Form, bool) {
 	return 0, false
 }
 
+// appendComma appends the member separator of form f.
+func (f Form) appendComma(dst []byte) []byte {
+	if f == UpstreamSpacedForm {
+		return append(dst, ',', ' ')
+	}
+	return append(dst, ',')
+}
+
+// appendColon appends the key separator of form f.
+func (f Form) appendColon(dst []byte) []byte {
+	if f == UpstreamSpacedForm {
+		return append(dst, ':', ' ')
+	}
+	return append(dst, ':')
+}
+
 func (f Form) comma() string {
 	if f == UpstreamSpacedForm {
 		return ", "
@@ -223,7 +239,7 @@ func (e *encoder) value(dst []byte, v any, depth int) ([]byte, error) {
 		var err error
 		for i, el := range x {
 			if i > 0 {
-				dst = append(dst, e.form.comma()...)
+				dst = e.form.appendComma(dst)
 			}
 			if dst, err = e.value(dst, el, depth+1); err != nil {
 				return dst, err
@@ -237,7 +253,7 @@ func (e *encoder) value(dst []byte, v any, depth int) ([]byte, error) {
 		dst = append(dst, '[')
 		for i, s := range x {
 			if i > 0 {
-				dst = append(dst, e.form.comma()...)
+				dst = e.form.appendComma(dst)
 			}
 			if !utf8.ValidString(s) {
 				return dst, errf(ErrInvalidUTF8, "string is not valid UTF-8")
@@ -264,12 +280,12 @@ func (e *encoder) value(dst []byte, v any, depth int) ([]byte, error) {
 		var err error
 		for i := range ms {
 			if i > 0 {
-				dst = append(dst, e.form.comma()...)
+				dst = e.form.appendComma(dst)
 			}
 			if dst, err = appendText(dst, ms[i].k, "object key is not valid UTF-8"); err != nil {
 				return dst, err
 			}
-			dst = append(dst, e.form.colon()...)
+			dst = e.form.appendColon(dst)
 			if dst, err = e.value(dst, ms[i].v, depth+1); err != nil {
 				return dst, err
 			}

@@ -51,9 +51,9 @@ func plainEnd[S string | []byte](d S, i int) int {
 
 // load8 is the little-endian word of d[i:i+8] (one load).
 func load8[S string | []byte](d S, i int) uint64 {
-	_ = d[i+7]
-	return uint64(d[i]) | uint64(d[i+1])<<8 | uint64(d[i+2])<<16 | uint64(d[i+3])<<24 |
-		uint64(d[i+4])<<32 | uint64(d[i+5])<<40 | uint64(d[i+6])<<48 | uint64(d[i+7])<<56
+	w := d[i : i+8]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
 type scanner struct {

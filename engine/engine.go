@@ -763,7 +763,9 @@ const budgetExhausted = "the retrieval batch budget for this invocation is spent
 // sets are small slices: nothing is allocated for a batch that passes
 // without arguments.
 func (x *execution) batchProblem(b *Retrieve, remaining int) (string, string) {
+	args := false // some request carries arguments: without any, no two differ and none is invented
 	for i, q := range b.Requests {
+		args = args || len(q.Arguments) > 0
 		if q.Tool == "" {
 			return "MALFORMED_RETRIEVAL_REQUEST", fmt.Sprintf("request %d: a retrieval request must name a non-empty tool", i)
 		}
@@ -799,6 +801,9 @@ func (x *execution) batchProblem(b *Retrieve, remaining int) (string, string) {
 	}
 	var conflict []string
 	for i, q := range b.Requests {
+		if !args {
+			break
+		}
 		if _, ok := x.static.Catalogue[q.Tool]; !ok || slices.Contains(conflict, q.Tool) {
 			continue
 		}
@@ -828,6 +833,9 @@ func (x *execution) batchProblem(b *Retrieve, remaining int) (string, string) {
 		return "UNKNOWN_RETRIEVAL_TOOL", fmt.Sprintf("the batch names %d tool(s) outside the published catalogue; it publishes %s", len(unknown), python.Loose.StrList(names))
 	}
 	for _, q := range b.Requests {
+		if !args {
+			break
+		}
 		declared := x.static.Catalogue[q.Tool].Arguments
 		var invented []string
 		for k := range q.Arguments {
