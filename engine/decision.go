@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/obaudit/obaudit/format/decision"
 	"github.com/obaudit/obaudit/refusal"
@@ -149,56 +150,42 @@ func (c *Complete) members(o *Members) {
 	o.Str("reason", c.Reason)
 }
 
-// members records the requests sorted by tool with duplicates collapsed
-// (first wins), unless one tool carries two argument sets, in which case
-// the requests are recorded as given (the environment refuses that batch,
-// and a replay must reproduce the same refusal).
+// members records the requests as upstream records them (recorded).
 func (r *Retrieve) members(o *Members) {
 	o.Str("kind", decision.KindRetrieve)
-	if !argumentless(r) {
-		o.Value("requests", r.requestsFull())
-		return
-	}
-	// No arguments: nothing conflicts, and every request records {}.
-	var stack [16]string
-	tools := r.distinctTools(stack[:0])
-	o.Objects("requests", len(tools), func(i int, m *Members) {
-		m.Map("arguments", nil)
-		m.Str("tool", tools[i])
+	var stack [MaxRequestsPerBatch]Request
+	reqs := r.recorded(stack[:0])
+	o.Objects("requests", len(reqs), func(i int, m *Members) {
+		m.Map("arguments", reqs[i].Arguments)
+		m.Str("tool", reqs[i].Tool)
 	})
 }
 
-// requestsFull is the requests by upstream's rule for any arguments (the
-// argument-free shortcut in members is held to it by TestDecisionEncoding).
-func (r *Retrieve) requestsFull() []any {
-	seen := map[string]map[string]any{}
-	conflict := false
+// recorded appends to dst the requests upstream records: sorted by tool
+// with duplicates collapsed (first wins), unless one tool carries two
+// argument sets, in which case the requests as given (the environment
+// refuses that batch, and a replay must reproduce the same refusal).
+func (r *Retrieve) recorded(dst []Request) []Request {
+	var stack [2 * MaxRequestsPerBatch]string
+	keys := stack[:0]
 	for _, q := range r.Requests {
-		args := copyMap(q.Arguments)
-		if prev, ok := seen[q.Tool]; ok {
-			if argumentKey(prev) != argumentKey(args) {
-				conflict = true
+		keys = append(keys, argumentKey(q.Arguments))
+	}
+	for i, q := range r.Requests {
+		for j := range i {
+			if r.Requests[j].Tool == q.Tool && keys[j] != keys[i] {
+				return append(dst, r.Requests...)
 			}
-			continue
 		}
-		seen[q.Tool] = args
 	}
-	reqs := []any{}
-	if conflict {
-		for _, q := range r.Requests {
-			reqs = append(reqs, map[string]any{"tool": q.Tool, "arguments": copyMap(q.Arguments)})
+	start := len(dst)
+	for _, q := range r.Requests {
+		if !slices.ContainsFunc(dst[start:], func(p Request) bool { return p.Tool == q.Tool }) {
+			dst = append(dst, q)
 		}
-		return reqs
 	}
-	tools := make([]string, 0, len(seen))
-	for t := range seen {
-		tools = append(tools, t)
-	}
-	slices.Sort(tools)
-	for _, t := range tools {
-		reqs = append(reqs, map[string]any{"tool": t, "arguments": seen[t]})
-	}
-	return reqs
+	slices.SortFunc(dst[start:], func(a, b Request) int { return strings.Compare(a.Tool, b.Tool) })
+	return dst
 }
 
 func (m *Malformed) members(o *Members) {

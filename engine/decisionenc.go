@@ -51,36 +51,6 @@ func appendStrings(b []byte, ss []string) []byte {
 	return append(b, ']')
 }
 
-func argumentless(r *Retrieve) bool {
-	for _, q := range r.Requests {
-		if len(q.Arguments) > 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// distinctTools appends to dst the request tools, de-duplicated and sorted:
-// an argumentless retrieve's record (no two of its requests conflict).
-func (r *Retrieve) distinctTools(dst []string) []string {
-	for _, q := range r.Requests {
-		if !containsString(dst, q.Tool) {
-			dst = append(dst, q.Tool)
-		}
-	}
-	sortStrings(dst)
-	return dst
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // sortStrings is an insertion sort (the lists here are short).
 func sortStrings(xs []string) {
 	for i := 1; i < len(xs); i++ {

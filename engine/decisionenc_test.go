@@ -41,11 +41,31 @@ func TestDecisionEncoding(t *testing.T) {
 		if got := appendDecision(new(Members), []byte("x"), d); string(got) != "x"+string(want) {
 			t.Errorf("%T: got %s, want %s", d, got[1:], want)
 		}
-		if r, ok := d.(*Retrieve); ok {
-			full, _ := canon.Upstream(map[string]any{"kind": "RETRIEVE", "requests": r.requestsFull()})
-			if string(full) != string(want) {
-				t.Errorf("Retrieve.Record() = %s, the full rule gives %s", want, full)
-			}
+	}
+}
+
+// TestRetrieveRecord holds a retrieval's record to upstream's rule: the
+// requests sorted by tool with duplicates collapsed (first wins), or, when
+// one tool carries two argument sets, the requests as given.
+func TestRetrieveRecord(t *testing.T) {
+	kv := map[string]any{"k": "v"}
+	for _, c := range []struct {
+		reqs []Request
+		want string
+	}{
+		{nil, `[]`},
+		{[]Request{{Tool: "b"}, {Tool: "a"}, {Tool: "b", Arguments: map[string]any{}}}, `[{"arguments":{},"tool":"a"},{"arguments":{},"tool":"b"}]`},
+		{[]Request{{Tool: "b", Arguments: kv}, {Tool: "a"}}, `[{"arguments":{},"tool":"a"},{"arguments":{"k":"v"},"tool":"b"}]`},
+		{[]Request{{Tool: "b", Arguments: kv}, {Tool: "b", Arguments: map[string]any{"k": "v"}}, {Tool: "a"}}, `[{"arguments":{},"tool":"a"},{"arguments":{"k":"v"},"tool":"b"}]`},
+		{[]Request{{Tool: "c"}, {Tool: "b", Arguments: kv}, {Tool: "b"}}, `[{"arguments":{},"tool":"c"},{"arguments":{"k":"v"},"tool":"b"},{"arguments":{},"tool":"b"}]`},
+	} {
+		d := &Retrieve{Requests: c.reqs}
+		want := `{"kind":"RETRIEVE","requests":` + c.want + `}`
+		if got := appendDecision(new(Members), nil, d); string(got) != want {
+			t.Errorf("%v: bytes %s, want %s", c.reqs, got, want)
+		}
+		if got, _ := canon.Upstream(d.Record()); string(got) != want {
+			t.Errorf("%v: record %s, want %s", c.reqs, got, want)
 		}
 	}
 }
