@@ -111,20 +111,9 @@ func (r *runState) refreshRoot(name string) *rootCache {
 func (r *runState) refreshRootAt(i int, name string) *rootCache {
 	rc := &r.roots[i]
 	s := r.s
-	switch name {
-	case "cycles":
-		refreshRegistry(r, rc, &s.cycles)
-	case "quotes":
-		refreshRegistry(r, rc, &s.quotes)
-	case "approvals":
-		refreshRegistry(r, rc, &s.approvals)
-	case "exceptions":
-		refreshRegistry(r, rc, &s.exceptions)
-	case "invoices":
-		refreshRegistry(r, rc, &s.invoices)
-	case "obligations":
-		refreshRegistry(r, rc, &s.obligations)
-	default:
+	if reg := s.registryOf(name); reg != nil {
+		reg.refresh(r, rc)
+	} else {
 		enc := s.appendRoot(&r.enc, r.buf[:0], name)
 		r.buf = enc
 		if rc.gen == 0 || string(enc) != string(rc.json) {

@@ -275,21 +275,56 @@ func entryTree[T any, P record[T]](o *engine.Members, e *T) map[string]any {
 	return o.EndTree().(map[string]any)
 }
 
-// registryMember declares a registry root: its entries by id, in key order.
-func registryMember[T any, P record[T]](o *engine.Members, name string, reg *ordered[T]) {
+// registry is a registry root (the records of one type, by id) as the
+// roots read it: declared (root, appendRoot) or kept in the served-record
+// cache (refreshRootAt).
+type registry interface {
+	member(o *engine.Members, name string)
+	refresh(r *runState, rc *rootCache)
+}
+
+// registryOf is root name's registry, or nil for a root that is not one.
+func (s *opState) registryOf(name string) registry {
+	switch name {
+	case "cycles":
+		return registryRoot[cycle, *cycle]{&s.cycles}
+	case "quotes":
+		return registryRoot[quote, *quote]{&s.quotes}
+	case "approvals":
+		return registryRoot[approval, *approval]{&s.approvals}
+	case "exceptions":
+		return registryRoot[exception, *exception]{&s.exceptions}
+	case "invoices":
+		return registryRoot[invoice, *invoice]{&s.invoices}
+	case "obligations":
+		return registryRoot[obligation, *obligation]{&s.obligations}
+	}
+	return nil
+}
+
+type registryRoot[T any, P record[T]] struct{ o *ordered[T] }
+
+// member declares the root: its entries by id, in key order.
+func (g registryRoot[T, P]) member(o *engine.Members, name string) {
 	var stack [16]string
-	keys := append(stack[:0], reg.keys...)
+	keys := append(stack[:0], g.o.keys...)
 	slices.Sort(keys)
 	o.Object(name, func(m *engine.Members) {
 		for _, k := range keys {
-			m.Object(k, P(reg.m[k]).members)
+			m.Object(k, P(g.o.m[k]).members)
 		}
 	})
 }
 
+func (g registryRoot[T, P]) refresh(r *runState, rc *rootCache) { refreshRegistry[T, P](r, rc, g.o) }
+
 // writeRoot declares observable root name: the one rule from which its
 // tree (root) and its canonical JSON (appendRoot) both derive.
 func (s *opState) writeRoot(o *engine.Members, name string) {
+	if reg := s.registryOf(name); reg != nil {
+		reg.member(o, name)
+		return
+	}
 	switch name {
 	case "phase":
 		o.Str(name, s.phase)
@@ -301,18 +336,6 @@ func (s *opState) writeRoot(o *engine.Members, name string) {
 		o.Str(name, s.customerResolution)
 	case "current_cycle_id":
 		o.OptStr(name, s.currentCycleID)
-	case "cycles":
-		registryMember(o, name, &s.cycles)
-	case "quotes":
-		registryMember(o, name, &s.quotes)
-	case "approvals":
-		registryMember(o, name, &s.approvals)
-	case "exceptions":
-		registryMember(o, name, &s.exceptions)
-	case "invoices":
-		registryMember(o, name, &s.invoices)
-	case "obligations":
-		registryMember(o, name, &s.obligations)
 	case "payment":
 		o.Object(name, s.paymentMembers)
 	case "assertions":
