@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/obaudit/obaudit/internal/field"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/internal/python"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -183,10 +183,10 @@ type stateValidator struct {
 	cycles, quotes, invoices, records map[string]any
 }
 
-// stateField holds the state's values to the field rules (internal/field),
+// stateField holds the state's values to the field rules (internal/jsonfield),
 // refusing with this validator's classes at pointers relative to the final
 // state.
-var stateField = &field.Reader{
+var stateField = &jsonfield.Reader{
 	Bad: ErrStateBadField, Unknown: ErrStateUnknownValue,
 	UnknownField: ErrStateUnknownField, MissingField: ErrStateMissingField,
 	At: stateFail,
@@ -200,20 +200,20 @@ func statePlainJSON(x any, p string) error {
 		return nil
 	case []any:
 		for i, e := range v {
-			if err := statePlainJSON(e, field.Index(p, i)); err != nil {
+			if err := statePlainJSON(e, jsonfield.Index(p, i)); err != nil {
 				return err
 			}
 		}
 		return nil
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			if err := statePlainJSON(v[k], field.Key(p, k)); err != nil {
+			if err := statePlainJSON(v[k], jsonfield.Key(p, k)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return stateFail(ErrStateBadField, p, "must be a JSON scalar (no float) or container, got %s", field.Kind(x))
+	return stateFail(ErrStateBadField, p, "must be a JSON scalar (no float) or container, got %s", jsonfield.Kind(x))
 }
 
 func (v *stateValidator) validate(engineVersion string, recovery bool) error {
@@ -255,7 +255,7 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 			if k == "" {
 				return stateFail(ErrStateBadField, "/"+r.name+"/", "a record key must be a non-empty string")
 			}
-			if err := r.record.check(m[k], field.Key("/"+r.name, k), k); err != nil {
+			if err := r.record.check(m[k], jsonfield.Key("/"+r.name, k), k); err != nil {
 				return err
 			}
 		}
@@ -267,7 +267,7 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 		return err
 	}
 	for _, k := range slices.Sorted(maps.Keys(records)) {
-		if err := stateAuthoritativeRecord(records[k], field.Key("/authoritative_records", k), k); err != nil {
+		if err := stateAuthoritativeRecord(records[k], jsonfield.Key("/authoritative_records", k), k); err != nil {
 			return err
 		}
 	}
@@ -501,7 +501,7 @@ func stateAssertions(x any) error {
 		return err
 	}
 	for i, item := range list {
-		ip := field.Index(p, i)
+		ip := jsonfield.Index(p, i)
 		a, err := stateField.Object(item, ip)
 		if err != nil {
 			return err
@@ -544,7 +544,7 @@ func stateCommunications(x any, recovery bool) error {
 	}
 	recovered := map[int64]bool{}
 	for i, item := range list {
-		ip := field.Index(p, i)
+		ip := jsonfield.Index(p, i)
 		m, err := stateField.Object(item, ip)
 		if err != nil {
 			return err
@@ -643,19 +643,19 @@ func (v *stateValidator) references(held map[string]map[string]any) error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.cycles)) {
 		c := v.cycles[k].(map[string]any)
-		if err := record(c["work_evidence_id"], field.Key("/cycles", k)+"/work_evidence_id", "work_evidence", map[string]any{"cycle_id": k}); err != nil {
+		if err := record(c["work_evidence_id"], jsonfield.Key("/cycles", k)+"/work_evidence_id", "work_evidence", map[string]any{"cycle_id": k}); err != nil {
 			return err
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.quotes)) {
-		if err := cycle(v.quotes[k].(map[string]any)["cycle_id"], field.Key("/quotes", k)+"/cycle_id"); err != nil {
+		if err := cycle(v.quotes[k].(map[string]any)["cycle_id"], jsonfield.Key("/quotes", k)+"/cycle_id"); err != nil {
 			return err
 		}
 	}
 	approvals := held["approvals"]
 	for _, k := range slices.Sorted(maps.Keys(approvals)) {
 		a := approvals[k].(map[string]any)
-		p := field.Key("/approvals", k)
+		p := jsonfield.Key("/approvals", k)
 		if err := cycle(a["cycle_id"], p+"/cycle_id"); err != nil {
 			return err
 		}
@@ -667,19 +667,19 @@ func (v *stateValidator) references(held map[string]map[string]any) error {
 	for _, name := range []string{"exceptions", "obligations"} {
 		reg := held[name]
 		for _, k := range slices.Sorted(maps.Keys(reg)) {
-			if err := cycle(reg[k].(map[string]any)["cycle_id"], field.Key("/"+name, k)+"/cycle_id"); err != nil {
+			if err := cycle(reg[k].(map[string]any)["cycle_id"], jsonfield.Key("/"+name, k)+"/cycle_id"); err != nil {
 				return err
 			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.invoices)) {
-		if err := record(v.invoices[k].(map[string]any)["validation_id"], field.Key("/invoices", k)+"/validation_id", "invoice_validation", map[string]any{"invoice_id": k}); err != nil {
+		if err := record(v.invoices[k].(map[string]any)["validation_id"], jsonfield.Key("/invoices", k)+"/validation_id", "invoice_validation", map[string]any{"invoice_id": k}); err != nil {
 			return err
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.records)) {
 		r := v.records[k].(map[string]any)
-		p := field.Key("/authoritative_records", k)
+		p := jsonfield.Key("/authoritative_records", k)
 		switch r["kind"] {
 		case "visit_attendance", "work_evidence":
 			if err := cycle(r["cycle_id"], p+"/cycle_id"); err != nil {

@@ -1,10 +1,10 @@
-package field_test
+package jsonfield_test
 
 import (
 	"errors"
 	"testing"
 
-	"github.com/obaudit/obaudit/internal/field"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -20,7 +20,7 @@ type at struct{ pointer string }
 
 func (e *at) Error() string { return "at " + e.pointer }
 
-var reader = &field.Reader{
+var reader = &jsonfield.Reader{
 	Bad: errBad, Unknown: errUnknown, UnknownField: errUnknownField, MissingField: errMissingField,
 	At: func(class *refusal.Refusal, pointer, format string, args ...any) error {
 		r := refusal.New(class, format, args...)
@@ -107,10 +107,10 @@ func TestRefusalPointers(t *testing.T) {
 }
 
 func TestPointers(t *testing.T) {
-	if got := field.Key("/a", "b~c/d"); got != "/a/b~0c~1d" {
+	if got := jsonfield.Key("/a", "b~c/d"); got != "/a/b~0c~1d" {
 		t.Errorf("Key: %q", got)
 	}
-	if got := field.Index("/a", 12); got != "/a/12" {
+	if got := jsonfield.Index("/a", 12); got != "/a/12" {
 		t.Errorf("Index: %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-// Package field holds the field rules of the readers of decoded JSON trees
+// Package jsonfield holds the field rules of the readers of decoded JSON trees
 // (canon.Parse values: nil, bool, string, int64, float64, []any,
 // map[string]any), each once: a value's JSON kind, non-empty text, an
 // integer at or above a minimum, a boolean, membership of a closed
@@ -9,7 +9,7 @@
 // its reader's refusal classes and how a refusal about the value at a
 // pointer is built. The rules never decide the wording of a reader's other
 // refusals, and a reader whose rule differs keeps its own.
-package field
+package jsonfield
 
 import (
 	"fmt"
