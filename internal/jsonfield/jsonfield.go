@@ -170,19 +170,31 @@ func (r *Reader) OptInstant(x any, p string) error {
 // sorted order), then a missing one (class MissingField, at p). It
 // allocates nothing for an object that holds.
 func (r *Reader) Exact(m map[string]any, fields []string, p string) error {
+	if unknown := Unknown(m, fields); unknown != nil {
+		return r.At(r.UnknownField, Key(p, unknown[0]), "unknown field(s) %q; this record carries exactly %v", unknown, sorted(fields))
+	}
+	if len(m) == len(fields) {
+		return nil
+	}
+	return r.At(r.MissingField, p, "missing required field(s) %q", Missing(m, fields))
+}
+
+// Unknown returns the keys of m that are not in fields, sorted, or nil
+// (allocating nothing) when there are none.
+func Unknown(m map[string]any, fields []string) []string {
 	var unknown []string
 	for k := range m {
 		if !slices.Contains(fields, k) {
 			unknown = append(unknown, k)
 		}
 	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		return r.At(r.UnknownField, Key(p, unknown[0]), "unknown field(s) %q; this record carries exactly %v", unknown, sorted(fields))
-	}
-	if len(m) == len(fields) {
-		return nil
-	}
+	slices.Sort(unknown)
+	return unknown
+}
+
+// Missing returns the fields that are not keys of m, sorted, or nil
+// (allocating nothing) when there are none.
+func Missing(m map[string]any, fields []string) []string {
 	var missing []string
 	for _, k := range fields {
 		if _, ok := m[k]; !ok {
@@ -190,7 +202,7 @@ func (r *Reader) Exact(m map[string]any, fields []string, p string) error {
 		}
 	}
 	slices.Sort(missing)
-	return r.At(r.MissingField, p, "missing required field(s) %q", missing)
+	return missing
 }
 
 func sorted(s []string) []string {

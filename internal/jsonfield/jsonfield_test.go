@@ -2,6 +2,7 @@ package jsonfield_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/obaudit/obaudit/internal/jsonfield"
@@ -122,5 +123,26 @@ func TestExactAllocatesNothing(t *testing.T) {
 	fields := []string{"a", "b", "c"}
 	if n := testing.AllocsPerRun(100, func() { _ = reader.Exact(m, fields, "/x") }); n != 0 {
 		t.Errorf("Exact allocates %v times for an object that holds", n)
+	}
+}
+
+func TestKeySets(t *testing.T) {
+	m := map[string]any{"d": 1, "a": 2, "c": 3}
+	fields := []string{"c", "b", "a", "e"}
+	if got := jsonfield.Unknown(m, fields); !slices.Equal(got, []string{"d"}) {
+		t.Errorf("Unknown: %q", got)
+	}
+	if got := jsonfield.Missing(m, fields); !slices.Equal(got, []string{"b", "e"}) {
+		t.Errorf("Missing: %q", got)
+	}
+	held := []string{"a", "c", "d"}
+	if got := jsonfield.Unknown(m, held); got != nil {
+		t.Errorf("Unknown of a held set: %q", got)
+	}
+	if got := jsonfield.Missing(m, held); got != nil {
+		t.Errorf("Missing of a held set: %q", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = jsonfield.Unknown(m, held), jsonfield.Missing(m, held) }); n != 0 {
+		t.Errorf("Unknown and Missing allocate %v times for a held set", n)
 	}
 }
