@@ -583,7 +583,7 @@ func (v *validator) evaluation(x any) error {
 		if !entry["ok"].(bool) {
 			failed = append(failed, entry["name"].(string))
 		}
-		if err := rules.String(entry["note"], q+"/note"); err != nil {
+		if err := holdField(entry["note"], "note", kString, q); err != nil {
 			return err
 		}
 		counts, err := rules.Object(entry["counts"], q+"/counts")
@@ -616,10 +616,10 @@ func (v *validator) evaluation(x any) error {
 			if v.version < Version && slices.Contains(contract8FindingCodes, code) {
 				return fail(ErrLaterContract, r+"/code", "%s belongs to artefact contract %d; contract %d did not own that evaluation semantic", code, Version, v.version)
 			}
-			if err := rules.String(rec["detail"], r+"/detail"); err != nil {
+			if err := holdField(rec["detail"], "detail", kString, r); err != nil {
 				return err
 			}
-			if err := rules.OptText(rec["at"], r+"/at"); err != nil {
+			if err := holdField(rec["at"], "at", kOptionalText, r); err != nil {
 				return err
 			}
 		}
