@@ -356,7 +356,12 @@ func (s *stateRecord) check(x any, p, key string) error {
 			return err
 		}
 	}
-	for _, rule := range s.rules {
+	return stateHold(r, s.rules, p)
+}
+
+// stateHold holds each field of the object r at p to its rule, in order.
+func stateHold(r map[string]any, rules []stateRule, p string) error {
+	for _, rule := range rules {
 		if err := rule.check(r[rule.field], p+"/"+rule.field); err != nil {
 			return err
 		}
@@ -396,8 +401,18 @@ func stateQuoteFiled(q map[string]any, p, key string) error {
 	return nil
 }
 
-// The records the state holds once.
+// The records the state holds once, and the items of its lists.
 var (
+	stateAssertion = &stateRecord{fields: stateAssertionFields, rules: []stateRule{
+		{"assertion_id", stateIsText}, {"actor_id", stateIsText}, {"assertion", stateIsText},
+		{"cycle_id", stateIsOptText}, {"at", stateIsInstant},
+	}}
+	// stateMessageRules are a communication's rules for the fields every
+	// one carries (its field set depends on the list: stateCommunications).
+	stateMessageRules = []stateRule{
+		{"recipient_actor_id", stateIsText}, {"message_fixture_id", stateIsText},
+		{"correlation_id", stateIsOptText}, {"at", stateIsInstant},
+	}
 	statePayment = &stateRecord{fields: statePaymentFields, rules: []stateRule{
 		{"request_id", stateIsOptText}, {"invoice_id", stateIsOptText}, {"cycle_id", stateIsOptText},
 		{"settlement_id", stateIsOptText}, {"status", stateIsOneOf(statePaymentStatuses)},
@@ -501,23 +516,7 @@ func stateAssertions(x any) error {
 		return err
 	}
 	for i, item := range list {
-		ip := jsonfield.Index(p, i)
-		a, err := stateField.Object(item, ip)
-		if err != nil {
-			return err
-		}
-		if err := stateField.Exact(a, stateAssertionFields, ip); err != nil {
-			return err
-		}
-		for _, f := range []string{"assertion_id", "actor_id", "assertion"} {
-			if err := stateField.Text(a[f], ip+"/"+f); err != nil {
-				return err
-			}
-		}
-		if err := stateField.OptText(a["cycle_id"], ip+"/cycle_id"); err != nil {
-			return err
-		}
-		if _, err := stateField.Instant(a["at"], ip+"/at"); err != nil {
+		if err := stateAssertion.check(item, jsonfield.Index(p, i), ""); err != nil {
 			return err
 		}
 	}
@@ -561,16 +560,7 @@ func stateCommunications(x any, recovery bool) error {
 		if err := stateField.Exact(m, fields, ip); err != nil {
 			return err
 		}
-		if err := stateField.Text(m["recipient_actor_id"], ip+"/recipient_actor_id"); err != nil {
-			return err
-		}
-		if err := stateField.Text(m["message_fixture_id"], ip+"/message_fixture_id"); err != nil {
-			return err
-		}
-		if err := stateField.OptText(m["correlation_id"], ip+"/correlation_id"); err != nil {
-			return err
-		}
-		if _, err := stateField.Instant(m["at"], ip+"/at"); err != nil {
+		if err := stateHold(m, stateMessageRules, ip); err != nil {
 			return err
 		}
 		if delivery {
