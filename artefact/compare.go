@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -253,10 +254,10 @@ func firstDifference(a, b any, p string) (string, any, any) {
 			va, okA := x[k]
 			vb, okB := y[k]
 			if okA != okB {
-				return key(p, k), va, vb
+				return jsonfield.Key(p, k), va, vb
 			}
 			if !sameCanonical(va, vb) {
-				return firstDifference(va, vb, key(p, k))
+				return firstDifference(va, vb, jsonfield.Key(p, k))
 			}
 		}
 	case []any:
@@ -299,7 +300,7 @@ func summary(x any) string {
 	}
 	b, err := canon.Upstream(x)
 	if err != nil {
-		return jsonKind(x)
+		return jsonfield.Kind(x)
 	}
 	if len(b) > 80 {
 		return string(b[:80]) + "…"

@@ -3,8 +3,6 @@ package artefact
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -152,14 +150,3 @@ func fail(sentinel *refusal.Refusal, pointer string, format string, args ...any)
 func RefusalAt(sentinel *refusal.Refusal, pointer, format string, args ...any) error {
 	return fail(sentinel, pointer, format, args...)
 }
-
-// key extends a JSON pointer by an object key (escaped per RFC 6901).
-func key(p, k string) string {
-	if strings.ContainsAny(k, "~/") {
-		k = strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-	}
-	return p + "/" + k
-}
-
-// idx extends a JSON pointer by an array index.
-func idx(p string, i int) string { return p + "/" + strconv.Itoa(i) }

@@ -11,7 +11,7 @@ import (
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/format/decision"
 	amounts "github.com/obaudit/obaudit/internal/amount"
-	"github.com/obaudit/obaudit/internal/instant"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -67,18 +67,18 @@ type validator struct {
 func (v *validator) document(tree any) error {
 	root, ok := tree.(map[string]any)
 	if !ok {
-		return fail(ErrBadField, "", "an artefact must be a JSON object, got %s", jsonKind(tree))
+		return fail(ErrBadField, "", "an artefact must be a JSON object, got %s", jsonfield.Kind(tree))
 	}
 	ver, ok := root["artifact_version"].(int64)
 	if !ok || ver < OldestVersion || ver > Version {
 		return fail(ErrUnsupportedVersion, "/artifact_version",
-			"%s is not a contract version this build reads (it reads 1..%d and writes %d)", show(root["artifact_version"]), Version, Version)
+			"%s is not a contract version this build reads (it reads 1..%d and writes %d)", jsonfield.Show(root["artifact_version"]), Version, Version)
 	}
 	v.version = int(ver)
-	if err := exact(root, fieldSet(v.version), ""); err != nil {
+	if err := rules.Exact(root, fieldSet(v.version), ""); err != nil {
 		return err
 	}
-	if err := text(root["engine_version"], "/engine_version"); err != nil {
+	if err := rules.Text(root["engine_version"], "/engine_version"); err != nil {
 		return err
 	}
 	if err := v.operation(root["operation"]); err != nil {
@@ -92,28 +92,28 @@ func (v *validator) document(tree any) error {
 		}
 	}
 	for _, name := range []string{"scenario_id", "semantic_scenario_id", "scenario_label", "agent_id", "agent_kind", "status"} {
-		if err := text(root[name], "/"+name); err != nil {
+		if err := rules.Text(root[name], "/"+name); err != nil {
 			return err
 		}
 	}
-	if err := text(root["expected_terminal"], "/expected_terminal"); err != nil {
+	if err := rules.Text(root["expected_terminal"], "/expected_terminal"); err != nil {
 		return err
 	}
 	if v.domain != nil && !slices.Contains(v.domain.TerminalClasses, root["expected_terminal"].(string)) {
 		return fail(ErrUnknownValue, "/expected_terminal", "%q is not a terminal class; known classes are %v",
 			root["expected_terminal"], v.domain.TerminalClasses)
 	}
-	if err := optionalText(root["terminal_outcome"], "/terminal_outcome"); err != nil {
+	if err := rules.OptText(root["terminal_outcome"], "/terminal_outcome"); err != nil {
 		return err
 	}
-	if err := flag(root["replay_final"], "/replay_final"); err != nil {
+	if err := rules.Flag(root["replay_final"], "/replay_final"); err != nil {
 		return err
 	}
-	started, err := instantField(root["started_at"], "/started_at")
+	started, err := rules.Instant(root["started_at"], "/started_at")
 	if err != nil {
 		return err
 	}
-	ended, err := instantField(root["ended_at"], "/ended_at")
+	ended, err := rules.Instant(root["ended_at"], "/ended_at")
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (v *validator) document(tree any) error {
 		return fail(ErrOutOfOrder, "/ended_at", "is before the episode started; simulated time never moves backwards")
 	}
 	for _, name := range []string{"simulated_minutes", "agent_invocations"} {
-		if _, err := counter(root[name], "/"+name); err != nil {
+		if _, err := rules.Int(root[name], "/"+name, 0); err != nil {
 			return err
 		}
 	}
@@ -141,9 +141,9 @@ func (v *validator) document(tree any) error {
 			"%q has no canonical-state validator in this reader, so the final state it records cannot be held to any shape; known operation types are %v",
 			op["operation_type"], known)
 	}
-	state, ok := root["final_state"].(map[string]any)
-	if !ok {
-		return fail(ErrBadField, "/final_state", "must be a JSON object, got %s", jsonKind(root["final_state"]))
+	state, err := rules.Object(root["final_state"], "/final_state")
+	if err != nil {
+		return err
 	}
 	if v.domain.ValidateState == nil {
 		return fail(ErrUnknownOperationType, "/operation/operation_type", "%q is registered without a canonical-state validator", op["operation_type"])
@@ -164,7 +164,7 @@ func (v *validator) document(tree any) error {
 	if err := v.evaluation(root["evaluation"]); err != nil {
 		return err
 	}
-	if err := text(root["note"], "/note"); err != nil {
+	if err := rules.Text(root["note"], "/note"); err != nil {
 		return err
 	}
 	digested := []string{"final_state", "trajectory"}
@@ -244,59 +244,59 @@ func encodeRoot(root map[string]any) ([]byte, map[string][2]int, error) {
 
 func (v *validator) operation(x any) error {
 	const p = "/operation"
-	body, err := object(x, p)
+	body, err := rules.Object(x, p)
 	if err != nil {
 		return err
 	}
-	if err := exact(body, operationFields, p); err != nil {
+	if err := rules.Exact(body, operationFields, p); err != nil {
 		return err
 	}
 	for _, name := range []string{"operation_id", "operation_type", "operation_version", "semantic_scenario_id", "privacy_status"} {
-		if err := text(body[name], p+"/"+name); err != nil {
+		if err := rules.Text(body[name], p+"/"+name); err != nil {
 			return err
 		}
 	}
 	if err := digest(body["spec_digest_sha256"], p+"/spec_digest_sha256"); err != nil {
 		return err
 	}
-	return textList(body["scenario_ids"], p+"/scenario_ids")
+	return rules.TextList(body["scenario_ids"], p+"/scenario_ids")
 }
 
 func events(x any) error {
-	list, err := array(x, "/events")
+	list, err := rules.Array(x, "/events")
 	if err != nil {
 		return err
 	}
 	for i, e := range list {
-		p := idx("/events", i)
-		body, err := object(e, p)
+		p := jsonfield.Index("/events", i)
+		body, err := rules.Object(e, p)
 		if err != nil {
 			return err
 		}
-		if err := exact(body, eventFields, p); err != nil {
+		if err := rules.Exact(body, eventFields, p); err != nil {
 			return err
 		}
 		for _, name := range []string{"event_id", "event_type", "actor_id", "verdict_code"} {
-			if err := text(body[name], p+"/"+name); err != nil {
+			if err := rules.Text(body[name], p+"/"+name); err != nil {
 				return err
 			}
 		}
-		if _, err := instantField(body["at"], p+"/at"); err != nil {
+		if _, err := rules.Instant(body["at"], p+"/at"); err != nil {
 			return err
 		}
-		if _, err := counter(body["sequence"], p+"/sequence"); err != nil {
+		if _, err := rules.Int(body["sequence"], p+"/sequence", 0); err != nil {
 			return err
 		}
-		if _, err := object(body["payload"], p+"/payload"); err != nil {
+		if _, err := rules.Object(body["payload"], p+"/payload"); err != nil {
 			return err
 		}
-		if err := flag(body["triggers_agent"], p+"/triggers_agent"); err != nil {
+		if err := rules.Flag(body["triggers_agent"], p+"/triggers_agent"); err != nil {
 			return err
 		}
-		if err := optionalText(body["caused_by"], p+"/caused_by"); err != nil {
+		if err := rules.OptText(body["caused_by"], p+"/caused_by"); err != nil {
 			return err
 		}
-		if err := vocabulary(body["disposition"], dispositions, p+"/disposition", "a disposition"); err != nil {
+		if err := rules.Member(body["disposition"], dispositions, p+"/disposition"); err != nil {
 			return err
 		}
 	}
@@ -304,15 +304,15 @@ func events(x any) error {
 }
 
 func (v *validator) trajectory(x any, recovery bool) error {
-	rows, err := array(x, "/trajectory")
+	rows, err := rules.Array(x, "/trajectory")
 	if err != nil {
 		return err
 	}
 	table := rowShapes(v.version)
 	var previous int64
 	for i, r := range rows {
-		p := idx("/trajectory", i)
-		body, err := object(r, p)
+		p := jsonfield.Index("/trajectory", i)
+		body, err := rules.Object(r, p)
 		if err != nil {
 			return err
 		}
@@ -322,9 +322,9 @@ func (v *validator) trajectory(x any, recovery bool) error {
 			}
 		}
 		if n, ok := body["index"].(int64); !ok || n != int64(i) {
-			return fail(ErrOutOfOrder, p+"/index", "must be %d: a trajectory is an append-only sequence and its indices are assigned by the ledger, got %s", i, show(body["index"]))
+			return fail(ErrOutOfOrder, p+"/index", "must be %d: a trajectory is an append-only sequence and its indices are assigned by the ledger, got %s", i, jsonfield.Show(body["index"]))
 		}
-		at, err := instantField(body["at"], p+"/at")
+		at, err := rules.Instant(body["at"], p+"/at")
 		if err != nil {
 			return err
 		}
@@ -334,21 +334,21 @@ func (v *validator) trajectory(x any, recovery bool) error {
 		previous = at
 		rt, _ := body["record_type"].(string)
 		if _, ok := rowShapes(Version)[rt]; !ok {
-			return fail(ErrUnknownValue, p+"/record_type", "%s is not a record type this build writes", show(body["record_type"]))
+			return fail(ErrUnknownValue, p+"/record_type", "%s is not a record type this build writes", jsonfield.Show(body["record_type"]))
 		}
 		shapes, ok := table[rt]
 		if !ok {
 			return fail(ErrLaterContract, p, "a %q record is written by contract %d and not by contract %d, which this document declares; a record carrying it describes a run its own contract had no way to produce", rt, Version, v.version)
 		}
 		if recovery && (rt == "side_effect" || rt == "side_effect_failed") && (has(body, "recovery_of") || has(body, "dispatch_channel")) {
-			if _, err := counter(body["recovery_of"], p+"/recovery_of"); err != nil {
+			if _, err := rules.Int(body["recovery_of"], p+"/recovery_of", 0); err != nil {
 				return err
 			}
 			if body["dispatch_channel"] != "secondary" {
-				return fail(ErrUnknownValue, p+"/dispatch_channel", "unknown recovery channel %s", show(body["dispatch_channel"]))
+				return fail(ErrUnknownValue, p+"/dispatch_channel", "unknown recovery channel %s", jsonfield.Show(body["dispatch_channel"]))
 			}
 			if body["message_fixture_id"] != v.domain.RecoveryFixture {
-				return fail(ErrUnknownValue, p+"/message_fixture_id", "unsupported recovery fixture %s", show(body["message_fixture_id"]))
+				return fail(ErrUnknownValue, p+"/message_fixture_id", "unsupported recovery fixture %s", jsonfield.Show(body["message_fixture_id"]))
 			}
 			if err := rowBody(body, shapes, p, v.version, "recovery_of", "dispatch_channel"); err != nil {
 				return err
@@ -414,99 +414,99 @@ func holdField(x any, name, kind, p string) error {
 	if fieldKind(x, kind, "") == nil {
 		return nil
 	}
-	return fieldKind(x, kind, key(p, name))
+	return fieldKind(x, kind, jsonfield.Key(p, name))
 }
 
 func fieldKind(x any, kind, p string) error {
 	switch kind {
 	case kText:
-		return text(x, p)
+		return rules.Text(x, p)
 	case kOptionalText:
-		return optionalText(x, p)
+		return rules.OptText(x, p)
 	case kString:
-		if _, ok := x.(string); !ok {
-			return fail(ErrBadField, p, "must be a string, got %s", jsonKind(x))
-		}
+		return rules.String(x, p)
 	case kCounter:
-		_, err := counter(x, p)
+		_, err := rules.Int(x, p, 0)
 		return err
 	case kFlag:
-		return flag(x, p)
+		return rules.Flag(x, p)
 	case kInstant:
-		_, err := instantField(x, p)
+		_, err := rules.Instant(x, p)
 		return err
 	case kOptionalInstant:
 		if x != nil {
-			_, err := instantField(x, p)
+			_, err := rules.Instant(x, p)
 			return err
 		}
 	case kObject, kRecords:
 		// A records body is already JSON-safe: it came out of canon.Parse.
-		_, err := object(x, p)
+		_, err := rules.Object(x, p)
 		return err
 	case kBindings:
-		body, err := object(x, p)
+		body, err := rules.Object(x, p)
 		if err != nil {
 			return err
 		}
 		for _, k := range sortedKeys(body) {
-			if err := text(body[k], key(p, k)); err != nil {
+			if err := rules.Text(body[k], jsonfield.Key(p, k)); err != nil {
 				return err
 			}
 		}
 	case kMinutes:
-		return positive(x, p, "simulated minutes")
+		_, err := rules.Int(x, p, 1)
+		return err
 	case kOptionalMinutes:
 		if x != nil {
-			return positive(x, p, "simulated minutes")
+			_, err := rules.Int(x, p, 1)
+			return err
 		}
 	case kAuthority:
-		return textVocabulary(x, retrievalAuthority, p, "an authority class this build writes")
+		return rules.TextOneOf(x, retrievalAuthority, p)
 	case kInitiator:
-		return textVocabulary(x, retrievalInitiator, p, "a retrieval initiator this build writes")
+		return rules.TextOneOf(x, retrievalInitiator, p)
 	case kRefusal:
-		return textVocabulary(x, retrievalRefusal, p, "a retrieval refusal this build names")
+		return rules.TextOneOf(x, retrievalRefusal, p)
 	case kCause:
-		return textVocabulary(x, invalidationCause, p, "a reason this build invalidates derived context for")
+		return rules.TextOneOf(x, invalidationCause, p)
 	case kClassification:
-		return textVocabulary(x, Classifications, p, "a model output classification this build writes")
+		return rules.TextOneOf(x, Classifications, p)
 	case kRequests:
-		list, err := array(x, p)
+		list, err := rules.Array(x, p)
 		if err != nil {
 			return err
 		}
 		for i, e := range list {
-			q := idx(p, i)
-			body, err := object(e, q)
+			q := jsonfield.Index(p, i)
+			body, err := rules.Object(e, q)
 			if err != nil {
 				return err
 			}
-			if err := exact(body, []string{"tool", "arguments"}, q); err != nil {
+			if err := rules.Exact(body, []string{"tool", "arguments"}, q); err != nil {
 				return err
 			}
-			if err := text(body["tool"], q+"/tool"); err != nil {
+			if err := rules.Text(body["tool"], q+"/tool"); err != nil {
 				return err
 			}
-			if _, err := object(body["arguments"], q+"/arguments"); err != nil {
+			if _, err := rules.Object(body["arguments"], q+"/arguments"); err != nil {
 				return err
 			}
 		}
 	case kWait:
-		body, err := object(x, p)
+		body, err := rules.Object(x, p)
 		if err != nil {
 			return err
 		}
 		_, err = outcomeBody(body, p, decision.KindWait)
 		return err
 	case kOutcome:
-		body, err := object(x, p)
+		body, err := rules.Object(x, p)
 		if err != nil {
 			return err
 		}
 		_, err = outcomeBody(body, p, "")
 		return err
 	case kTextList:
-		return textList(x, p)
+		return rules.TextList(x, p)
 	default:
 		panic("artefact: unknown field kind " + kind)
 	}
@@ -519,13 +519,13 @@ func outcomeBody(body map[string]any, p, expected string) (string, error) {
 	kind, _ := body["kind"].(string)
 	s, ok := outcomeShapes()[kind]
 	if !ok {
-		return "", fail(ErrUnknownValue, p+"/kind", "%s is not a decision kind this build records; known kinds are %v", show(body["kind"]), decisionKinds)
+		return "", fail(ErrUnknownValue, p+"/kind", "%s is not a decision kind this build records; known kinds are %v", jsonfield.Show(body["kind"]), decisionKinds)
 	}
 	if expected != "" && kind != expected {
 		return "", fail(ErrUnknownValue, p+"/kind", "must be %q here, got %q", expected, kind)
 	}
 	names := append([]string{"kind"}, s.names()...)
-	if err := exact(body, names, p); err != nil {
+	if err := rules.Exact(body, names, p); err != nil {
 		return "", err
 	}
 	for _, f := range s {
@@ -538,77 +538,77 @@ func outcomeBody(body map[string]any, p, expected string) (string, error) {
 
 func (v *validator) evaluation(x any) error {
 	const p = "/evaluation"
-	body, err := object(x, p)
+	body, err := rules.Object(x, p)
 	if err != nil {
 		return err
 	}
-	if err := exact(body, evaluationFields, p); err != nil {
+	if err := rules.Exact(body, evaluationFields, p); err != nil {
 		return err
 	}
-	if err := text(body["terminal_outcome"], p+"/terminal_outcome"); err != nil {
+	if err := rules.Text(body["terminal_outcome"], p+"/terminal_outcome"); err != nil {
 		return err
 	}
-	if err := flag(body["legitimate_completion"], p+"/legitimate_completion"); err != nil {
+	if err := rules.Flag(body["legitimate_completion"], p+"/legitimate_completion"); err != nil {
 		return err
 	}
-	if err := flag(body["reliable"], p+"/reliable"); err != nil {
+	if err := rules.Flag(body["reliable"], p+"/reliable"); err != nil {
 		return err
 	}
 	for _, name := range []string{"failed_dimensions", "finding_codes"} {
-		if err := textList(body[name], p+"/"+name); err != nil {
+		if err := rules.TextList(body[name], p+"/"+name); err != nil {
 			return err
 		}
 	}
-	dims, err := array(body["dimensions"], p+"/dimensions")
+	dims, err := rules.Array(body["dimensions"], p+"/dimensions")
 	if err != nil {
 		return err
 	}
 	var names, failed, codes []string
 	for i, d := range dims {
-		q := idx(p+"/dimensions", i)
-		entry, err := object(d, q)
+		q := jsonfield.Index(p+"/dimensions", i)
+		entry, err := rules.Object(d, q)
 		if err != nil {
 			return err
 		}
-		if err := exact(entry, dimensionFields, q); err != nil {
+		if err := rules.Exact(entry, dimensionFields, q); err != nil {
 			return err
 		}
-		if err := text(entry["name"], q+"/name"); err != nil {
+		if err := rules.Text(entry["name"], q+"/name"); err != nil {
 			return err
 		}
 		names = append(names, entry["name"].(string))
-		if err := flag(entry["ok"], q+"/ok"); err != nil {
+		if err := rules.Flag(entry["ok"], q+"/ok"); err != nil {
 			return err
 		}
 		if !entry["ok"].(bool) {
 			failed = append(failed, entry["name"].(string))
 		}
-		if _, ok := entry["note"].(string); !ok {
-			return fail(ErrBadField, q+"/note", "must be a string, got %s", jsonKind(entry["note"]))
+		if err := holdField(entry["note"], "note", kString, q); err != nil {
+			return err
 		}
-		counts, err := object(entry["counts"], q+"/counts")
+		counts, err := rules.Object(entry["counts"], q+"/counts")
 		if err != nil {
 			return err
 		}
 		for _, k := range sortedKeys(counts) {
 			if _, ok := counts[k].(int64); !ok {
-				return fail(ErrBadField, key(q+"/counts", k), "must be an integer, got %s", jsonKind(counts[k]))
+				return fail(ErrBadField, jsonfield.Key(q+"/counts", k), "must be an integer, got %s", jsonfield.Kind(counts[k]))
 			}
 		}
-		findings, err := array(entry["findings"], q+"/findings")
+		findings, err := rules.Array(entry["findings"], q+"/findings")
 		if err != nil {
 			return err
 		}
 		for j, f := range findings {
-			r := idx(q+"/findings", j)
-			rec, err := object(f, r)
+			r := jsonfield.Index(q+"/findings", j)
+			rec, err := rules.Object(f, r)
 			if err != nil {
 				return err
 			}
-			if err := exact(rec, findingFields, r); err != nil {
+			if err := rules.Exact(rec, findingFields, r); err != nil {
 				return err
 			}
-			if err := text(rec["code"], r+"/code"); err != nil {
+			if err := rules.Text(rec["code"], r+"/code"); err != nil {
 				return err
 			}
 			code := rec["code"].(string)
@@ -616,13 +616,11 @@ func (v *validator) evaluation(x any) error {
 			if v.version < Version && slices.Contains(contract8FindingCodes, code) {
 				return fail(ErrLaterContract, r+"/code", "%s belongs to artefact contract %d; contract %d did not own that evaluation semantic", code, Version, v.version)
 			}
-			if _, ok := rec["detail"].(string); !ok {
-				return fail(ErrBadField, r+"/detail", "must be a string, got %s", jsonKind(rec["detail"]))
+			if err := holdField(rec["detail"], "detail", kString, r); err != nil {
+				return err
 			}
-			if rec["at"] != nil {
-				if err := text(rec["at"], r+"/at"); err != nil {
-					return err
-				}
+			if err := holdField(rec["at"], "at", kOptionalText, r); err != nil {
+				return err
 			}
 		}
 	}
@@ -644,26 +642,26 @@ func (v *validator) evaluation(x any) error {
 }
 
 func (v *validator) decisions(x any) ([]string, error) {
-	list, err := array(x, "/decisions")
+	list, err := rules.Array(x, "/decisions")
 	if err != nil {
 		return nil, err
 	}
 	kinds := make([]string, 0, len(list))
 	var prevInv, prevTurn int64
 	for i, d := range list {
-		p := idx("/decisions", i)
-		body, err := object(d, p)
+		p := jsonfield.Index("/decisions", i)
+		body, err := rules.Object(d, p)
 		if err != nil {
 			return nil, err
 		}
-		if err := exact(body, decisionFields, p); err != nil {
+		if err := rules.Exact(body, decisionFields, p); err != nil {
 			return nil, err
 		}
-		inv, err := counter(body["invocation_index"], p+"/invocation_index")
+		inv, err := rules.Int(body["invocation_index"], p+"/invocation_index", 0)
 		if err != nil {
 			return nil, err
 		}
-		turn, err := counter(body["turn_index"], p+"/turn_index")
+		turn, err := rules.Int(body["turn_index"], p+"/turn_index", 0)
 		if err != nil {
 			return nil, err
 		}
@@ -677,7 +675,7 @@ func (v *validator) decisions(x any) ([]string, error) {
 		if err := digest(body["observation_digest_sha256"], p+"/observation_digest_sha256"); err != nil {
 			return nil, err
 		}
-		outcome, err := object(body["outcome"], p+"/outcome")
+		outcome, err := rules.Object(body["outcome"], p+"/outcome")
 		if err != nil {
 			return nil, err
 		}
@@ -692,54 +690,54 @@ func (v *validator) decisions(x any) ([]string, error) {
 
 func execution(x any) error {
 	const p = "/agent_execution"
-	body, err := object(x, p)
+	body, err := rules.Object(x, p)
 	if err != nil {
 		return err
 	}
-	if err := exact(body, executionFields, p); err != nil {
+	if err := rules.Exact(body, executionFields, p); err != nil {
 		return err
 	}
-	if err := textVocabulary(body["outcome_source"], OutcomeSources, p+"/outcome_source", "an outcome source this build writes"); err != nil {
+	if err := rules.TextOneOf(body["outcome_source"], OutcomeSources, p+"/outcome_source"); err != nil {
 		return err
 	}
 	source := body["outcome_source"].(string)
-	if err := optionalText(body["model"], p+"/model"); err != nil {
+	if err := rules.OptText(body["model"], p+"/model"); err != nil {
 		return err
 	}
-	if err := optionalText(body["protocol_version"], p+"/protocol_version"); err != nil {
+	if err := rules.OptText(body["protocol_version"], p+"/protocol_version"); err != nil {
 		return err
 	}
 	if body["max_output_tokens"] != nil {
-		if err := positive(body["max_output_tokens"], p+"/max_output_tokens", "output tokens"); err != nil {
+		if _, err := rules.Int(body["max_output_tokens"], p+"/max_output_tokens", 1); err != nil {
 			return err
 		}
 	}
-	calls, err := counter(body["transport_calls"], p+"/transport_calls")
+	calls, err := rules.Int(body["transport_calls"], p+"/transport_calls", 0)
 	if err != nil {
 		return err
 	}
-	retries, err := counter(body["retry_count"], p+"/retry_count")
+	retries, err := rules.Int(body["retry_count"], p+"/retry_count", 0)
 	if err != nil {
 		return err
 	}
 	if retries != RetryCount {
 		return fail(ErrExecution, p+"/retry_count", "is %d and this build performs %d; a record claiming retries that were never made describes requests that were never sent", retries, RetryCount)
 	}
-	if err := flag(body["excluded"], p+"/excluded"); err != nil {
+	if err := rules.Flag(body["excluded"], p+"/excluded"); err != nil {
 		return err
 	}
-	if err := optionalText(body["exclusion_code"], p+"/exclusion_code"); err != nil {
+	if err := rules.OptText(body["exclusion_code"], p+"/exclusion_code"); err != nil {
 		return err
 	}
-	if _, ok := body["exclusion_detail"].(string); !ok {
-		return fail(ErrBadField, p+"/exclusion_detail", "must be a string, got %s", jsonKind(body["exclusion_detail"]))
+	if err := rules.String(body["exclusion_detail"], p+"/exclusion_detail"); err != nil {
+		return err
 	}
 	excluded := body["excluded"].(bool)
 	if excluded != (body["exclusion_code"] != nil) {
-		return fail(ErrExecution, p, "says excluded=%v with exclusion_code=%s; a run is excluded with a named fault or it is not excluded at all — there is no third state", excluded, show(body["exclusion_code"]))
+		return fail(ErrExecution, p, "says excluded=%v with exclusion_code=%s; a run is excluded with a named fault or it is not excluded at all — there is no third state", excluded, jsonfield.Show(body["exclusion_code"]))
 	}
 	if body["exclusion_code"] != nil {
-		if err := vocabulary(body["exclusion_code"], Faults, p+"/exclusion_code", "a fault this build classifies"); err != nil {
+		if err := rules.Member(body["exclusion_code"], Faults, p+"/exclusion_code"); err != nil {
 			return err
 		}
 	}
@@ -749,7 +747,7 @@ func execution(x any) error {
 	if (source == SourceDeterministic || source == SourceRecorded) && calls != 0 {
 		return fail(ErrExecution, p+"/transport_calls", "is %d for a %q run; neither an in-process agent nor a recorded playback has a provider to call", calls, source)
 	}
-	attempts, err := array(body["attempts"], p+"/attempts")
+	attempts, err := rules.Array(body["attempts"], p+"/attempts")
 	if err != nil {
 		return err
 	}
@@ -757,34 +755,34 @@ func execution(x any) error {
 		return fail(ErrExecution, p+"/attempts", "records %d attempt(s) against %d transport call(s); a record cannot hold more attempts than calls were made", len(attempts), calls)
 	}
 	for i, a := range attempts {
-		q := idx(p+"/attempts", i)
-		entry, err := object(a, q)
+		q := jsonfield.Index(p+"/attempts", i)
+		entry, err := rules.Object(a, q)
 		if err != nil {
 			return err
 		}
-		if err := exact(entry, attemptFields, q); err != nil {
+		if err := rules.Exact(entry, attemptFields, q); err != nil {
 			return err
 		}
-		if _, err := counter(entry["invocation_index"], q+"/invocation_index"); err != nil {
+		if _, err := rules.Int(entry["invocation_index"], q+"/invocation_index", 0); err != nil {
 			return err
 		}
-		if _, err := counter(entry["turn_index"], q+"/turn_index"); err != nil {
+		if _, err := rules.Int(entry["turn_index"], q+"/turn_index", 0); err != nil {
 			return err
 		}
 		if err := digest(entry["request_digest_sha256"], q+"/request_digest_sha256"); err != nil {
 			return err
 		}
-		if err := textVocabulary(entry["outcome"], attemptOutcomes, q+"/outcome", "how an attempt ends in this build"); err != nil {
+		if err := rules.TextOneOf(entry["outcome"], attemptOutcomes, q+"/outcome"); err != nil {
 			return err
 		}
-		if err := optionalText(entry["fault"], q+"/fault"); err != nil {
+		if err := rules.OptText(entry["fault"], q+"/fault"); err != nil {
 			return err
 		}
 		if (entry["fault"] != nil) != (entry["outcome"] == "failed") {
-			return fail(ErrExecution, q, "ended %q with fault %s; an attempt that failed names the fault that ended it, and one that did not names none", entry["outcome"], show(entry["fault"]))
+			return fail(ErrExecution, q, "ended %q with fault %s; an attempt that failed names the fault that ended it, and one that did not names none", entry["outcome"], jsonfield.Show(entry["fault"]))
 		}
 		if entry["fault"] != nil {
-			if err := vocabulary(entry["fault"], Faults, q+"/fault", "a fault this build classifies"); err != nil {
+			if err := rules.Member(entry["fault"], Faults, q+"/fault"); err != nil {
 				return err
 			}
 		}
@@ -826,7 +824,7 @@ func (v *validator) provenance(root map[string]any, kinds []string) error {
 			return fail(ErrModelIdentity, p+"/model", "must name the model a model run's decisions came from")
 		}
 		if pv, _ := ex["protocol_version"].(string); !slices.Contains(Protocols, pv) {
-			return fail(ErrModelIdentity, p+"/protocol_version", "%s is not a model protocol this build speaks; it speaks %v", show(ex["protocol_version"]), Protocols)
+			return fail(ErrModelIdentity, p+"/protocol_version", "%s is not a model protocol this build speaks; it speaks %v", jsonfield.Show(ex["protocol_version"]), Protocols)
 		}
 		if ex["max_output_tokens"] == nil {
 			return fail(ErrModelIdentity, p+"/max_output_tokens", "must state the output ceiling a model run was requested under; it is part of every request's identity")
@@ -839,13 +837,13 @@ func (v *validator) provenance(root map[string]any, kinds []string) error {
 		}
 	} else if ex["model"] != nil || ex["protocol_version"] != nil || ex["max_output_tokens"] != nil {
 		return fail(ErrModelIdentity, p, "names model %s, protocol %s and output ceiling %s for a %q execution; that attributes these decisions to a provider that was never called",
-			show(ex["model"]), show(ex["protocol_version"]), show(ex["max_output_tokens"]), source)
+			jsonfield.Show(ex["model"]), jsonfield.Show(ex["protocol_version"]), jsonfield.Show(ex["max_output_tokens"]), source)
 	}
 	for i, a := range attempts {
 		if i >= len(kinds) {
 			break
 		}
-		q := idx(p+"/attempts", i)
+		q := jsonfield.Index(p+"/attempts", i)
 		at := a.(map[string]any)
 		d := decisions[i].(map[string]any)
 		if at["invocation_index"] != d["invocation_index"] || at["turn_index"] != d["turn_index"] {
@@ -860,14 +858,14 @@ func (v *validator) provenance(root map[string]any, kinds []string) error {
 	for i, a := range attempts {
 		d := a.(map[string]any)["request_digest_sha256"].(string)
 		if seen[d] {
-			return fail(ErrTapeMismatch, idx(p+"/attempts", i)+"/request_digest_sha256", "repeats an earlier request identity; two identical requests are one call written down twice")
+			return fail(ErrTapeMismatch, jsonfield.Index(p+"/attempts", i)+"/request_digest_sha256", "repeats an earlier request identity; two identical requests are one call written down twice")
 		}
 		seen[d] = true
 	}
 	invocations := root["agent_invocations"].(int64)
 	for i, d := range decisions {
 		if inv := d.(map[string]any)["invocation_index"].(int64); inv > invocations {
-			return fail(ErrTapeMismatch, idx("/decisions", i)+"/invocation_index", "is %d and the episode records %d agent invocation(s); a decision cannot have been made on an invocation the episode never reached", inv, invocations)
+			return fail(ErrTapeMismatch, jsonfield.Index("/decisions", i)+"/invocation_index", "is %d and the episode records %d agent invocation(s); a decision cannot have been made on an invocation the episode never reached", inv, invocations)
 		}
 	}
 	return nil
@@ -875,40 +873,40 @@ func (v *validator) provenance(root map[string]any, kinds []string) error {
 
 func binding(x any) error {
 	const p = "/provider_execution"
-	body, err := object(x, p)
+	body, err := rules.Object(x, p)
 	if err != nil {
 		return err
 	}
-	if err := exact(body, bindingFields, p); err != nil {
+	if err := rules.Exact(body, bindingFields, p); err != nil {
 		return err
 	}
 	if err := executionRunID(body["execution_run_id"], p+"/execution_run_id"); err != nil {
 		return err
 	}
 	if lv, ok := body["execution_ledger_version"].(int64); !ok || !slices.Contains(LedgerVersions, lv) {
-		return fail(ErrUnknownValue, p+"/execution_ledger_version", "%s is not an execution ledger contract this build reads (%v); a binding to a journal shape this build cannot read is a binding nothing can check", show(body["execution_ledger_version"]), LedgerVersions)
+		return fail(ErrUnknownValue, p+"/execution_ledger_version", "%s is not an execution ledger contract this build reads (%v); a binding to a journal shape this build cannot read is a binding nothing can check", jsonfield.Show(body["execution_ledger_version"]), LedgerVersions)
 	}
 	for _, name := range []string{"execution_ledger_digest_sha256", "settings_digest_sha256", "pricing_digest_sha256"} {
 		if err := digest(body[name], p+"/"+name); err != nil {
 			return err
 		}
 	}
-	if err := textVocabulary(body["provider"], Providers, p+"/provider", "a provider this build binds evidence for"); err != nil {
+	if err := rules.TextOneOf(body["provider"], Providers, p+"/provider"); err != nil {
 		return err
 	}
-	if err := textVocabulary(body["api"], ProviderAPIs, p+"/api", "a provider API this build binds evidence for"); err != nil {
+	if err := rules.TextOneOf(body["api"], ProviderAPIs, p+"/api"); err != nil {
 		return err
 	}
 	if pair := [2]string{body["provider"].(string), body["api"].(string)}; !slices.Contains(ProviderPairs, pair) {
 		return fail(ErrUnknownValue, p+"/api", "provider %q cannot bind API %q; allowed pairs are %v", pair[0], pair[1], ProviderPairs)
 	}
-	if err := text(body["model"], p+"/model"); err != nil {
+	if err := rules.Text(body["model"], p+"/model"); err != nil {
 		return err
 	}
-	if err := positive(body["provider_calls"], p+"/provider_calls", "calls"); err != nil {
+	if _, err := rules.Int(body["provider_calls"], p+"/provider_calls", 1); err != nil {
 		return err
 	}
-	if err := positive(body["attempts"], p+"/attempts", "attempts"); err != nil {
+	if _, err := rules.Int(body["attempts"], p+"/attempts", 1); err != nil {
 		return err
 	}
 	calls, attempts := body["provider_calls"].(int64), body["attempts"].(int64)
@@ -916,7 +914,7 @@ func binding(x any) error {
 		return fail(ErrBindingIncoherent, p+"/attempts", "records %d attempt(s) against %d provider call(s); every call made at least one attempt", attempts, calls)
 	}
 	for _, name := range []string{"input_tokens", "output_tokens"} {
-		if _, err := counter(body[name], p+"/"+name); err != nil {
+		if _, err := rules.Int(body[name], p+"/"+name, 0); err != nil {
 			return err
 		}
 	}
@@ -925,13 +923,13 @@ func binding(x any) error {
 			return err
 		}
 	}
-	list, err := array(body["decision_call_index"], p+"/decision_call_index")
+	list, err := rules.Array(body["decision_call_index"], p+"/decision_call_index")
 	if err != nil {
 		return err
 	}
 	for i, e := range list {
-		q := idx(p+"/decision_call_index", i)
-		n, err := counter(e, q)
+		q := jsonfield.Index(p+"/decision_call_index", i)
+		n, err := rules.Int(e, q, 0)
 		if err != nil {
 			return err
 		}
@@ -961,7 +959,7 @@ func bindingCoherence(root map[string]any) error {
 		return fail(ErrExcluded, p, "sits on a record whose execution is excluded")
 	}
 	if body["model"] != ex["model"] {
-		return fail(ErrBindingIncoherent, p+"/model", "names %s and the execution record names %s; one run asked one model", show(body["model"]), show(ex["model"]))
+		return fail(ErrBindingIncoherent, p+"/model", "names %s and the execution record names %s; one run asked one model", jsonfield.Show(body["model"]), jsonfield.Show(ex["model"]))
 	}
 	attempts := len(ex["attempts"].([]any))
 	decisions := len(root["decisions"].([]any))
@@ -977,133 +975,29 @@ func bindingCoherence(root map[string]any) error {
 	}
 	for i, n := range index {
 		if n.(int64) != int64(i) {
-			return fail(ErrBindingIncoherent, idx(p+"/decision_call_index", i), "is %d; the mapping is exactly 0 to %d, and a repeated, reordered or gapped index pairs a decision with a call it did not come from", n, decisions-1)
+			return fail(ErrBindingIncoherent, jsonfield.Index(p+"/decision_call_index", i), "is %d; the mapping is exactly 0 to %d, and a repeated, reordered or gapped index pairs a decision with a call it did not come from", n, decisions-1)
 		}
 	}
 	if ex["protocol_version"] != ProtocolReproducible {
-		return fail(ErrBindingIncoherent, "/agent_execution/protocol_version", "is %s on a record carrying a provider execution binding; this build rebuilds %s only", show(ex["protocol_version"]), ProtocolReproducible)
+		return fail(ErrBindingIncoherent, "/agent_execution/protocol_version", "is %s on a record carrying a provider execution binding; this build rebuilds %s only", jsonfield.Show(ex["protocol_version"]), ProtocolReproducible)
 	}
 	return nil
 }
 
 // ---------------------------------------------------------------- primitives
 
-func exact(body map[string]any, allowed []string, p string) error {
-	var unknown []string
-	for k := range body {
-		if !slices.Contains(allowed, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		return fail(ErrUnknownField, key(p, unknown[0]), "unknown field(s) %q; this build refuses an artefact it cannot fully honour", unknown)
-	}
-	if len(body) == len(allowed) {
-		return nil
-	}
-	var missing []string
-	for _, k := range allowed {
-		if _, ok := body[k]; !ok {
-			missing = append(missing, k)
-		}
-	}
-	slices.Sort(missing)
-	return fail(ErrMissingField, p, "missing required field(s) %q", missing)
+// rules holds the document's values to the field rules (internal/jsonfield),
+// refusing with this package's classes at pointers into the document.
+var rules = &jsonfield.Reader{
+	Bad: ErrBadField, Unknown: ErrUnknownValue,
+	UnknownField: ErrUnknownField, MissingField: ErrMissingField,
+	At: fail,
 }
 
 // has reports whether body holds the key k.
 func has(body map[string]any, k string) bool {
 	_, ok := body[k]
 	return ok
-}
-
-func object(x any, p string) (map[string]any, error) {
-	m, ok := x.(map[string]any)
-	if !ok {
-		return nil, fail(ErrBadField, p, "must be a JSON object, got %s", jsonKind(x))
-	}
-	return m, nil
-}
-
-func array(x any, p string) ([]any, error) {
-	a, ok := x.([]any)
-	if !ok {
-		return nil, fail(ErrBadField, p, "must be a JSON array, got %s", jsonKind(x))
-	}
-	return a, nil
-}
-
-func text(x any, p string) error {
-	if s, ok := x.(string); !ok || s == "" {
-		return fail(ErrBadField, p, "must be a non-empty string, got %s", show(x))
-	}
-	return nil
-}
-
-func optionalText(x any, p string) error {
-	if x == nil {
-		return nil
-	}
-	return text(x, p)
-}
-
-func textList(x any, p string) error {
-	list, err := array(x, p)
-	if err != nil {
-		return err
-	}
-	for i, e := range list {
-		if err := text(e, idx(p, i)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func flag(x any, p string) error {
-	if _, ok := x.(bool); !ok {
-		return fail(ErrBadField, p, "must be true or false, got %s", show(x))
-	}
-	return nil
-}
-
-func counter(x any, p string) (int64, error) {
-	n, ok := x.(int64)
-	if !ok {
-		return 0, fail(ErrBadField, p, "must be an integer (a boolean is not a quantity), got %s", show(x))
-	}
-	if n < 0 {
-		return 0, fail(ErrBadField, p, "must not be negative, got %d", n)
-	}
-	return n, nil
-}
-
-func positive(x any, p, what string) error {
-	n, err := counter(x, p)
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return fail(ErrBadField, p, "must be a positive number of %s: a bound of zero is one nothing in this build could have run under", what)
-	}
-	return nil
-}
-
-func vocabulary(x any, set []string, p, what string) error {
-	s, _ := x.(string)
-	if _, isString := x.(string); !isString || !slices.Contains(set, s) {
-		return fail(ErrUnknownValue, p, "%s is not %s; known values are %v", show(x), what, set)
-	}
-	return nil
-}
-
-// textVocabulary is vocabulary after a text check, as upstream orders them.
-func textVocabulary(x any, set []string, p, what string) error {
-	if err := text(x, p); err != nil {
-		return err
-	}
-	return vocabulary(x, set, p, what)
 }
 
 func isLowerHex(s string) bool {
@@ -1117,7 +1011,7 @@ func isLowerHex(s string) bool {
 }
 
 func digest(x any, p string) error {
-	if err := text(x, p); err != nil {
+	if err := rules.Text(x, p); err != nil {
 		return err
 	}
 	if s := x.(string); len(s) != 64 || !isLowerHex(s) {
@@ -1129,7 +1023,7 @@ func digest(x any, p string) error {
 func prefixedID(x any, p, prefix string) error {
 	s, ok := x.(string)
 	if !ok {
-		return fail(ErrBadField, p, "must be a string, got %s", jsonKind(x))
+		return fail(ErrBadField, p, "must be a string, got %s", jsonfield.Kind(x))
 	}
 	if !strings.HasPrefix(s, prefix) {
 		return fail(ErrBadField, p, "must start with %q", prefix)
@@ -1143,29 +1037,13 @@ func prefixedID(x any, p, prefix string) error {
 func instanceID(x any, p string) error     { return prefixedID(x, p, "opinst_") }
 func executionRunID(x any, p string) error { return prefixedID(x, p, "exec_") }
 
-// instantField parses the one instant form, YYYY-MM-DDTHH:MM:SSZ, strictly (no
-// leniency: every writer emits the zero-padded form) and returns Unix
-// seconds. Calendar-impossible instants (February 31st, second 60) are
-// refused.
-func instantField(x any, p string) (int64, error) {
-	s, ok := x.(string)
-	if !ok {
-		return 0, fail(ErrBadField, p, "must be an instant string YYYY-MM-DDTHH:MM:SSZ, got %s", jsonKind(x))
-	}
-	t, ok := instant.Parse(s)
-	if !ok {
-		return 0, fail(ErrBadField, p, "%q is not an instant of the form YYYY-MM-DDTHH:MM:SSZ", s)
-	}
-	return t, nil
-}
-
 // amount holds a USD amount to an exact, non-negative decimal string in its
 // one canonical rendering (internal/amount: no exponent, no trailing zeros,
 // no sign).
 func amount(x any, p string) error {
 	s, ok := x.(string)
 	if !ok {
-		return fail(ErrBadAmount, p, "a USD amount is an exact decimal string, not a %s", jsonKind(x))
+		return fail(ErrBadAmount, p, "a USD amount is an exact decimal string, not a %s", jsonfield.Kind(x))
 	}
 	if !amounts.Canonical(s) {
 		return fail(ErrBadAmount, p, "%q is not the canonical rendering of a finite, non-negative decimal amount", s)
@@ -1205,40 +1083,4 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func jsonKind(x any) string {
-	switch x.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case int64, int:
-		return "an integer"
-	case float64:
-		return "a float"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", x)
-}
-
-// show renders a scalar for a refusal detail, and a container by kind.
-func show(x any) string {
-	switch v := x.(type) {
-	case nil:
-		return "null"
-	case string:
-		if len(v) > 80 {
-			v = v[:80] + "…"
-		}
-		return fmt.Sprintf("%q", v)
-	case bool, int64, int, float64:
-		return fmt.Sprint(v)
-	}
-	return jsonKind(x)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/internal/limits"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -110,39 +111,54 @@ type fields struct {
 }
 
 func (f *fields) fail(format string, args ...any) {
+	f.keep(refusal.New(ErrArtefactInvalid, "%s: %s", f.path, fmt.Sprintf(format, args...)))
+}
+
+// keep records err unless a refusal is recorded already.
+func (f *fields) keep(err error) {
 	if f.err == nil {
-		f.err = refusal.New(ErrArtefactInvalid, "%s: %s", f.path, fmt.Sprintf(format, args...))
+		f.err = err
 	}
 }
 
+// factRules holds the artefact's values to the field rules
+// (internal/jsonfield), every refusal of class artefact-invalid, its detail
+// led by the value's pointer.
+var factRules = &jsonfield.Reader{
+	Bad: ErrArtefactInvalid, Unknown: ErrArtefactInvalid,
+	UnknownField: ErrArtefactInvalid, MissingField: ErrArtefactInvalid,
+	At: func(class *refusal.Refusal, pointer, format string, args ...any) error {
+		return refusal.New(class, "%s: %s", pointer, fmt.Sprintf(format, args...))
+	},
+}
+
 func (f *fields) text(key string) string {
-	v, ok := f.m[key].(string)
-	if !ok || v == "" {
-		f.fail("%s is not a non-empty string", key)
-	}
+	v, _ := f.m[key].(string)
+	f.keep(factRules.Text(f.m[key], jsonfield.Key(f.path, key)))
 	return v
 }
 
 // optText returns "" for an absent or null key.
 func (f *fields) optText(key string) string {
-	v, present := f.m[key]
-	if !present || v == nil {
-		return ""
-	}
-	s, ok := v.(string)
-	if !ok || s == "" {
-		f.fail("%s is not null or a non-empty string", key)
-	}
-	return s
+	v, _ := f.m[key].(string)
+	f.keep(factRules.OptText(f.m[key], jsonfield.Key(f.path, key)))
+	return v
+}
+
+func (f *fields) flag(key string) bool {
+	v, _ := f.m[key].(bool)
+	f.keep(factRules.Flag(f.m[key], jsonfield.Key(f.path, key)))
+	return v
 }
 
 func (f *fields) object(key string) *fields {
-	m, ok := f.m[key].(map[string]any)
-	if !ok {
-		f.fail("%s is not an object", key)
+	p := jsonfield.Key(f.path, key)
+	m, err := factRules.Object(f.m[key], p)
+	f.keep(err)
+	if m == nil {
 		m = map[string]any{}
 	}
-	return &fields{m: m, path: f.path + "/" + key, err: f.err}
+	return &fields{m: m, path: p, err: f.err}
 }
 
 // digestOf checks that the digest stated under key is the upstream content
@@ -217,11 +233,7 @@ func deriveArtefact(b []byte, doc *artefact.Document, sum string) (ArtefactFacts
 		}
 		a.EvaluationDigest = d
 	}
-	r, ok := ev.m["reliable"].(bool)
-	if !ok {
-		ev.fail("reliable is not a boolean")
-	}
-	a.Reliable = r
+	a.Reliable = ev.flag("reliable")
 	if t := ev.optText("terminal_outcome"); t != "" {
 		a.TerminalOutcome = &t
 	}

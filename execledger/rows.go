@@ -3,10 +3,10 @@ package execledger
 import (
 	"github.com/obaudit/obaudit/internal/instant"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -247,24 +247,11 @@ func (c *check) exact(m map[string]any, names []string, where string, version in
 	if c.err != nil {
 		return
 	}
-	var missing, unknown []string
-	for _, n := range names {
-		if _, ok := m[n]; !ok {
-			missing = append(missing, n)
-		}
-	}
-	for k := range m {
-		if !slices.Contains(names, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(missing) > 0 {
-		sort.Strings(missing)
+	if missing := jsonfield.Missing(m, names); missing != nil {
 		c.fail(ErrSchema, "%s: missing required field(s) %s", where, strings.Join(missing, ", "))
 		return
 	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
+	if unknown := jsonfield.Unknown(m, names); unknown != nil {
 		// Unknown names are not echoed: they are input.
 		c.fail(ErrSchema, "%s: %d field(s) are not part of execution ledger version %d", where, len(unknown), version)
 	}

@@ -3,10 +3,8 @@ package maintenance
 import (
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/internal/python"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -185,129 +183,13 @@ type stateValidator struct {
 	cycles, quotes, invoices, records map[string]any
 }
 
-func statePtr(p, k string) string {
-	if strings.ContainsAny(k, "~/") {
-		k = strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-	}
-	return p + "/" + k
-}
-
-func stateKind(x any) string {
-	switch x.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case int64:
-		return "an integer"
-	case float64:
-		return "a float"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return "a non-JSON value"
-}
-
-func stateObject(x any, p string) (map[string]any, error) {
-	m, ok := x.(map[string]any)
-	if !ok {
-		return nil, stateFail(ErrStateBadField, p, "must be a JSON object, got %s", stateKind(x))
-	}
-	return m, nil
-}
-
-func stateExact(m map[string]any, fields []string, p string) error {
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if !slices.Contains(fields, k) {
-			return stateFail(ErrStateUnknownField, statePtr(p, k), "is not a field of this record; the canonical state carries exactly %v", sortedCopy(fields))
-		}
-	}
-	for _, k := range sortedCopy(fields) {
-		if _, ok := m[k]; !ok {
-			return stateFail(ErrStateMissingField, p, "lacks required field %q", k)
-		}
-	}
-	return nil
-}
-
-func sortedCopy(s []string) []string {
-	out := slices.Clone(s)
-	slices.Sort(out)
-	return out
-}
-
-func stateText(x any, p string) (string, error) {
-	s, ok := x.(string)
-	if !ok || s == "" {
-		return "", stateFail(ErrStateBadField, p, "must be a non-empty string, got %s", stateKind(x))
-	}
-	return s, nil
-}
-
-func stateOptText(x any, p string) error {
-	if x == nil {
-		return nil
-	}
-	_, err := stateText(x, p)
-	return err
-}
-
-func stateString(x any, p string) error {
-	if _, ok := x.(string); !ok {
-		return stateFail(ErrStateBadField, p, "must be a string, got %s", stateKind(x))
-	}
-	return nil
-}
-
-func stateInt(x any, p string, minimum int64) (int64, error) {
-	n, ok := x.(int64)
-	if !ok {
-		return 0, stateFail(ErrStateBadField, p, "must be an integer, got %s", stateKind(x))
-	}
-	if n < minimum {
-		return 0, stateFail(ErrStateBadField, p, "must not be below %d, got %d", minimum, n)
-	}
-	return n, nil
-}
-
-func stateFlag(x any, p string) error {
-	if _, ok := x.(bool); !ok {
-		return stateFail(ErrStateBadField, p, "must be true or false, got %s", stateKind(x))
-	}
-	return nil
-}
-
-func stateOneOf(x any, vocab []string, p string) error {
-	s, ok := x.(string)
-	if !ok {
-		return stateFail(ErrStateBadField, p, "must be a string, got %s", stateKind(x))
-	}
-	if !slices.Contains(vocab, s) {
-		return stateFail(ErrStateUnknownValue, p, "%q is not one of %v", s, vocab)
-	}
-	return nil
-}
-
-func stateInstant(x any, p string) error {
-	s, ok := x.(string)
-	if !ok {
-		return stateFail(ErrStateBadField, p, "must be an instant string, got %s", stateKind(x))
-	}
-	if _, err := engine.ParseInstant(s); err != nil {
-		return stateFail(ErrStateBadField, p, "%q is not a canonical instant (YYYY-MM-DDTHH:MM:SSZ, a real date)", s)
-	}
-	return nil
-}
-
-func stateOptInstant(x any, p string) error {
-	if x == nil {
-		return nil
-	}
-	return stateInstant(x, p)
+// stateField holds the state's values to the field rules (internal/jsonfield),
+// refusing with this validator's classes at pointers relative to the final
+// state.
+var stateField = &jsonfield.Reader{
+	Bad: ErrStateBadField, Unknown: ErrStateUnknownValue,
+	UnknownField: ErrStateUnknownField, MissingField: ErrStateMissingField,
+	At: stateFail,
 }
 
 // statePlainJSON holds hidden truth to JSON without floats (upstream's
@@ -318,28 +200,28 @@ func statePlainJSON(x any, p string) error {
 		return nil
 	case []any:
 		for i, e := range v {
-			if err := statePlainJSON(e, p+"/"+strconv.Itoa(i)); err != nil {
+			if err := statePlainJSON(e, jsonfield.Index(p, i)); err != nil {
 				return err
 			}
 		}
 		return nil
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			if err := statePlainJSON(v[k], statePtr(p, k)); err != nil {
+			if err := statePlainJSON(v[k], jsonfield.Key(p, k)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return stateFail(ErrStateBadField, p, "must be a JSON scalar (no float) or container, got %s", stateKind(x))
+	return stateFail(ErrStateBadField, p, "must be a JSON scalar (no float) or container, got %s", jsonfield.Kind(x))
 }
 
 func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 	s := v.s
-	if err := stateExact(s, StateFields(engineVersion), ""); err != nil {
+	if err := stateField.Exact(s, StateFields(engineVersion), ""); err != nil {
 		return err
 	}
-	if err := stateOneOf(s["phase"], statePhases, "/phase"); err != nil {
+	if err := stateField.OneOf(s["phase"], statePhases, "/phase"); err != nil {
 		return err
 	}
 	names := []string{"issue_id", "classification", "current_cycle_id", "ownership_transferred_to"}
@@ -347,25 +229,25 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 		names = append(names, "issue_reporting_actor_id")
 	}
 	for _, name := range names {
-		if err := stateOptText(s[name], "/"+name); err != nil {
+		if err := stateField.OptText(s[name], "/"+name); err != nil {
 			return err
 		}
 	}
-	if err := stateOneOf(s["customer_resolution"], stateResolutions, "/customer_resolution"); err != nil {
+	if err := stateField.OneOf(s["customer_resolution"], stateResolutions, "/customer_resolution"); err != nil {
 		return err
 	}
 	for _, name := range []string{"transfer_notice_sent", "replay_final"} {
-		if err := stateFlag(s[name], "/"+name); err != nil {
+		if err := stateField.Flag(s[name], "/"+name); err != nil {
 			return err
 		}
 	}
-	if _, err := stateInt(s["reopen_count"], "/reopen_count", 0); err != nil {
+	if _, err := stateField.Int(s["reopen_count"], "/reopen_count", 0); err != nil {
 		return err
 	}
 	// Registries: shapes first (every record), then references between them.
 	held := map[string]map[string]any{}
 	for _, r := range stateRegistries {
-		m, err := stateObject(s[r.name], "/"+r.name)
+		m, err := stateField.Object(s[r.name], "/"+r.name)
 		if err != nil {
 			return err
 		}
@@ -373,19 +255,19 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 			if k == "" {
 				return stateFail(ErrStateBadField, "/"+r.name+"/", "a record key must be a non-empty string")
 			}
-			if err := r.record.check(m[k], statePtr("/"+r.name, k), k); err != nil {
+			if err := r.record.check(m[k], jsonfield.Key("/"+r.name, k), k); err != nil {
 				return err
 			}
 		}
 		held[r.name] = m
 	}
 	v.cycles, v.quotes, v.invoices = held["cycles"], held["quotes"], held["invoices"]
-	records, err := stateObject(s["authoritative_records"], "/authoritative_records")
+	records, err := stateField.Object(s["authoritative_records"], "/authoritative_records")
 	if err != nil {
 		return err
 	}
 	for _, k := range slices.Sorted(maps.Keys(records)) {
-		if err := stateAuthoritativeRecord(records[k], statePtr("/authoritative_records", k), k); err != nil {
+		if err := stateAuthoritativeRecord(records[k], jsonfield.Key("/authoritative_records", k), k); err != nil {
 			return err
 		}
 	}
@@ -407,7 +289,7 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 			return err
 		}
 	}
-	hidden, err := stateObject(s["hidden"], "/hidden")
+	hidden, err := stateField.Object(s["hidden"], "/hidden")
 	if err != nil {
 		return err
 	}
@@ -421,39 +303,27 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 type stateCheck func(x any, p string) error
 
 var (
-	stateIsText stateCheck = func(x any, p string) error {
-		_, err := stateText(x, p)
-		return err
-	}
-	stateIsOptText    stateCheck = stateOptText
-	stateIsFlag       stateCheck = stateFlag
-	stateIsInstant    stateCheck = stateInstant
-	stateIsOptInstant stateCheck = stateOptInstant
+	stateIsText       stateCheck = stateField.Text
+	stateIsOptText    stateCheck = stateField.OptText
+	stateIsFlag       stateCheck = stateField.Flag
+	stateIsOptInstant stateCheck = stateField.OptInstant
+	stateIsTextList   stateCheck = stateField.TextList
 )
+
+func stateIsInstant(x any, p string) error {
+	_, err := stateField.Instant(x, p)
+	return err
+}
 
 func stateIsInt(minimum int64) stateCheck {
 	return func(x any, p string) error {
-		_, err := stateInt(x, p, minimum)
+		_, err := stateField.Int(x, p, minimum)
 		return err
 	}
 }
 
 func stateIsOneOf(vocab []string) stateCheck {
-	return func(x any, p string) error { return stateOneOf(x, vocab, p) }
-}
-
-// stateIsTextList holds a value to a JSON array of non-empty strings.
-func stateIsTextList(x any, p string) error {
-	refs, ok := x.([]any)
-	if !ok {
-		return stateFail(ErrStateBadField, p, "must be a JSON array, got %s", stateKind(x))
-	}
-	for i, r := range refs {
-		if _, err := stateText(r, p+"/"+strconv.Itoa(i)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return func(x any, p string) error { return stateField.OneOf(x, vocab, p) }
 }
 
 // stateRule is one field of a record and the rule its value is held to.
@@ -474,11 +344,11 @@ type stateRecord struct {
 }
 
 func (s *stateRecord) check(x any, p, key string) error {
-	r, err := stateObject(x, p)
+	r, err := stateField.Object(x, p)
 	if err != nil {
 		return err
 	}
-	if err := stateExact(r, s.fields, p); err != nil {
+	if err := stateField.Exact(r, s.fields, p); err != nil {
 		return err
 	}
 	if s.filed != nil {
@@ -486,7 +356,12 @@ func (s *stateRecord) check(x any, p, key string) error {
 			return err
 		}
 	}
-	for _, rule := range s.rules {
+	return stateHold(r, s.rules, p)
+}
+
+// stateHold holds each field of the object r at p to its rule, in order.
+func stateHold(r map[string]any, rules []stateRule, p string) error {
+	for _, rule := range rules {
 		if err := rule.check(r[rule.field], p+"/"+rule.field); err != nil {
 			return err
 		}
@@ -499,11 +374,10 @@ func (s *stateRecord) check(x any, p, key string) error {
 // then id).
 func stateFiledAs(id, mismatch string) func(map[string]any, string, string) error {
 	return func(r map[string]any, p, key string) error {
-		got, err := stateText(r[id], p+"/"+id)
-		if err != nil {
+		if err := stateField.Text(r[id], p+"/"+id); err != nil {
 			return err
 		}
-		if got != key {
+		if got := r[id].(string); got != key {
 			return stateFail(ErrStateKeyMismatch, p+"/"+id, mismatch, key, got)
 		}
 		return nil
@@ -513,11 +387,11 @@ func stateFiledAs(id, mismatch string) func(map[string]any, string, string) erro
 // stateQuoteFiled is a quote's identity rule: a quote is filed under its id
 // and its revision (quoteKey).
 func stateQuoteFiled(q map[string]any, p, key string) error {
-	id, err := stateText(q["quote_id"], p+"/quote_id")
-	if err != nil {
+	if err := stateField.Text(q["quote_id"], p+"/quote_id"); err != nil {
 		return err
 	}
-	ver, err := stateInt(q["version"], p+"/version", 1)
+	id := q["quote_id"].(string)
+	ver, err := stateField.Int(q["version"], p+"/version", 1)
 	if err != nil {
 		return err
 	}
@@ -527,8 +401,18 @@ func stateQuoteFiled(q map[string]any, p, key string) error {
 	return nil
 }
 
-// The records the state holds once.
+// The records the state holds once, and the items of its lists.
 var (
+	stateAssertion = &stateRecord{fields: stateAssertionFields, rules: []stateRule{
+		{"assertion_id", stateIsText}, {"actor_id", stateIsText}, {"assertion", stateIsText},
+		{"cycle_id", stateIsOptText}, {"at", stateIsInstant},
+	}}
+	// stateMessageRules are a communication's rules for the fields every
+	// one carries (its field set depends on the list: stateCommunications).
+	stateMessageRules = []stateRule{
+		{"recipient_actor_id", stateIsText}, {"message_fixture_id", stateIsText},
+		{"correlation_id", stateIsOptText}, {"at", stateIsInstant},
+	}
 	statePayment = &stateRecord{fields: statePaymentFields, rules: []stateRule{
 		{"request_id", stateIsOptText}, {"invoice_id", stateIsOptText}, {"cycle_id", stateIsOptText},
 		{"settlement_id", stateIsOptText}, {"status", stateIsOneOf(statePaymentStatuses)},
@@ -581,7 +465,7 @@ var stateRegistries = []struct {
 }
 
 func stateAuthoritativeRecord(x any, p, key string) error {
-	r, err := stateObject(x, p)
+	r, err := stateField.Object(x, p)
 	if err != nil {
 		return err
 	}
@@ -594,7 +478,7 @@ func stateAuthoritativeRecord(x any, p, key string) error {
 		return stateFail(ErrStateUnknownValue, p+"/kind", "%s is not an authoritative record kind this build writes; known kinds are %v",
 			python.Loose.Repr(r["kind"]), slices.Sorted(maps.Keys(stateAuthoritative)))
 	}
-	if err := stateExact(r, fields, p); err != nil {
+	if err := stateField.Exact(r, fields, p); err != nil {
 		return err
 	}
 	for _, name := range fields {
@@ -602,15 +486,15 @@ func stateAuthoritativeRecord(x any, p, key string) error {
 		switch name {
 		case "kind":
 		case "at":
-			err = stateInstant(r[name], fp)
+			_, err = stateField.Instant(r[name], fp)
 		case "valid":
-			err = stateFlag(r[name], fp)
+			err = stateField.Flag(r[name], fp)
 		case "amount_minor":
-			_, err = stateInt(r[name], fp, 0)
+			_, err = stateField.Int(r[name], fp, 0)
 		case "reason_code":
-			err = stateString(r[name], fp)
+			err = stateField.String(r[name], fp)
 		default:
-			_, err = stateText(r[name], fp)
+			err = stateField.Text(r[name], fp)
 		}
 		if err != nil {
 			return err
@@ -627,28 +511,12 @@ func stateAuthoritativeRecord(x any, p, key string) error {
 
 func stateAssertions(x any) error {
 	const p = "/assertions"
-	list, ok := x.([]any)
-	if !ok {
-		return stateFail(ErrStateBadField, p, "must be a JSON array, got %s", stateKind(x))
+	list, err := stateField.Array(x, p)
+	if err != nil {
+		return err
 	}
 	for i, item := range list {
-		ip := p + "/" + strconv.Itoa(i)
-		a, err := stateObject(item, ip)
-		if err != nil {
-			return err
-		}
-		if err := stateExact(a, stateAssertionFields, ip); err != nil {
-			return err
-		}
-		for _, f := range []string{"assertion_id", "actor_id", "assertion"} {
-			if _, err := stateText(a[f], ip+"/"+f); err != nil {
-				return err
-			}
-		}
-		if err := stateOptText(a["cycle_id"], ip+"/cycle_id"); err != nil {
-			return err
-		}
-		if err := stateInstant(a["at"], ip+"/at"); err != nil {
+		if err := stateAssertion.check(item, jsonfield.Index(p, i), ""); err != nil {
 			return err
 		}
 	}
@@ -661,9 +529,9 @@ func stateAssertions(x any) error {
 // secondary-channel rows each bound to one earlier failed transfer notice.
 func stateCommunications(x any, recovery bool) error {
 	const p = "/communications"
-	list, ok := x.([]any)
-	if !ok {
-		return stateFail(ErrStateBadField, p, "must be a JSON array, got %s", stateKind(x))
+	list, err := stateField.Array(x, p)
+	if err != nil {
+		return err
 	}
 	delivery := recovery
 	for _, item := range list {
@@ -675,8 +543,8 @@ func stateCommunications(x any, recovery bool) error {
 	}
 	recovered := map[int64]bool{}
 	for i, item := range list {
-		ip := p + "/" + strconv.Itoa(i)
-		m, err := stateObject(item, ip)
+		ip := jsonfield.Index(p, i)
+		m, err := stateField.Object(item, ip)
 		if err != nil {
 			return err
 		}
@@ -689,32 +557,23 @@ func stateCommunications(x any, recovery bool) error {
 		if recovery && (hasOf || hasChannel) {
 			fields = append(slices.Clone(fields), "recovery_of", "dispatch_channel")
 		}
-		if err := stateExact(m, fields, ip); err != nil {
+		if err := stateField.Exact(m, fields, ip); err != nil {
 			return err
 		}
-		if _, err := stateText(m["recipient_actor_id"], ip+"/recipient_actor_id"); err != nil {
-			return err
-		}
-		if _, err := stateText(m["message_fixture_id"], ip+"/message_fixture_id"); err != nil {
-			return err
-		}
-		if err := stateOptText(m["correlation_id"], ip+"/correlation_id"); err != nil {
-			return err
-		}
-		if err := stateInstant(m["at"], ip+"/at"); err != nil {
+		if err := stateHold(m, stateMessageRules, ip); err != nil {
 			return err
 		}
 		if delivery {
-			if err := stateOneOf(m["dispatch_status"], stateDispatchStatuses, ip+"/dispatch_status"); err != nil {
+			if err := stateField.OneOf(m["dispatch_status"], stateDispatchStatuses, ip+"/dispatch_status"); err != nil {
 				return err
 			}
 		}
 		if recovery && (hasOf || hasChannel) {
-			of, err := stateInt(m["recovery_of"], ip+"/recovery_of", 0)
+			of, err := stateField.Int(m["recovery_of"], ip+"/recovery_of", 0)
 			if err != nil {
 				return err
 			}
-			if err := stateOneOf(m["dispatch_channel"], []string{"secondary"}, ip+"/dispatch_channel"); err != nil {
+			if err := stateField.OneOf(m["dispatch_channel"], []string{"secondary"}, ip+"/dispatch_channel"); err != nil {
 				return err
 			}
 			if of >= int64(i) || recovered[of] {
@@ -774,19 +633,19 @@ func (v *stateValidator) references(held map[string]map[string]any) error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.cycles)) {
 		c := v.cycles[k].(map[string]any)
-		if err := record(c["work_evidence_id"], statePtr("/cycles", k)+"/work_evidence_id", "work_evidence", map[string]any{"cycle_id": k}); err != nil {
+		if err := record(c["work_evidence_id"], jsonfield.Key("/cycles", k)+"/work_evidence_id", "work_evidence", map[string]any{"cycle_id": k}); err != nil {
 			return err
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.quotes)) {
-		if err := cycle(v.quotes[k].(map[string]any)["cycle_id"], statePtr("/quotes", k)+"/cycle_id"); err != nil {
+		if err := cycle(v.quotes[k].(map[string]any)["cycle_id"], jsonfield.Key("/quotes", k)+"/cycle_id"); err != nil {
 			return err
 		}
 	}
 	approvals := held["approvals"]
 	for _, k := range slices.Sorted(maps.Keys(approvals)) {
 		a := approvals[k].(map[string]any)
-		p := statePtr("/approvals", k)
+		p := jsonfield.Key("/approvals", k)
 		if err := cycle(a["cycle_id"], p+"/cycle_id"); err != nil {
 			return err
 		}
@@ -798,19 +657,19 @@ func (v *stateValidator) references(held map[string]map[string]any) error {
 	for _, name := range []string{"exceptions", "obligations"} {
 		reg := held[name]
 		for _, k := range slices.Sorted(maps.Keys(reg)) {
-			if err := cycle(reg[k].(map[string]any)["cycle_id"], statePtr("/"+name, k)+"/cycle_id"); err != nil {
+			if err := cycle(reg[k].(map[string]any)["cycle_id"], jsonfield.Key("/"+name, k)+"/cycle_id"); err != nil {
 				return err
 			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.invoices)) {
-		if err := record(v.invoices[k].(map[string]any)["validation_id"], statePtr("/invoices", k)+"/validation_id", "invoice_validation", map[string]any{"invoice_id": k}); err != nil {
+		if err := record(v.invoices[k].(map[string]any)["validation_id"], jsonfield.Key("/invoices", k)+"/validation_id", "invoice_validation", map[string]any{"invoice_id": k}); err != nil {
 			return err
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.records)) {
 		r := v.records[k].(map[string]any)
-		p := statePtr("/authoritative_records", k)
+		p := jsonfield.Key("/authoritative_records", k)
 		switch r["kind"] {
 		case "visit_attendance", "work_evidence":
 			if err := cycle(r["cycle_id"], p+"/cycle_id"); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/internal/python"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -146,14 +147,7 @@ var (
 )
 
 func rejectUnknown(m map[string]any, allowed []string, where string) error {
-	var unknown []string
-	for k := range m {
-		if !slices.Contains(allowed, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
+	if unknown := jsonfield.Unknown(m, allowed); unknown != nil {
 		known := slices.Sorted(slices.Values(allowed))
 		return refusal.New(ErrUnknownField, "%s: unknown field(s) %s; this build refuses a spec it cannot fully honour. Known fields are %s", where, python.Loose.StrList(unknown), python.Loose.StrList(known))
 	}
@@ -161,14 +155,7 @@ func rejectUnknown(m map[string]any, allowed []string, where string) error {
 }
 
 func requireAll(m map[string]any, fields []string, where string) error {
-	var missing []string
-	for _, f := range fields {
-		if _, ok := m[f]; !ok {
-			missing = append(missing, f)
-		}
-	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
+	if missing := jsonfield.Missing(m, fields); missing != nil {
 		return refusal.New(ErrSchema, "%s: missing required field(s) %s", where, python.Loose.StrList(missing))
 	}
 	return nil
