@@ -595,6 +595,13 @@ func TestDependencyRules(t *testing.T) {
 				}
 			}
 		}
+		if r == "internal/jsonfield" {
+			for _, d := range projectDeps {
+				if d != "refusal" && d != "internal/instant" {
+					t.Errorf("internal/jsonfield may import only refusal and internal/instant, not %s", d)
+				}
+			}
+		}
 		for _, ru := range rules {
 			if r != ru.pkg && !strings.HasPrefix(r, ru.pkg+"/") {
 				continue
