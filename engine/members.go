@@ -145,11 +145,11 @@ func (o *Members) key(k string) asWhat {
 	}
 	o.n++
 	o.last = k
-	switch {
-	case o.tree:
+	if o.tree {
 		return asTree
-	case o.part == objectHead && k >= o.cut, o.part == objectTail && k < o.cut:
-		return asSkipped
+	}
+	if o.part != wholeObject && (k < o.cut) == (o.part == objectTail) {
+		return asSkipped // a head's member from cut on, or a tail's before it
 	}
 	if !o.bare {
 		if o.n > 1 {
