@@ -5,8 +5,8 @@ import (
 	"encoding"
 	"encoding/hex"
 	"hash"
+	"maps"
 	"slices"
-	"strings"
 
 	"github.com/obaudit/obaudit/canon"
 )
@@ -14,7 +14,8 @@ import (
 // fragments are the static parts of every observation, each encoded once
 // per Static from its tree.
 type fragments struct {
-	actions                                             []actionFrag // by key
+	actions []actionFrag // by key
+	// The members every observation shows as they are.
 	actors, fixtures, policy, wake, catalogue, contract *encodedTree
 }
 
@@ -36,21 +37,21 @@ type schemaRead struct {
 func (s *Static) fragments() *fragments {
 	s.fragOnce.Do(func() {
 		f := &fragments{actions: make([]actionFrag, 0, len(s.ActionSchemas))}
-		for k, sch := range s.ActionSchemas {
+		for _, k := range slices.Sorted(maps.Keys(s.ActionSchemas)) {
+			sch := s.ActionSchemas[k]
 			a := actionFrag{key: plainKey(k), published: sch}
 			reads, _ := sch["reads"].(map[string]any)
 			optional := map[string]any{}
-			for t, strength := range reads {
+			for _, t := range slices.Sorted(maps.Keys(reads)) {
+				strength := reads[t]
 				a.reads = append(a.reads, schemaRead{plainKey(t), strength, strength == "optional"})
 				if strength == "optional" {
 					optional[t] = strength
 				}
 			}
-			slices.SortFunc(a.reads, func(x, y schemaRead) int { return strings.Compare(x.tool, y.tool) })
 			a.full = encodeTree(fullSchema(sch, optional))
 			f.actions = append(f.actions, a)
 		}
-		slices.SortFunc(f.actions, func(x, y actionFrag) int { return strings.Compare(x.key, y.key) })
 		cat := make(map[string]any, len(s.Catalogue))
 		for t, e := range s.Catalogue {
 			cat[plainKey(t)] = e.Tree()
