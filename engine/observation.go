@@ -29,28 +29,23 @@ type Envelope struct {
 	enc []byte
 }
 
-func (e *Envelope) members(m *Members) {
-	m.Str("actor_id", e.ActorID)
-	m.Str("authority", e.Authority)
-	m.Str("event_id", e.EventID)
-	m.Str("event_type", e.EventType)
-	m.Bool("is_authoritative", e.IsAuthoritative)
-	m.Map("payload", e.Payload)
-}
-
 // Tree is the envelope as the observation shows it.
 func (e *Envelope) Tree() map[string]any {
 	if e == nil {
 		return nil
 	}
-	return MembersTree(e.members)
+	return map[string]any{
+		"event_id": e.EventID, "event_type": e.EventType, "actor_id": e.ActorID,
+		"payload": copyMap(e.Payload), "authority": e.Authority, "is_authoritative": e.IsAuthoritative,
+	}
 }
 
-// The envelope's two forms, its bytes encoded once (twoForms).
+// The envelope's two forms, its bytes encoded once from its tree
+// (twoForms).
 func (e *Envelope) canonTree() any { return e.Tree() }
 func (e *Envelope) appendCanonical(b []byte) []byte {
 	if e.enc == nil {
-		e.enc = AppendMembers(nil, e.members)
+		e.enc = AppendCanonical(nil, e.Tree())
 	}
 	return append(b, e.enc...)
 }
