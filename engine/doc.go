@@ -44,7 +44,7 @@
 // state writes its own canonical bytes, which must equal
 // canon.Upstream(Canonical()); a pack declares each record's members once
 // to a [Members], which yields both forms, as the engine does for its
-// decisions) and [Graded] (the domain publishes a
+// decisions and observations) and [Graded] (the domain publishes a
 // [GradingContract], copied into [Episode.Contract] so the evaluator,
 // which imports no domain either, grades from data: the scenario's
 // expectations, the terminal classes, the catalogue and root shapes, the

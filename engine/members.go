@@ -20,7 +20,29 @@ type Members struct {
 	n    int
 	tree bool // the tree form, else the bytes form
 	bare bool // one member, its value only (no key, no braces)
+	// part is which part of the outer object the bytes form writes: the
+	// whole, the head (its members before key cut) or the tail (the rest).
+	part objectPart
+	cut  string
 }
+
+type objectPart uint8
+
+const (
+	wholeObject objectPart = iota
+	objectHead
+	objectTail
+)
+
+// asWhat is what a member's value becomes: bytes, a tree member, or
+// nothing (a member outside the part being written).
+type asWhat uint8
+
+const (
+	asBytes asWhat = iota
+	asTree
+	asSkipped
+)
 
 type memberKV struct {
 	k string
@@ -37,9 +59,25 @@ func (o *Members) Begin(b []byte, bare bool) {
 	}
 }
 
+// BeginPart starts o over as the bytes form of one part of an object
+// split at the member boundary before key cut: with head, the opening
+// brace and the members whose keys precede cut; else the members from cut
+// on and the closing brace. The whole declaration is written to either
+// part (the members outside it are skipped, their values unencoded), and
+// the head's bytes followed by the tail's are the object's: a caller can
+// hash the head once and resume after it (TestMembersForms splits every
+// declaration at every key).
+func (o *Members) BeginPart(b []byte, cut string, head bool) {
+	*o = Members{b: b, kv: o.kv[:0], cut: cut, part: objectTail}
+	if head {
+		o.part = objectHead
+		o.b = append(o.b, '{')
+	}
+}
+
 // End ends the bytes form and returns the bytes.
 func (o *Members) End() []byte {
-	if o.bare {
+	if o.bare || o.part == objectHead {
 		return o.b
 	}
 	return append(o.b, '}')
@@ -93,18 +131,22 @@ func MembersTree(write func(*Members)) map[string]any {
 // then.
 func (o *Members) IsTree() bool { return o.tree }
 
-// key starts member k and reports whether o writes bytes (else the value
-// goes to put). Keys are not compared here: a declaration out of key order
-// writes bytes that are not its tree's canonical form, which the test
-// holding that record's two forms equal refuses (every declaration has
-// one: TestRootEncodersMatchTrees, TestDecisionEncoding, TestMembersForms).
-func (o *Members) key(k string) bool {
+// key starts member k and says what its value becomes: bytes, a tree
+// member (given to put), or nothing (outside the part o writes). Keys are
+// not compared here: a declaration out of key order writes bytes that are
+// not its tree's canonical form, which the test holding that record's two
+// forms equal refuses (every declaration has one: TestRootEncodersMatchTrees,
+// TestDecisionEncoding, TestMembersForms, TestObservationForms).
+func (o *Members) key(k string) asWhat {
 	if o.bare && o.n > 0 {
 		panic("engine: a single-member declaration declared a second member " + k)
 	}
 	o.n++
 	if o.tree {
-		return false
+		return asTree
+	}
+	if o.part != wholeObject && (k < o.cut) == (o.part == objectTail) {
+		return asSkipped // a head's member from cut on, or a tail's before it
 	}
 	if !o.bare {
 		if o.n > 1 {
@@ -112,7 +154,7 @@ func (o *Members) key(k string) bool {
 		}
 		o.b = appendKey(o.b, k)
 	}
-	return true
+	return asBytes
 }
 
 // put sets member k of the tree form.
@@ -126,80 +168,88 @@ func (o *Members) put(k string, v any) {
 
 // Str declares a string member.
 func (o *Members) Str(k, v string) {
-	if o.key(k) {
+	switch o.key(k) {
+	case asBytes:
 		o.b = appendString(o.b, v)
-		return
+	case asTree:
+		o.put(k, v)
 	}
-	o.put(k, v)
 }
 
 // OptStr declares a string member that is null when v is nil.
 func (o *Members) OptStr(k string, v *string) {
-	if o.key(k) {
+	switch o.key(k) {
+	case asBytes:
 		o.b = AppendOptString(o.b, v)
-		return
+	case asTree:
+		if v == nil {
+			o.put(k, nil)
+			return
+		}
+		o.put(k, *v)
 	}
-	if v == nil {
-		o.put(k, nil)
-		return
-	}
-	o.put(k, *v)
 }
 
 // Int declares an integer member (within ±(2^53-1)).
 func (o *Members) Int(k string, v int64) {
-	if o.key(k) {
+	switch o.key(k) {
+	case asBytes:
 		o.b = appendSafeInt(o.b, v)
-		return
+	case asTree:
+		o.put(k, v)
 	}
-	o.put(k, v)
 }
 
 // OptInt declares an integer member that is null when v is nil.
 func (o *Members) OptInt(k string, v *int64) {
-	if o.key(k) {
+	switch o.key(k) {
+	case asBytes:
 		o.b = appendOptInt(o.b, v)
-		return
+	case asTree:
+		if v == nil {
+			o.put(k, nil)
+			return
+		}
+		o.put(k, *v)
 	}
-	if v == nil {
-		o.put(k, nil)
-		return
-	}
-	o.put(k, *v)
 }
 
 // Bool declares a boolean member.
 func (o *Members) Bool(k string, v bool) {
-	if o.key(k) {
+	switch o.key(k) {
+	case asBytes:
 		o.b = AppendBool(o.b, v)
-		return
+	case asTree:
+		o.put(k, v)
 	}
-	o.put(k, v)
 }
 
 // Strs declares a list of strings (a fresh []any in the tree).
 func (o *Members) Strs(k string, v []string) {
-	if o.key(k) {
+	switch o.key(k) {
+	case asBytes:
 		o.b = appendStrings(o.b, v)
-		return
+	case asTree:
+		o.put(k, canon.StringList(v))
 	}
-	o.put(k, canon.StringList(v))
 }
 
 // Map declares an object member holding m's members (nil is the empty
 // object); the tree holds a shallow copy of m.
 func (o *Members) Map(k string, m map[string]any) {
-	if o.key(k) {
+	switch o.key(k) {
+	case asBytes:
 		o.b = AppendCanonical(o.b, m)
-		return
+	case asTree:
+		o.put(k, copyMap(m))
 	}
-	o.put(k, copyMap(m))
 }
 
 // Maps declares a list of objects, each holding one map's members; the
 // tree holds shallow copies.
 func (o *Members) Maps(k string, l []map[string]any) {
-	if o.key(k) {
+	switch o.key(k) {
+	case asBytes:
 		o.b = append(o.b, '[')
 		for i, m := range l {
 			if i > 0 {
@@ -208,46 +258,81 @@ func (o *Members) Maps(k string, l []map[string]any) {
 			o.b = AppendCanonical(o.b, m)
 		}
 		o.b = append(o.b, ']')
-		return
+	case asTree:
+		list := make([]any, len(l))
+		for i, m := range l {
+			list[i] = copyMap(m)
+		}
+		o.put(k, list)
 	}
-	list := make([]any, len(l))
-	for i, m := range l {
-		list[i] = copyMap(m)
-	}
-	o.put(k, list)
 }
 
 // Value declares a member holding the canon tree v as it is (the tree form
 // shares v).
 func (o *Members) Value(k string, v any) {
-	if o.key(k) {
+	switch o.key(k) {
+	case asBytes:
 		o.b = AppendCanonical(o.b, v)
-		return
+	case asTree:
+		o.put(k, v)
 	}
-	o.put(k, v)
 }
+
+// twoForms is a value that has both of its forms at hand: its canon tree,
+// and its canonical JSON (the bytes AppendCanonical writes for that tree),
+// such as a record that keeps its own encoding.
+type twoForms interface {
+	canonTree() any
+	appendCanonical(b []byte) []byte
+}
+
+// formed declares a member whose value has both forms at hand (the tree
+// form holds v's tree as it is).
+func (o *Members) formed(k string, v twoForms) {
+	switch o.key(k) {
+	case asBytes:
+		o.b = v.appendCanonical(o.b)
+	case asTree:
+		o.put(k, v.canonTree())
+	}
+}
+
+// encodedTree is a canon tree encoded once, for a member repeated in many
+// records: its bytes are written from the tree ([encodeTree]), and every
+// record's tree shares the tree.
+type encodedTree struct {
+	tree any
+	json []byte
+}
+
+func encodeTree(v any) *encodedTree { return &encodedTree{v, AppendCanonical(nil, v)} }
+
+func (e *encodedTree) canonTree() any                  { return e.tree }
+func (e *encodedTree) appendCanonical(b []byte) []byte { return append(b, e.json...) }
 
 // Object declares a nested record member, or null when write is nil.
 func (o *Members) Object(k string, write func(*Members)) {
-	if o.key(k) {
+	switch o.key(k) {
+	case asBytes:
 		if write == nil {
 			o.b = append(o.b, "null"...)
 			return
 		}
 		o.inner(write)
-		return
+	case asTree:
+		if write == nil {
+			o.put(k, nil)
+			return
+		}
+		o.put(k, o.inner(write))
 	}
-	if write == nil {
-		o.put(k, nil)
-		return
-	}
-	o.put(k, o.inner(write))
 }
 
 // Objects declares a list of n nested records, the i-th declared by
 // write(i, …).
 func (o *Members) Objects(k string, n int, write func(i int, o *Members)) {
-	if o.key(k) {
+	switch o.key(k) {
+	case asBytes:
 		o.b = append(o.b, '[')
 		for i := range n {
 			if i > 0 {
@@ -256,21 +341,21 @@ func (o *Members) Objects(k string, n int, write func(i int, o *Members)) {
 			o.inner(func(m *Members) { write(i, m) })
 		}
 		o.b = append(o.b, ']')
-		return
+	case asTree:
+		list := make([]any, n)
+		for i := range n {
+			list[i] = o.inner(func(m *Members) { write(i, m) })
+		}
+		o.put(k, list)
 	}
-	list := make([]any, n)
-	for i := range n {
-		list[i] = o.inner(func(m *Members) { write(i, m) })
-	}
-	o.put(k, list)
 }
 
 // inner declares a nested object through o itself (its own state set
 // aside meanwhile), so that nesting allocates nothing but the nested tree:
 // it appends the object's bytes, or returns its tree.
 func (o *Members) inner(write func(*Members)) map[string]any {
-	n, bare, mark := o.n, o.bare, o.mark
-	o.n, o.bare, o.mark = 0, false, len(o.kv)
+	n, bare, mark, part := o.n, o.bare, o.mark, o.part
+	o.n, o.bare, o.mark, o.part = 0, false, len(o.kv), wholeObject
 	var child map[string]any
 	if o.tree {
 		write(o)
@@ -280,6 +365,6 @@ func (o *Members) inner(write func(*Members)) map[string]any {
 		write(o)
 		o.b = append(o.b, '}')
 	}
-	o.n, o.bare, o.mark = n, bare, mark
+	o.n, o.bare, o.mark, o.part = n, bare, mark, part
 	return child
 }

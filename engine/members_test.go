@@ -8,7 +8,9 @@ import (
 
 // TestMembersForms holds the bytes form of a declaration to canon.Upstream
 // of its tree form, for every member kind, nested objects and lists, the
-// bare single-member forms and strings that need escaping.
+// bare single-member forms and strings that need escaping, and the bytes of
+// the head and the tail of each declaration split before every key (and
+// between, before and after them) to the whole object's.
 func TestMembersForms(t *testing.T) {
 	odd := "quote\"back\\slash\ttab \u00e9\u2028 <&>"
 	n := int64(-7)
@@ -26,6 +28,7 @@ func TestMembersForms(t *testing.T) {
 				m.OptInt("b", nil)
 				m.Object("c", func(m *Members) { m.Str("deep", odd) })
 			})
+			o.formed("f_formed", encodeTree(map[string]any{"z": odd, "l": []any{int64(2), false}}))
 			o.Objects("f_objects", 3, func(i int, m *Members) {
 				m.Int("i", int64(i))
 				m.Strs("s", []string{odd, "x"}[:i%3])
@@ -45,6 +48,21 @@ func TestMembersForms(t *testing.T) {
 		}
 		if got := AppendMembers([]byte("prefix"), write); string(got) != "prefix"+string(want) {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+		}
+		cuts := []string{"", "~"}
+		for k := range MembersTree(write) {
+			cuts = append(cuts, k, k+"_")
+		}
+		for _, cut := range cuts {
+			var o Members
+			o.BeginPart([]byte("prefix"), cut, true)
+			write(&o)
+			head := o.End()
+			o.BeginPart(head, cut, false)
+			write(&o)
+			if got := o.End(); string(got) != "prefix"+string(want) {
+				t.Errorf("%s split before %q:\n got %s\nwant %s", name, cut, got, want)
+			}
 		}
 		// The same declaration as the one member of an outer object, bare.
 		member := func(o *Members) { o.Object("only", write) }

@@ -1,120 +1,151 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"hash"
+	"maps"
 	"slices"
+
+	"github.com/obaudit/obaudit/canon"
 )
 
-// fragments are the pre-encoded static parts of every observation
-// projection, built once per Static.
+// fragments are the static parts of every observation, each encoded once
+// per Static from its tree.
 type fragments struct {
-	actionKeys    []string
-	schemaFull    map[string][]byte   // {evidence_refs, optional, required[, reads: optional]}
-	requiredReads map[string][]string // sorted
-	optionalReads map[string][]string // sorted
-	actors        []byte
-	fixtures      []byte
-	policy        []byte
-	wake          []byte
-	catalogue     []byte
-	contract      []byte
+	actions []actionFrag // by key
+	// The members every observation shows as they are.
+	actors, fixtures, policy, wake, catalogue, contract *encodedTree
+}
+
+// actionFrag is one action schema: as published, as projected once its
+// required reads are served, and its reads.
+type actionFrag struct {
+	key       string
+	published map[string]any
+	full      *encodedTree
+	reads     []schemaRead // by tool
+}
+
+type schemaRead struct {
+	tool     string
+	strength any
+	optional bool
 }
 
 func (s *Static) fragments() *fragments {
 	s.fragOnce.Do(func() {
-		f := &fragments{schemaFull: map[string][]byte{}, requiredReads: map[string][]string{}, optionalReads: map[string][]string{}}
-		for k, sch := range s.ActionSchemas {
-			f.actionKeys = append(f.actionKeys, k)
+		f := &fragments{actions: make([]actionFrag, 0, len(s.ActionSchemas))}
+		for _, k := range slices.Sorted(maps.Keys(s.ActionSchemas)) {
+			sch := s.ActionSchemas[k]
+			a := actionFrag{key: plainKey(k), published: sch}
 			reads, _ := sch["reads"].(map[string]any)
-			opt := map[string]any{}
-			for t, strength := range reads {
+			optional := map[string]any{}
+			for _, t := range slices.Sorted(maps.Keys(reads)) {
+				strength := reads[t]
+				a.reads = append(a.reads, schemaRead{plainKey(t), strength, strength == "optional"})
 				if strength == "optional" {
-					f.optionalReads[k] = append(f.optionalReads[k], t)
-					opt[t] = strength
-				} else {
-					f.requiredReads[k] = append(f.requiredReads[k], t)
+					optional[t] = strength
 				}
 			}
-			slices.Sort(f.requiredReads[k])
-			slices.Sort(f.optionalReads[k])
-			f.schemaFull[k] = AppendCanonical(nil, fullSchema(sch, opt))
+			a.full = encodeTree(fullSchema(sch, optional))
+			f.actions = append(f.actions, a)
 		}
-		slices.Sort(f.actionKeys)
-		f.actors = AppendCanonical(nil, s.Actors)
-		f.fixtures = AppendCanonical(nil, s.MessageFixtureIDs)
-		f.policy = AppendCanonical(nil, s.Policy)
-		f.wake = AppendCanonical(nil, s.WakeEventTypes)
 		cat := make(map[string]any, len(s.Catalogue))
 		for t, e := range s.Catalogue {
-			cat[t] = e.Tree()
+			cat[plainKey(t)] = e.Tree()
 		}
-		f.catalogue = AppendCanonical(nil, cat)
-		f.contract = AppendCanonical(nil, s.RecordContract)
+		f.actors = encodeTree(s.Actors)
+		f.fixtures = encodeTree(canon.StringList(s.MessageFixtureIDs))
+		f.policy = encodeTree(s.Policy)
+		f.wake = encodeTree(canon.StringList(s.WakeEventTypes))
+		f.catalogue = encodeTree(cat)
+		f.contract = encodeTree(s.RecordContract)
 		s.frag = f
 	})
 	return s.frag
 }
 
-// appendProjection writes the canonical JSON of o.Projection() without
-// building the tree: static parts are pre-encoded, served results carry
-// their own encoding.
-func (o *Observation) appendProjection(b []byte) []byte {
-	return o.appendSuffix(o.appendPrefix(b))
-}
-
-// appendPrefix writes the projection up to and including `"event":`: the
-// action schemas and the actors, which depend only on the static vocabulary
-// and on which tools are served ok (see servedKey).
-func (o *Observation) appendPrefix(b []byte) []byte {
-	f := o.static.fragments()
-	b = append(b, `{"action_schemas":{`...)
-	for i, k := range f.actionKeys {
-		if i > 0 {
-			b = append(b, ',')
+// fullSchema is an action schema as projected once its required reads are
+// met: its required, optional and evidence_refs fields, and its optional
+// reads (when it has any).
+func fullSchema(s, optional map[string]any) map[string]any {
+	p := map[string]any{}
+	for _, name := range []string{"required", "optional", "evidence_refs"} {
+		if v, ok := s[name]; ok {
+			p[name] = v
 		}
-		b = appendString(b, k)
-		b = append(b, ':')
-		unmet := false
-		for _, t := range f.requiredReads[k] {
-			if r, ok := o.Served[t]; !ok || !r.OK {
-				unmet = true
-				break
-			}
-		}
-		if !unmet {
-			b = append(b, f.schemaFull[k]...)
-			continue
-		}
-		// {"reads": unmet required ∪ optional}, sorted by tool.
-		var stack [16]string
-		tools := stack[:0]
-		for _, t := range f.requiredReads[k] {
-			if r, ok := o.Served[t]; !ok || !r.OK {
-				tools = append(tools, t)
-			}
-		}
-		tools = append(tools, f.optionalReads[k]...)
-		slices.Sort(tools)
-		b = append(b, `{"reads":{`...)
-		for j, t := range tools {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, t)
-			if slices.Contains(f.optionalReads[k], t) {
-				b = append(b, `:"optional"`...)
-			} else {
-				b = append(b, `:"required"`...)
-			}
-		}
-		b = append(b, "}}"...)
 	}
-	b = append(b, `},"actors":`...)
-	b = append(b, f.actors...)
-	return append(b, `,"event":`...)
+	if len(optional) > 0 {
+		p["reads"] = optional
+	}
+	return p
 }
 
-// servedKey identifies what appendPrefix depends on besides the static
-// vocabulary: the sorted names of the tools served ok.
+// plainKey is k, an action key or a tool name the observation declares as a
+// member key (Members writes keys unescaped); it panics on a key whose
+// canonical JSON string is not k quoted.
+func plainKey(k string) string {
+	if q := appendString(nil, k); string(q[1:len(q)-1]) != k {
+		panic("engine: the pack's key " + string(q) + " needs escaping")
+	}
+	return k
+}
+
+// projectionCut is the first key of the projection's tail: the members
+// before it (the action schemas and the actors) depend only on the static
+// vocabulary and on which tools are served ok (servedKey).
+const projectionCut = "event"
+
+// midstates digests observations for one execution. The projection's head
+// (its members before projectionCut) repeats whenever the same tools are
+// served ok, so the SHA-256 state after it is kept per served set and each
+// digest hashes only the tail. The cache belongs to one execution and is
+// keyed by everything the head depends on; TestServeCacheIsExact holds
+// every digest to the hash of the whole canonical projection.
+type midstates struct {
+	states  map[string][]byte // servedKey → marshalled SHA-256 state after the head
+	h       hash.Hash
+	enc     Members
+	key     []byte
+	scratch []byte
+	sum     [sha256.Size]byte
+}
+
+func (m *midstates) digest(o *Observation) string {
+	if m.h == nil {
+		m.h = sha256.New()
+		m.states = map[string][]byte{}
+	}
+	m.key = o.servedKey(m.key[:0])
+	st, ok := m.states[string(m.key)]
+	if !ok {
+		m.h.Reset()
+		m.h.Write(m.part(o, true))
+		var err error
+		if st, err = m.h.(encoding.BinaryMarshaler).MarshalBinary(); err != nil {
+			panic("engine: sha256 state: " + err.Error())
+		}
+		m.states[string(m.key)] = st
+	} else if err := m.h.(encoding.BinaryUnmarshaler).UnmarshalBinary(st); err != nil {
+		panic("engine: sha256 state: " + err.Error())
+	}
+	// m.h now holds the state after the head.
+	m.h.Write(m.part(o, false))
+	return hex.EncodeToString(m.h.Sum(m.sum[:0]))
+}
+
+// part writes the head of o's projection, or its tail.
+func (m *midstates) part(o *Observation, head bool) []byte {
+	m.enc.BeginPart(m.scratch[:0], projectionCut, head)
+	o.projection(&m.enc)
+	m.scratch = m.enc.End()
+	return m.scratch
+}
+
+// servedKey identifies what the projection's head depends on besides the
+// static vocabulary: the sorted names of the tools served ok.
 func (o *Observation) servedKey(b []byte) []byte {
 	var stack [16]string
 	tools := stack[:0]
@@ -129,68 +160,4 @@ func (o *Observation) servedKey(b []byte) []byte {
 		b = append(b, 0)
 	}
 	return b
-}
-
-// appendSuffix writes the projection after `"event":` to its end.
-func (o *Observation) appendSuffix(b []byte) []byte {
-	f := o.static.fragments()
-	if o.Event == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, o.Event.json()...)
-	}
-	b = append(b, `,"invocation_index":`...)
-	b = appendSafeInt(b, int64(o.InvocationIndex))
-	b = append(b, `,"last_rejection":`...)
-	if o.LastRejection == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"action_type":`...)
-		b = appendString(b, o.LastRejection.ActionType)
-		b = append(b, `,"code":`...)
-		b = appendString(b, o.LastRejection.Code)
-		b = append(b, `,"detail":`...)
-		b = appendString(b, o.LastRejection.Detail)
-		b = append(b, '}')
-	}
-	b = append(b, `,"message_fixture_ids":`...)
-	b = append(b, f.fixtures...)
-	b = append(b, `,"now":`...)
-	b = appendString(b, o.Now)
-	b = append(b, `,"operation_id":`...)
-	b = appendString(b, o.OperationID)
-	b = append(b, `,"operation_instance_id":`...)
-	b = appendString(b, o.OperationInstanceID)
-	b = append(b, `,"phase":`...)
-	b = appendString(b, o.Phase)
-	b = append(b, `,"policy":`...)
-	b = append(b, f.policy...)
-	b = append(b, `,"retrieval":{"batch_budget_remaining":`...)
-	b = appendSafeInt(b, int64(o.BatchBudgetRemaining))
-	b = append(b, `,"catalogue":`...)
-	b = append(b, f.catalogue...)
-	b = append(b, `,"max_requests_per_batch":`...)
-	b = appendSafeInt(b, MaxRequestsPerBatch)
-	b = append(b, `,"record_contract":`...)
-	b = append(b, f.contract...)
-	b = append(b, `,"served":{`...)
-	var stack [16]string
-	tools := stack[:0]
-	for t := range o.Served {
-		tools = append(tools, t)
-	}
-	slices.Sort(tools)
-	for i, t := range tools {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, t)
-		b = append(b, ':')
-		b = o.Served[t].appendEntry(b)
-	}
-	b = append(b, `}},"turn_index":`...)
-	b = appendSafeInt(b, int64(o.TurnIndex))
-	b = append(b, `,"wake_event_types":`...)
-	b = append(b, f.wake...)
-	return append(b, '}')
 }

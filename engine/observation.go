@@ -1,14 +1,6 @@
 package engine
 
-import (
-	"crypto/sha256"
-	"encoding"
-	"encoding/hex"
-	"hash"
-	"slices"
-
-	"github.com/obaudit/obaudit/canon"
-)
+import "slices"
 
 // Agent is what an evaluated agent implements. Decide is called once per
 // turn with the observation the engine built; it returns a [Decision] (a
@@ -37,13 +29,6 @@ type Envelope struct {
 	enc []byte
 }
 
-func (e *Envelope) json() []byte {
-	if e.enc == nil {
-		e.enc = AppendCanonical(nil, e.Tree())
-	}
-	return e.enc
-}
-
 // Tree is the envelope as the observation shows it.
 func (e *Envelope) Tree() map[string]any {
 	if e == nil {
@@ -54,6 +39,22 @@ func (e *Envelope) Tree() map[string]any {
 		"payload": copyMap(e.Payload), "authority": e.Authority, "is_authoritative": e.IsAuthoritative,
 	}
 }
+
+// The envelope's two forms, its bytes encoded once from its tree
+// (twoForms).
+func (e *Envelope) canonTree() any { return e.Tree() }
+func (e *Envelope) appendCanonical(b []byte) []byte {
+	if e.enc == nil {
+		e.enc = AppendCanonical(nil, e.Tree())
+	}
+	return append(b, e.enc...)
+}
+
+// A served result's two forms (twoForms): its entry's bytes are
+// appendEntry's, held to Tree by TestObservationForms and
+// TestServeCacheIsExact.
+func (r *ToolResult) canonTree() any                  { return r.Tree() }
+func (r *ToolResult) appendCanonical(b []byte) []byte { return r.appendEntry(b) }
 
 // Rejection is the most recent refused proposal, wait or read.
 type Rejection struct {
@@ -115,161 +116,137 @@ func (o *Observation) RequiredReads(outcomeKey string) []string {
 	return out
 }
 
-func (o *Observation) lastRejectionTree() any {
+// The observation's members, declared once in key order: Projection and
+// Tree, the projection's canonical JSON and the digest's midstate cache
+// (which writes the projection's head and tail separately) all derive from
+// these (Members). The waking event and the served results keep their own
+// encodings and are declared with both forms (twoForms).
+
+// projection declares the model-visible projection.
+func (o *Observation) projection(m *Members) { o.members(m, true) }
+
+// published declares the full observation.
+func (o *Observation) published(m *Members) { o.members(m, false) }
+
+// members declares the observation's 14 members, the action schemas as
+// projected or as published.
+func (o *Observation) members(m *Members, projected bool) {
+	f := o.static.fragments()
+	m.Object("action_schemas", func(m *Members) {
+		for i := range f.actions {
+			a := &f.actions[i]
+			switch {
+			case !projected:
+				m.Value(a.key, a.published)
+			case o.readsMet(a):
+				m.formed(a.key, a.full)
+			default:
+				m.Object(a.key, func(m *Members) { m.Object("reads", func(m *Members) { o.unmetReads(m, a) }) })
+			}
+		}
+	})
+	m.formed("actors", f.actors)
+	if o.Event == nil {
+		m.Object("event", nil)
+	} else {
+		m.formed("event", o.Event)
+	}
+	m.Int("invocation_index", int64(o.InvocationIndex))
 	if o.LastRejection == nil {
-		return nil
+		m.Object("last_rejection", nil)
+	} else {
+		m.Object("last_rejection", o.LastRejection.members)
 	}
-	return map[string]any{"action_type": o.LastRejection.ActionType, "code": o.LastRejection.Code, "detail": o.LastRejection.Detail}
+	m.formed("message_fixture_ids", f.fixtures)
+	m.Str("now", o.Now)
+	m.Str("operation_id", o.OperationID)
+	m.Str("operation_instance_id", o.OperationInstanceID)
+	m.Str("phase", o.Phase)
+	m.formed("policy", f.policy)
+	m.Object("retrieval", func(m *Members) {
+		m.Int("batch_budget_remaining", int64(o.BatchBudgetRemaining))
+		m.formed("catalogue", f.catalogue)
+		m.Int("max_requests_per_batch", MaxRequestsPerBatch)
+		m.formed("record_contract", f.contract)
+		m.Object("served", o.servedMembers)
+	})
+	m.Int("turn_index", int64(o.TurnIndex))
+	m.formed("wake_event_types", f.wake)
 }
 
-func (o *Observation) retrievalTree() map[string]any {
-	cat := make(map[string]any, len(o.static.Catalogue))
-	for t, e := range o.static.Catalogue {
-		cat[t] = e.Tree()
+// readsMet reports whether every required read of a is served ok.
+func (o *Observation) readsMet(a *actionFrag) bool {
+	for _, r := range a.reads {
+		if !r.optional && !o.servedOK(r.tool) {
+			return false
+		}
 	}
-	served := make(map[string]any, len(o.Served))
-	for t, r := range o.Served {
-		served[t] = r.Tree()
-	}
-	return map[string]any{
-		"catalogue": cat, "record_contract": slices.Clone(o.static.RecordContract), "served": served,
-		"batch_budget_remaining": int64(o.BatchBudgetRemaining), "max_requests_per_batch": int64(MaxRequestsPerBatch),
+	return true
+}
+
+// unmetReads declares the reads of an action schema collapsed for its
+// unmet required reads: those, and its optional reads.
+func (o *Observation) unmetReads(m *Members, a *actionFrag) {
+	for _, r := range a.reads {
+		if r.optional || !o.servedOK(r.tool) {
+			m.Value(r.tool, r.strength)
+		}
 	}
 }
 
-func (o *Observation) common(schemas map[string]any) map[string]any {
-	return map[string]any{
-		"operation_instance_id": o.OperationInstanceID,
-		"operation_id":          o.OperationID,
-		"now":                   o.Now,
-		"invocation_index":      int64(o.InvocationIndex),
-		"turn_index":            int64(o.TurnIndex),
-		"policy":                o.static.Policy,
-		"actors":                o.static.Actors,
-		"message_fixture_ids":   canon.StringList(o.static.MessageFixtureIDs),
-		"action_schemas":        schemas,
-		"wake_event_types":      canon.StringList(o.static.WakeEventTypes),
-		"last_rejection":        o.lastRejectionTree(),
-		"phase":                 o.Phase,
-		"event":                 o.Event.Tree(),
-		"retrieval":             o.retrievalTree(),
+func (o *Observation) servedOK(tool string) bool {
+	r, ok := o.Served[tool]
+	return ok && r.OK
+}
+
+// servedMembers declares the served results by tool.
+func (o *Observation) servedMembers(m *Members) {
+	var stack [16]string
+	tools := stack[:0]
+	for t := range o.Served {
+		tools = append(tools, t)
 	}
+	sortStrings(tools)
+	for _, t := range tools {
+		m.formed(t, o.Served[t])
+	}
+}
+
+func (r *Rejection) members(m *Members) {
+	m.Str("action_type", r.ActionType)
+	m.Str("code", r.Code)
+	m.Str("detail", r.Detail)
 }
 
 // Tree is the full observation (upstream's as_dict): action schemas in
 // their published {required, optional, reads, evidence_refs} form. The
 // returned tree shares read-only parts with the engine.
-func (o *Observation) Tree() map[string]any {
-	schemas := make(map[string]any, len(o.static.ActionSchemas))
-	for k, s := range o.static.ActionSchemas {
-		schemas[k] = s
-	}
-	return o.common(schemas)
-}
+func (o *Observation) Tree() map[string]any { return MembersTree(o.published) }
 
 // Projection is the model-visible projection the observation digest is
 // taken over: the 14 fields, with an action schema whose required reads are
-// not all served collapsed to {"reads": {<unmet tool>: "required", …}} and
-// one whose reads are all served shown as {required, optional,
-// evidence_refs}.
-func (o *Observation) Projection() map[string]any {
-	schemas := make(map[string]any, len(o.static.ActionSchemas))
-	for k, s := range o.static.ActionSchemas {
-		reads, _ := s["reads"].(map[string]any)
-		unmet := map[string]any{}
-		optional := map[string]any{}
-		for t, strength := range reads {
-			if strength == "optional" {
-				optional[t] = strength
-				continue
-			}
-			if r, ok := o.Served[t]; !ok || !r.OK {
-				unmet[t] = strength
-			}
-		}
-		if len(unmet) > 0 {
-			for t, v := range optional {
-				unmet[t] = v
-			}
-			schemas[k] = map[string]any{"reads": unmet}
-			continue
-		}
-		schemas[k] = fullSchema(s, optional)
-	}
-	return o.common(schemas)
-}
+// not all served ok collapsed to {"reads": {<unmet tool>: "required", …}}
+// (with its optional reads) and one whose required reads are all served
+// shown as {required, optional, evidence_refs[, reads: its optional
+// reads]}. The returned tree shares read-only parts with the engine.
+func (o *Observation) Projection() map[string]any { return MembersTree(o.projection) }
 
-// fullSchema is an action schema as projected once its required reads are
-// met: its required, optional and evidence_refs fields, and its optional
-// reads (when it has any).
-func fullSchema(s, optional map[string]any) map[string]any {
-	p := map[string]any{}
-	for _, name := range []string{"required", "optional", "evidence_refs"} {
-		if v, ok := s[name]; ok {
-			p[name] = v
-		}
-	}
-	if len(optional) > 0 {
-		p["reads"] = optional
-	}
-	return p
-}
+// ProjectionJSON is the canonical JSON the observation digest is taken over
+// (the bytes form of [Observation.Projection]).
+func (o *Observation) ProjectionJSON() []byte { return AppendMembers(nil, o.projection) }
 
-// Digest is observation_digest_sha256: the SHA-256 of the upstream
-// canonical JSON of [Observation.Projection] (written without building the
-// tree; a test holds the two equal).
+// Digest is observation_digest_sha256: the SHA-256 of
+// [Observation.ProjectionJSON].
 func (o *Observation) Digest() string {
 	if o.digest == "" {
 		if o.mid != nil {
 			o.digest = o.mid.digest(o)
 		} else {
-			o.digest = hexSum(o.appendProjection(make([]byte, 0, 16<<10)))
+			o.digest = hexSum(o.ProjectionJSON())
 		}
 	}
 	return o.digest
 }
-
-// midstates digests observations for one execution. The projection's
-// prefix (action schemas and actors) repeats whenever the same tools are
-// served ok, so the SHA-256 state after it is kept per served set and each
-// digest hashes only the rest. The cache belongs to one execution and is
-// keyed by everything the prefix depends on; TestServeCacheIsExact holds
-// every digest to the hash of the whole canonical projection.
-type midstates struct {
-	states  map[string][]byte // servedKey → marshalled SHA-256 state after the prefix
-	h       hash.Hash
-	key     []byte
-	scratch []byte
-	sum     [sha256.Size]byte
-}
-
-func (m *midstates) digest(o *Observation) string {
-	if m.h == nil {
-		m.h = sha256.New()
-		m.states = map[string][]byte{}
-	}
-	m.key = o.servedKey(m.key[:0])
-	st, ok := m.states[string(m.key)]
-	if !ok {
-		m.h.Reset()
-		m.scratch = o.appendPrefix(m.scratch[:0])
-		m.h.Write(m.scratch)
-		var err error
-		if st, err = m.h.(encoding.BinaryMarshaler).MarshalBinary(); err != nil {
-			panic("engine: sha256 state: " + err.Error())
-		}
-		m.states[string(m.key)] = st
-	} else if err := m.h.(encoding.BinaryUnmarshaler).UnmarshalBinary(st); err != nil {
-		panic("engine: sha256 state: " + err.Error())
-	}
-	// m.h now holds the state after the prefix.
-	m.scratch = o.appendSuffix(m.scratch[:0])
-	m.h.Write(m.scratch)
-	return hex.EncodeToString(m.h.Sum(m.sum[:0]))
-}
-
-// ProjectionJSON is the canonical JSON the observation digest is taken over.
-func (o *Observation) ProjectionJSON() []byte { return o.appendProjection(nil) }
 
 func (x *execution) observation(env *Envelope, turn int) *Observation {
 	served := x.served // never mutated in place: each batch or invalidation replaces it
