@@ -40,6 +40,16 @@ func decisionRecord(o *Members, d Decision) map[string]any {
 	return o.EndTree().(map[string]any)
 }
 
+// decision declares a member holding d's record (d.Record()), nested
+// through o when d is declared.
+func (o *Members) decision(k string, d Decision) {
+	if x := declaredOf(d); x != nil {
+		o.Object(k, x.members)
+		return
+	}
+	o.Value(k, d.Record())
+}
+
 func appendStrings(b []byte, ss []string) []byte {
 	b = append(b, '[')
 	for i, s := range ss {

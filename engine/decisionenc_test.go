@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/obaudit/obaudit/canon"
@@ -67,5 +70,59 @@ func TestRetrieveRecord(t *testing.T) {
 		if got, _ := canon.Upstream(d.Record()); string(got) != want {
 			t.Errorf("%v: record %s, want %s", c.reqs, got, want)
 		}
+	}
+}
+
+// foreignDecision is a Decision type from outside the engine (not
+// declared): the tape holds its Record as it is.
+type foreignDecision struct{}
+
+func (foreignDecision) Kind() string { return "FOREIGN" }
+func (foreignDecision) Record() map[string]any {
+	return map[string]any{"kind": "FOREIGN", "z": []any{"\u2028"}}
+}
+
+// TestDecisionTape holds the decision tape's bytes (what the decisions
+// digest is taken over) to canon.Upstream of its entries, each entry to its
+// four keys and its outcome to the decision's Record (the record the
+// agent_outcome row shares), for declared kinds, a nil decision, a nil
+// Wait and a foreign Decision type.
+func TestDecisionTape(t *testing.T) {
+	x := &execution{}
+	var tape []byte
+	decisions := []Decision{
+		&Act{ActionType: "a", Payload: map[string]any{"k": "v"}, EvidenceRefs: []string{"e"}, Rationale: "r\"q"},
+		nil,
+		(*Wait)(nil),
+		&Retrieve{Requests: []Request{{Tool: "b"}, {Tool: "a", Arguments: map[string]any{"k": "v"}}}},
+		foreignDecision{},
+	}
+	for i, d := range decisions {
+		obs := &Observation{InvocationIndex: i + 1, TurnIndex: 300 + i, digest: fmt.Sprintf("%064x", i)}
+		x.recordDecision(obs, d)
+		tape = append(tape, x.decScratch...)
+		entry := x.decisions[i].(map[string]any)
+		if got := slices.Sorted(maps.Keys(entry)); !slices.Equal(got, []string{"invocation_index", "observation_digest_sha256", "outcome", "turn_index"}) {
+			t.Errorf("entry %d keys %v", i, got)
+		}
+		if entry["invocation_index"] != int64(i+1) || entry["turn_index"] != int64(300+i) || entry["observation_digest_sha256"] != obs.digest || x.obsDigests[i] != obs.digest {
+			t.Errorf("entry %d: %v", i, entry)
+		}
+		if d == nil {
+			d = &Malformed{Code: "MODEL_OUTPUT_UNCLASSIFIED"}
+		}
+		if got, want := canon.String(x.lastRecord, canon.UpstreamForm), canon.String(d.Record(), canon.UpstreamForm); got != want || canon.String(entry["outcome"], canon.UpstreamForm) != want {
+			t.Errorf("entry %d: outcome %s, want %s", i, got, want)
+		}
+	}
+	want, err := canon.Upstream(x.decisions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(tape)+"]" != string(want) {
+		t.Errorf("tape bytes\n got %s]\nwant %s", tape, want)
+	}
+	if got := x.decisionsDigest(); got != canon.SHA256Hex(want) {
+		t.Errorf("decisions digest %s, want %s", got, canon.SHA256Hex(want))
 	}
 }

@@ -130,7 +130,7 @@ type ledger struct {
 	boxes       map[string]any
 	atQuoted    []byte // atQuotedFor as canonical JSON
 	atQuotedFor string
-	enc         Members // encodes decisions (appendDecision)
+	enc         Members // encodes decisions (appendDecision) and the tape's entries
 	// keep, when set, receives every byte fed to the digest.
 	keep *[]byte
 	// comparing: instead of hashing, compare every byte with ref (the
@@ -641,42 +641,50 @@ func (x *execution) invoke(trigger *Event) {
 		"the agent produced %d outcomes in one invocation without waiting, escalating or completing", maxTurns))
 }
 
+// tapeEntry is one entry of the decision tape: the decision made on an
+// observation, whose digest it names.
+type tapeEntry struct {
+	obs    *Observation
+	digest string
+	d      Decision
+}
+
+// members declares the entry: both its tree (x.decisions) and its bytes
+// (fed to the decisions digest) derive from these.
+func (e *tapeEntry) members(o *Members) {
+	o.Int("invocation_index", int64(e.obs.InvocationIndex))
+	o.Str("observation_digest_sha256", e.digest)
+	o.decision("outcome", e.d)
+	o.Int("turn_index", int64(e.obs.TurnIndex))
+}
+
 // recordDecision appends one entry to the decision tape and feeds its
-// canonical bytes to the running decisions digest. The outcome record is
-// kept in x.lastRecord for the agent_outcome row that follows (the row and
-// the tape share that read-only map).
+// canonical bytes to the running decisions digest. The entry's outcome
+// record is kept in x.lastRecord for the agent_outcome row that follows
+// (the row and the tape share that read-only map).
 func (x *execution) recordDecision(obs *Observation, d Decision) {
 	if d == nil {
 		d = &Malformed{Code: "MODEL_OUTPUT_UNCLASSIFIED"}
 	}
-	rec := decisionRecord(&x.ledger.enc, d)
-	x.lastRecord = rec
-	digest := obs.Digest()
-	x.obsDigests = append(x.obsDigests, digest)
-	x.decisions = append(x.decisions, map[string]any{
-		"invocation_index": int64(obs.InvocationIndex), "turn_index": int64(obs.TurnIndex),
-		"observation_digest_sha256": digest, "outcome": rec,
-	})
+	e := tapeEntry{obs: obs, digest: obs.Digest(), d: d}
+	x.obsDigests = append(x.obsDigests, e.digest)
+	o := &x.ledger.enc
+	o.BeginTree(false)
+	e.members(o)
+	entry := o.EndTree().(map[string]any)
+	x.lastRecord = entry["outcome"].(map[string]any)
+	x.decisions = append(x.decisions, entry)
 	if x.decHash == nil {
 		x.decHash = sha256.New()
 	}
-	b := x.decScratch[:0]
+	sep := byte(',')
 	if len(x.decisions) == 1 {
-		b = append(b, '[')
-	} else {
-		b = append(b, ',')
+		sep = '['
 	}
-	b = append(b, `{"invocation_index":`...)
-	b = appendSafeInt(b, int64(obs.InvocationIndex))
-	b = append(b, `,"observation_digest_sha256":`...)
-	b = appendString(b, digest)
-	b = append(b, `,"outcome":`...)
-	b = appendDecision(&x.ledger.enc, b, d)
-	b = append(b, `,"turn_index":`...)
-	b = appendSafeInt(b, int64(obs.TurnIndex))
-	b = append(b, '}')
-	x.decHash.Write(b)
-	x.decScratch = b
+	o.Begin(append(x.decScratch[:0], sep), false)
+	e.members(o)
+	x.decScratch = o.End()
+	x.decHash.Write(x.decScratch)
 }
 
 // decisionsDigest is decisions_digest_sha256 of the tape recorded so far.

@@ -136,7 +136,8 @@ func (o *Members) IsTree() bool { return o.tree }
 // not compared here: a declaration out of key order writes bytes that are
 // not its tree's canonical form, which the test holding that record's two
 // forms equal refuses (every declaration has one: TestRootEncodersMatchTrees,
-// TestDecisionEncoding, TestMembersForms, TestObservationForms).
+// TestDecisionEncoding, TestDecisionTape, TestMembersForms,
+// TestObservationForms).
 func (o *Members) key(k string) asWhat {
 	if o.bare && o.n > 0 {
 		panic("engine: a single-member declaration declared a second member " + k)
