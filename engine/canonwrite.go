@@ -32,10 +32,6 @@ func appendString(dst []byte, s string) []byte {
 	return b
 }
 
-// AppendInt appends the canonical JSON of n; it panics outside ±(2^53-1),
-// where canon refuses integers.
-func AppendInt(dst []byte, n int64) []byte { return appendSafeInt(dst, n) }
-
 // AppendBool appends true or false.
 func AppendBool(dst []byte, b bool) []byte {
 	if b {

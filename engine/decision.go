@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/obaudit/obaudit/format/decision"
 	"github.com/obaudit/obaudit/refusal"
@@ -166,25 +165,19 @@ func (r *Retrieve) members(o *Members) {
 // argument sets, in which case the requests as given (the environment
 // refuses that batch, and a replay must reproduce the same refusal).
 func (r *Retrieve) recorded(dst []Request) []Request {
-	var stack [2 * MaxRequestsPerBatch]string
-	keys := stack[:0]
-	for _, q := range r.Requests {
-		keys = append(keys, argumentKey(q.Arguments))
-	}
-	for i, q := range r.Requests {
-		for j := range i {
-			if r.Requests[j].Tool == q.Tool && keys[j] != keys[i] {
-				return append(dst, r.Requests...)
-			}
+	var scratch requestScratch
+	keys, order := scratch.sort(r.Requests)
+	for n := 1; n < len(order); n++ {
+		if p, i := order[n-1], order[n]; r.Requests[p].Tool == r.Requests[i].Tool && keys[p] != keys[i] {
+			return append(dst, r.Requests...)
 		}
 	}
-	start := len(dst)
-	for _, q := range r.Requests {
-		if !slices.ContainsFunc(dst[start:], func(p Request) bool { return p.Tool == q.Tool }) {
-			dst = append(dst, q)
+	// No conflict: a tool's requests are equal, and the first is its first.
+	for n, i := range order {
+		if n == 0 || r.Requests[order[n-1]].Tool != r.Requests[i].Tool {
+			dst = append(dst, r.Requests[i])
 		}
 	}
-	slices.SortFunc(dst[start:], func(a, b Request) int { return strings.Compare(a.Tool, b.Tool) })
 	return dst
 }
 

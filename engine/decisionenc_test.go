@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/obaudit/obaudit/canon"
@@ -52,6 +53,13 @@ func TestDecisionEncoding(t *testing.T) {
 // one tool carries two argument sets, the requests as given.
 func TestRetrieveRecord(t *testing.T) {
 	kv := map[string]any{"k": "v"}
+	many := func(n int, pattern ...Request) []Request { // more than the scratch arrays hold
+		var out []Request
+		for i := range n {
+			out = append(out, pattern[i%len(pattern)])
+		}
+		return out
+	}
 	for _, c := range []struct {
 		reqs []Request
 		want string
@@ -61,6 +69,8 @@ func TestRetrieveRecord(t *testing.T) {
 		{[]Request{{Tool: "b", Arguments: kv}, {Tool: "a"}}, `[{"arguments":{},"tool":"a"},{"arguments":{"k":"v"},"tool":"b"}]`},
 		{[]Request{{Tool: "b", Arguments: kv}, {Tool: "b", Arguments: map[string]any{"k": "v"}}, {Tool: "a"}}, `[{"arguments":{},"tool":"a"},{"arguments":{"k":"v"},"tool":"b"}]`},
 		{[]Request{{Tool: "c"}, {Tool: "b", Arguments: kv}, {Tool: "b"}}, `[{"arguments":{},"tool":"c"},{"arguments":{"k":"v"},"tool":"b"},{"arguments":{},"tool":"b"}]`},
+		{many(18, Request{Tool: "b", Arguments: kv}, Request{Tool: "a"}), `[{"arguments":{},"tool":"a"},{"arguments":{"k":"v"},"tool":"b"}]`},
+		{append(many(9, Request{Tool: "b"}), Request{Tool: "b", Arguments: kv}), `[` + strings.Repeat(`{"arguments":{},"tool":"b"},`, 9) + `{"arguments":{"k":"v"},"tool":"b"}]`},
 	} {
 		d := &Retrieve{Requests: c.reqs}
 		want := `{"kind":"RETRIEVE","requests":` + c.want + `}`

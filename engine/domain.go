@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/obaudit/obaudit/canon"
@@ -350,6 +352,33 @@ func (r *ToolResult) Tree() map[string]any {
 		"record_version": r.RecordVersion, "as_of": r.AsOf, "schema_id": r.SchemaID,
 		"records": r.Records, "ok": r.OK, "error_code": nil,
 	}
+}
+
+// requestScratch sorts a batch's requests (requestOrder), in arrays for a
+// batch of up to 2×MaxRequestsPerBatch requests.
+type requestScratch struct {
+	keys  [2 * MaxRequestsPerBatch]string
+	order [2 * MaxRequestsPerBatch]int
+}
+
+// sort returns each request's argumentKey and the requests' indices stably
+// sorted by tool, then argument key: the order in which equal requests are
+// adjacent, and so are one tool's. A batch and its record (the environment's
+// check and Retrieve's record) read their sets off it, in O(n log n) however
+// many requests a model sends.
+func (s *requestScratch) sort(reqs []Request) ([]string, []int) {
+	keys, order := s.keys[:0], s.order[:0]
+	for i, q := range reqs {
+		keys = append(keys, argumentKey(q.Arguments))
+		order = append(order, i)
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := strings.Compare(reqs[a].Tool, reqs[b].Tool); c != 0 {
+			return c
+		}
+		return strings.Compare(keys[a], keys[b])
+	})
+	return keys, order
 }
 
 // argumentKey is an order-independent identity for request arguments.

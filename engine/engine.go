@@ -767,13 +767,11 @@ func canonicalTools(b *Retrieve) []string {
 const budgetExhausted = "the retrieval batch budget for this invocation is spent; the bound is published on every observation and this is a refusal rather than a silently truncated read"
 
 // batchProblem mirrors upstream's retrieval_batch_problem, in its order.
-// A batch is short (MaxRequestsPerBatch distinct requests pass), so its
-// sets are small slices: nothing is allocated for a batch that passes
-// without arguments.
+// Its sets are read off the requests in requestOrder (O(n log n) however
+// many a model sends; nothing allocated for a batch of up to
+// 2×MaxRequestsPerBatch requests without arguments).
 func (x *execution) batchProblem(b *Retrieve, remaining int) (string, string) {
-	args := false // some request carries arguments: without any, no two differ and none is invented
 	for i, q := range b.Requests {
-		args = args || len(q.Arguments) > 0
 		if q.Tool == "" {
 			return "MALFORMED_RETRIEVAL_REQUEST", fmt.Sprintf("request %d: a retrieval request must name a non-empty tool", i)
 		}
@@ -786,51 +784,35 @@ func (x *execution) batchProblem(b *Retrieve, remaining int) (string, string) {
 	if len(b.Requests) < 1 {
 		return "EMPTY_RETRIEVAL_BATCH", "a retrieval batch carries at least one request; an empty one asks the environment for nothing and would be a turn spent on silence"
 	}
-	var stack [2 * MaxRequestsPerBatch]string
-	keys := stack[:0]
-	for _, q := range b.Requests {
-		keys = append(keys, argumentKey(q.Arguments))
-	}
+	var scratch requestScratch
+	reqs := b.Requests
+	keys, order := scratch.sort(reqs)
+	// In order, equal requests are adjacent, and so are a tool's requests.
 	distinct := 0
-	for i, q := range b.Requests {
-		first := true
-		for j := range i {
-			if b.Requests[j].Tool == q.Tool && keys[j] == keys[i] {
-				first = false
-				break
+	var conflict, unknown []string
+	for n, i := range order {
+		if n > 0 {
+			p := order[n-1]
+			if reqs[p].Tool == reqs[i].Tool {
+				if keys[p] != keys[i] {
+					distinct++
+					if _, ok := x.static.Catalogue[reqs[i].Tool]; ok && !slices.Contains(conflict, reqs[i].Tool) {
+						conflict = append(conflict, reqs[i].Tool)
+					}
+				}
+				continue
 			}
 		}
-		if first {
-			distinct++
+		distinct++
+		if _, ok := x.static.Catalogue[reqs[i].Tool]; !ok {
+			unknown = append(unknown, reqs[i].Tool)
 		}
 	}
 	if distinct > MaxRequestsPerBatch {
 		return "RETRIEVAL_BATCH_TOO_LARGE", fmt.Sprintf("a retrieval batch carries at most %d distinct requests and this one carries %d", MaxRequestsPerBatch, distinct)
 	}
-	var conflict []string
-	for i, q := range b.Requests {
-		if !args {
-			break
-		}
-		if _, ok := x.static.Catalogue[q.Tool]; !ok || slices.Contains(conflict, q.Tool) {
-			continue
-		}
-		for j, o := range b.Requests {
-			if o.Tool == q.Tool && keys[j] != keys[i] {
-				conflict = append(conflict, q.Tool)
-				break
-			}
-		}
-	}
-	if len(conflict) > 0 {
-		slices.Sort(conflict)
+	if len(conflict) > 0 { // in tool order
 		return "CONFLICTING_RETRIEVAL_ARGUMENTS", fmt.Sprintf("the batch names %s more than once with different arguments; a duplicate collapses, but two argument sets under one tool name are two questions and the environment does not choose between them", python.Loose.StrList(conflict))
-	}
-	var unknown []string
-	for _, q := range b.Requests {
-		if _, ok := x.static.Catalogue[q.Tool]; !ok && !slices.Contains(unknown, q.Tool) {
-			unknown = append(unknown, q.Tool)
-		}
 	}
 	if len(unknown) > 0 {
 		names := make([]string, 0, len(x.static.Catalogue))
@@ -841,8 +823,8 @@ func (x *execution) batchProblem(b *Retrieve, remaining int) (string, string) {
 		return "UNKNOWN_RETRIEVAL_TOOL", fmt.Sprintf("the batch names %d tool(s) outside the published catalogue; it publishes %s", len(unknown), python.Loose.StrList(names))
 	}
 	for _, q := range b.Requests {
-		if !args {
-			break
+		if len(q.Arguments) == 0 {
+			continue
 		}
 		declared := x.static.Catalogue[q.Tool].Arguments
 		var invented []string
