@@ -705,7 +705,10 @@ func TestPackBoundary(t *testing.T) {
 // the obaudit_sigstore tag), in step (house style S2): adding a module is a
 // visible diff. And it holds the line that keeps obaudit's start-up small:
 // the default build links no sigstore-go, protobuf or gRPC package (they
-// come with bundle verification, artefact/sigstore/sigverify).
+// come with bundle verification, artefact/sigstore/sigverify) and no JSON
+// Schema library (whose package init compiles its draft metaschemas: the
+// published schemas run in obaudit-sigstore, and are the named checks'
+// oracles in the tests).
 func TestBinaryDeps(t *testing.T) {
 	for _, build := range []struct{ tags, golden, name string }{
 		{"", "cmd/obaudit/deps.txt", "obaudit"},
@@ -726,6 +729,9 @@ func TestBinaryDeps(t *testing.T) {
 			if build.tags == "" && (strings.HasPrefix(l, "github.com/sigstore/sigstore-go/") || strings.HasPrefix(l, "google.golang.org/protobuf/") ||
 				strings.HasPrefix(l, "google.golang.org/grpc") || l == "github.com/obaudit/obaudit/artefact/sigstore/sigverify") {
 				t.Errorf("the default build links %s: Sigstore bundle verification belongs to obaudit-sigstore (-tags obaudit_sigstore)", l)
+			}
+			if build.tags == "" && (strings.HasPrefix(l, "github.com/santhosh-tekuri/jsonschema") || l == "github.com/obaudit/obaudit/internal/offlineschema") {
+				t.Errorf("the default build links %s: the published JSON Schemas run in obaudit-sigstore (-tags obaudit_sigstore); the named checks are the validator", l)
 			}
 		}
 		checkGolden(t, build.golden, b.Bytes(), "TestBinaryDeps")

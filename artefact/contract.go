@@ -400,3 +400,13 @@ var (
 		"input_tokens", "output_tokens", "decision_call_index",
 	}
 )
+
+// SchemaApplies reports whether the published JSON Schema
+// (schemas/artefact/v8.json, run by artefact/schema) speaks to a tree:
+// every document except one declaring a contract 1..7 this build also reads
+// (the schema is contract 8's, and holds artifact_version to 8).
+func SchemaApplies(tree any) bool {
+	root, _ := tree.(map[string]any)
+	v, ok := root["artifact_version"].(int64)
+	return !ok || v < OldestVersion || v >= Version
+}

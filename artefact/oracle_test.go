@@ -73,7 +73,7 @@ type oracleVector struct {
 // artefacts in the CLI testscripts) and every fuzz corpus entry (FuzzRead's
 // seeds and artefact/testdata/fuzz/FuzzRead) is given to both, and they
 // must reach the same verdict, save exactly the documented exceptions. A document declaring contract 1..7 is not the
-// schema's (schema.Applies); one that does not parse is judged by neither.
+// schema's (artefact.SchemaApplies); one that does not parse is judged by neither.
 func TestSchemaOracle(t *testing.T) {
 	vectors := oracleVectors(t)
 	opts := testOptions()
@@ -110,7 +110,7 @@ func TestSchemaOracle(t *testing.T) {
 		} else {
 			_, named = artefact.Validate(tree, opts)
 		}
-		if !schema.Applies(tree) {
+		if !artefact.SchemaApplies(tree) {
 			continue
 		}
 		judged++
@@ -150,7 +150,7 @@ func schemaVerdict(v oracleVector) error {
 			return nil
 		}
 	}
-	if !schema.Applies(tree) {
+	if !artefact.SchemaApplies(tree) {
 		return nil
 	}
 	return schema.Check(tree)

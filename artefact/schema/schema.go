@@ -7,7 +7,10 @@
 // them as an oracle (artefact's TestSchemaOracle gives every committed
 // vector to both and requires one verdict). `obaudit validate --schema`
 // runs [Check] beside the named checks and reports both verdicts. It lives
-// in its own package so that nothing else links the schema library.
+// in its own package so that nothing else links the schema library, whose
+// package init compiles its draft metaschemas: only obaudit-sigstore (the
+// obaudit_sigstore build) and the tests link it, and the default obaudit
+// hands validate --schema to obaudit-sigstore.
 //
 // # Refusals
 //
@@ -130,13 +133,4 @@ func schemaError(err error, prefix string) error {
 		return err
 	}
 	return artefact.RefusalAt(artefact.ErrSchema, prefix+leaf.InstanceLocation, "violates %s: %s", leaf.KeywordLocation, leaf.Message)
-}
-
-// Applies reports whether the published schema speaks to a tree: every
-// document except one declaring a contract 1..7 this build also reads (the
-// schema is contract 8's, and holds artifact_version to 8).
-func Applies(tree any) bool {
-	root, _ := tree.(map[string]any)
-	v, ok := root["artifact_version"].(int64)
-	return !ok || v < artefact.OldestVersion || v >= artefact.Version
 }

@@ -19,7 +19,7 @@ func newExportCmd(g *globals) *cobra.Command {
 		Use:   "export",
 		Short: "Export an episode in a format read outside the benchmark",
 	}
-	c.AddCommand(newExportAgentRunCmd(g))
+	c.AddCommand(markSibling(newExportAgentRunCmd(g), "holds its record to the Agent Run JSON Schema"))
 	return c
 }
 
@@ -39,7 +39,8 @@ created exclusively and never overwritten.
 
 The schema's external references (the okf-envelope slug, the case-study source, related case
 and record metadata) resolve to labelled local stand-ins unless --schema-dir supplies the real
-documents (every *.json there, keyed by its $id). Nothing is fetched.
+documents (every *.json there, keyed by its $id). Nothing is fetched. The command runs in
+obaudit-sigstore, which links the JSON Schema library.
 
 Exit 0: exported. Exit 1: refused, by class.`,
 		Args: cobra.ExactArgs(1),
@@ -104,7 +105,7 @@ Exit 0: exported. Exit 1: refused, by class.`,
 
 // standInNote says on stderr when external $ids were checked against the
 // local stand-ins rather than the real documents.
-func standInNote(cmd *cobra.Command, s *agentrun.Schema) {
+func standInNote(cmd *cobra.Command, s agentRunSchema) {
 	if n := s.StandInsUsed(); n > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: checked against %d local stand-in schema(s) for external $ids; --schema-dir supplies the real ones\n", n)
 	}
@@ -125,14 +126,17 @@ func agentRunPath(output string, rec *agentrun.Record) (string, error) {
 	return filepath.Clean(output), nil
 }
 
-func compileAgentRunSchema(dir string) (*agentrun.Schema, error) {
+// compileAgentRunSchema compiles the Agent Run schema, its external $ids
+// resolved to the documents in dir ("": the embedded stand-ins). Only a
+// binary that links the schema library runs it.
+func compileAgentRunSchema(dir string) (agentRunSchema, error) {
 	if dir == "" {
-		return agentrun.CompileSchema(nil)
+		return schemaLib.agentRun(nil)
 	}
-	return agentrun.CompileSchema(os.DirFS(dir))
+	return schemaLib.agentRun(os.DirFS(dir))
 }
 
-func schemaSources(s *agentrun.Schema) []any {
+func schemaSources(s agentRunSchema) []any {
 	var out []any
 	for _, src := range s.Sources() {
 		m := map[string]any{"id": src.ID, "origin": src.Origin}

@@ -9,6 +9,7 @@ import (
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/export/agentrun"
+	"github.com/obaudit/obaudit/export/agentrun/agentrunschema"
 	episodereport "github.com/obaudit/obaudit/report"
 )
 
@@ -101,7 +102,11 @@ func exportRecord(t *testing.T, raw []byte) (*artefact.Document, *agentrun.Recor
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}
-	rec, err := agentrun.Export(doc, exportOperation(doc), nil)
+	s, err := agentrunschema.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := agentrun.Export(doc, exportOperation(doc), s)
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}

@@ -53,8 +53,9 @@ func execCode(t *testing.T, dir, bin string, args ...string) (int, string, strin
 	return 0, out.String(), errb.String()
 }
 
-// TestHandOver: the default build verifies nothing itself. Each command
-// that verifies a bundle runs in the obaudit-sigstore beside it (found
+// TestHandOver: the default build verifies nothing and runs no JSON Schema
+// itself. Each command that verifies a bundle or runs a published schema
+// runs in the obaudit-sigstore beside it (found
 // through a symlink to obaudit too) with the same output and exit code as
 // in one binary, accepted or refused; without one it fails (exit 70)
 // naming what to install, before reading or writing anything; the other
@@ -69,8 +70,18 @@ func TestHandOver(t *testing.T) {
 	mustRun(t, "sign", "--key", at("k.key"), at("a.json"))
 	commit := []string{"commit", "--key", at("k.key"), "--origin", "obaudit.example/h", "--output", at("camp"), at("a.sigstore.json")}
 	mustRun(t, commit...)
+	mustRun(t, "export", "agent-run", "--output", work+string(filepath.Separator), at("a.json"))
+	records, err := filepath.Glob(at("operatebench-*.json"))
+	if err != nil || len(records) != 1 {
+		t.Fatalf("exported records %v, %v", records, err)
+	}
 	cases := [][]string{
 		{"verify", "--key", at("k.pub"), "--bundle", at("a.sigstore.json"), at("a.json")},
+		// The JSON Schema library is obaudit-sigstore's too: whole
+		// commands, and validate under a flag (handed over from its RunE).
+		{"export", "agent-run", at("a.json")},
+		{"validate", "--schema", at("a.json")},
+		{"--json", "validate", "--agent-run", records[0]},
 		{"--json", "verify", "--key", at("other.pub"), "--bundle", at("a.sigstore.json"), at("a.json")},
 		commit, // refused after verifying: its outputs exist
 		{"campaign", "verify", at("no-such-campaign")},

@@ -44,6 +44,12 @@ func (e *ranErr) Unwrap() error { return e.err }
 // globals are the flags every command shares.
 type globals struct {
 	json bool
+	// handOver runs the whole command line in obaudit-sigstore, for a
+	// command that needs what only it links under the flags given (what
+	// says so: "obaudit validate --schema runs the published JSON
+	// Schema"); it returns the [handedOver] that carries the exit code, or
+	// why it could not. A RunE calls it before reading anything.
+	handOver func(what string) error
 }
 
 // newRootCmd builds a fresh command tree reading stdin and writing stdout
@@ -112,6 +118,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var g globals
 	out := &countingWriter{w: stdout}
 	root := newRootCmd(&g, interruptibleReader(ctx, stdin), out, stderr)
+	g.handOver = func(what string) error {
+		code, err := handOverTo(ctx, what, args, stdin, stdout, stderr)
+		if err != nil {
+			return err
+		}
+		return &handedOver{code}
+	}
 	over, code, err := handOver(ctx, root, args, stdin, stdout, stderr)
 	switch {
 	case over && err == nil:
@@ -121,6 +134,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	default:
 		root.SetArgs(args)
 		err = root.ExecuteContext(ctx)
+		if h := (*handedOver)(nil); errors.As(err, &h) {
+			return h.code
+		}
 	}
 	o := outcomeOf(ctx, err)
 	o.print(stderr)

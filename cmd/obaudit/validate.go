@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/obaudit/obaudit/artefact"
-	artefactschema "github.com/obaudit/obaudit/artefact/schema"
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/episode"
@@ -32,7 +31,8 @@ decisions digests, recomputed over upstream canonical JSON. These named checks a
 validator; the published JSON Schema (schemas/artefact/v8.json) is held to them as an
 oracle by the test suite. --schema also runs the published schema itself on the document
 (any but one declaring contract 1-7) and reports both verdicts; either refusing exits 1
-(artefact/schema when the schema refuses what the named checks accept).
+(artefact/schema when the schema refuses what the named checks accept). --schema and
+--agent-run run in obaudit-sigstore, which links the JSON Schema library.
 
 A contract-8 artefact under an engine version and an operation spec this build carries
 is then re-graded: its summary fields (status, terminal_outcome, replay_final,
@@ -49,6 +49,16 @@ read out of an artefact alone attributes nothing (see obaudit bundle).
 Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON pointer.`,
 		Args: agentRunArgs(&agentRun, cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !linked() {
+				// The published schemas run in obaudit-sigstore, which links
+				// the schema library (handover.go).
+				switch {
+				case agentRun.file != "":
+					return g.handOver(cmd.CommandPath() + " --agent-run holds the record to the Agent Run JSON Schema")
+				case schema:
+					return g.handOver(cmd.CommandPath() + " --schema runs the published JSON Schema")
+				}
+			}
 			if agentRun.file != "" {
 				return validateAgentRun(cmd, g, agentRun)
 			}
@@ -145,7 +155,7 @@ func validateArtefact(b []byte) (*artefact.Document, error) {
 }
 
 // schemaVerdict is validate --schema's second verdict: the published JSON
-// Schema's on the same document (artefact/schema.Check), or why it does
+// Schema's on the same document (artefact/schema.Check, in a binary that links it), or why it does
 // not apply.
 type schemaVerdict struct {
 	notApplicable string // why the schema was not run, or ""
@@ -168,13 +178,13 @@ func checkSchema(b []byte, doc *artefact.Document) *schemaVerdict {
 	if why := schemaNotApplicable(tree); why != "" {
 		return &schemaVerdict{notApplicable: why}
 	}
-	return &schemaVerdict{err: artefactschema.Check(tree)}
+	return &schemaVerdict{err: schemaLib.artefact(tree)}
 }
 
 // schemaNotApplicable says why the published schema does not speak to a
 // tree (it declares contract 1-7), or "".
 func schemaNotApplicable(tree any) string {
-	if artefactschema.Applies(tree) {
+	if artefact.SchemaApplies(tree) {
 		return ""
 	}
 	return fmt.Sprintf("not applicable (contract %v; the published schema is contract %d's)", tree.(map[string]any)["artifact_version"], artefact.Version)

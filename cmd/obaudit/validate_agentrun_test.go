@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/obaudit/obaudit/export/agentrun"
+	"github.com/obaudit/obaudit/export/agentrun/agentrunschema"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/spf13/cobra"
@@ -71,15 +72,15 @@ func TestValidateAgentRunMode(t *testing.T) {
 		class refusal.Class
 	}{
 		"renamed":  {renamed, agentrun.ErrIDMismatch.Class},
-		"tampered": {tampered, agentrun.ErrSchemaInvalid.Class},
+		"tampered": {tampered, agentrunschema.ErrSchemaInvalid.Class},
 	} {
 		_, err := runAgentRunValidate(t, "--agent-run", c.file)
 		if got, _ := refusal.ClassOf(err); got != c.class {
 			t.Errorf("%s: validate --agent-run = %v, want class %s", name, err, c.class)
 		}
 	}
-	if _, err := runAgentRunValidate(t, "--agent-run", good, "--schema-dir", filepath.Join(dir, "missing")); !errorIs(err, agentrun.ErrSchemaUnloadable) {
-		t.Errorf("missing --schema-dir: %v, want %s", err, agentrun.ErrSchemaUnloadable.Class)
+	if _, err := runAgentRunValidate(t, "--agent-run", good, "--schema-dir", filepath.Join(dir, "missing")); !errorIs(err, agentrunschema.ErrSchemaUnloadable) {
+		t.Errorf("missing --schema-dir: %v, want %s", err, agentrunschema.ErrSchemaUnloadable.Class)
 	}
 }
 

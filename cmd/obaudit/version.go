@@ -25,7 +25,8 @@ func newVersionCmd(g *globals) *cobra.Command {
 				"ledger_version":    schemas.LedgerVersion,
 			}
 			state, detail := verification()
-			v["sigstore_verification"] = state
+			// obaudit-sigstore links both (handover.go).
+			v["sigstore_verification"], v["json_schema_validation"] = state, state
 			if detail != "" {
 				v["sigstore_verification_detail"] = detail
 			}
@@ -37,13 +38,15 @@ func newVersionCmd(g *globals) *cobra.Command {
 			fmt.Fprintf(w, "engines: %s (upstream 0.9.0), %s (default)\n", schemas.EngineUpstream, schemas.EngineObaudit)
 			fmt.Fprintf(w, "artefact contract: %d (reads 1-%d)\n", schemas.ArtefactContract, schemas.ArtefactContract)
 			fmt.Fprintf(w, "execution ledger: v%d (reads v2, v3)\n", schemas.LedgerVersion)
-			switch state {
-			case "linked":
-				fmt.Fprintf(w, "sigstore verification: linked\n")
-			case "beside":
-				fmt.Fprintf(w, "sigstore verification: in %s\n", detail)
-			default:
-				fmt.Fprintf(w, "sigstore verification: missing (%s)\n", detail)
+			for _, what := range []string{"sigstore verification", "json schema validation"} {
+				switch state {
+				case "linked":
+					fmt.Fprintf(w, "%s: linked\n", what)
+				case "beside":
+					fmt.Fprintf(w, "%s: in %s\n", what, detail)
+				default:
+					fmt.Fprintf(w, "%s: missing (%s)\n", what, detail)
+				}
 			}
 			return nil
 		},

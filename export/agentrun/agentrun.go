@@ -4,11 +4,14 @@
 //
 // [Export] takes an artefact its caller has read and validated
 // ([artefact.Read]; an artefact that does not validate is not exported),
-// maps it field by field as docs/agent-run-mapping.md documents, and checks
-// the record against the compiled schema before returning it.
-// [ValidateRecord] checks a record file: strict JSON, the schema, and the
-// slug rule the schema cannot express (the record's id equals its file's
-// slug).
+// maps it field by field as docs/agent-run-mapping.md documents, and holds
+// the record to the Agent Run schema (a [Checker]: the compiled schema of
+// export/agentrun/agentrunschema) before returning it. [ValidateRecord]
+// checks a record file: strict JSON, the schema, and the slug rule the
+// schema cannot express (the record's id equals its file's slug).
+//
+// The package does not link the schema library itself: its [Checker] does
+// (agentrunschema), so that a binary that exports nothing links none of it.
 //
 // # Format
 //
@@ -18,10 +21,9 @@
 //
 // # Refusals
 //
-//   - [ErrSchemaInvalid]: a record does not satisfy the Agent Run schema.
 //   - [ErrIDMismatch]: a record's id is not its file's slug.
-//   - [ErrSchemaUnloadable]: the schema could not be compiled offline from
-//     the embedded and supplied documents.
+//   - the [Checker]'s: agentrunschema's agentrun/schema-invalid for a record
+//     that does not satisfy the schema.
 //
 // # Compatibility
 //
@@ -31,30 +33,24 @@
 package agentrun
 
 import (
-	"fmt"
 	"path"
 	"strings"
-	"sync"
 
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/refusal"
 )
 
-// Refusal classes.
-var (
-	// ErrSchemaInvalid is returned when a record (exported or read) does not
-	// satisfy the Agent Run schema; the detail names the JSON pointer.
-	ErrSchemaInvalid = refusal.Sentinel("agentrun/schema-invalid")
-	// ErrIDMismatch is returned when a record's id is not the slug of the
-	// file it is read from or written to.
-	ErrIDMismatch = refusal.Sentinel("agentrun/id-mismatch")
-	// ErrSchemaUnloadable is returned by CompileSchema when a supplied schema
-	// file is unreadable, has no absolute $id or shares one with another, or
-	// when a reference names a document that is neither supplied nor embedded
-	// (nothing is fetched).
-	ErrSchemaUnloadable = refusal.Sentinel("agentrun/schema-unloadable")
-)
+// ErrIDMismatch is returned when a record's id is not the slug of the file
+// it is read from or written to.
+var ErrIDMismatch = refusal.Sentinel("agentrun/id-mismatch")
+
+// Checker holds a decoded record (canon.Parse types) to the Agent Run
+// schema: agentrunschema's compiled [agentrunschema.Schema]. A record it
+// refuses is neither exported nor accepted.
+type Checker interface {
+	Check(v any) error
+}
 
 // Record is an exported Agent Run record.
 type Record struct {
@@ -71,17 +67,10 @@ func (r *Record) FileName() string { return r.ID + ".json" }
 
 // Export maps doc, a validated episode artefact, to an Agent Run record
 // (op is what its operation's pack states, nil when none is carried) and
-// checks the record against s (nil: the embedded seed with its local
-// stand-ins).
-func Export(doc *artefact.Document, op *Operation, s *Schema) (*Record, error) {
+// holds the record to s.
+func Export(doc *artefact.Document, op *Operation, s Checker) (*Record, error) {
 	v := mapEpisode(doc, op)
-	var err error
-	if s == nil {
-		if s, err = defaultSchema(); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.validateValue(v); err != nil {
+	if err := s.Check(v); err != nil {
 		return nil, err
 	}
 	b, err := canon.JCS(v)
@@ -138,40 +127,26 @@ func CheckFileName(id, name string) error {
 // Checked is what ValidateRecord established about a record file.
 type Checked struct {
 	ID string `json:"id"`
-	// Sources are the schema documents the record was checked against.
-	Sources []Source `json:"schemas"`
 }
 
 // ValidateRecord checks a record read from the file called name: strict JSON
 // (canon refusals for duplicate keys and the like), the Agent Run schema
-// ([ErrSchemaInvalid]), then the slug rule ([ErrIDMismatch]). s nil means the
-// embedded seed with its stand-ins.
-func ValidateRecord(raw []byte, name string, s *Schema) (*Checked, error) {
-	if s == nil {
-		var err error
-		if s, err = defaultSchema(); err != nil {
-			return nil, err
-		}
-	}
+// (s), then the slug rule ([ErrIDMismatch]).
+func ValidateRecord(raw []byte, name string, s Checker) (*Checked, error) {
 	v, err := canon.Parse(raw)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.validateValue(v); err != nil {
+	if err := s.Check(v); err != nil {
 		return nil, err
 	}
-	id := v.(map[string]any)["id"].(string) // the schema requires both
+	m, _ := v.(map[string]any)
+	id, ok := m["id"].(string) // the schema requires both
+	if !ok {
+		return nil, refusal.New(ErrIDMismatch, "the record has no string id")
+	}
 	if err := CheckFileName(id, name); err != nil {
 		return nil, err
 	}
-	return &Checked{ID: id, Sources: s.Sources()}, nil
+	return &Checked{ID: id}, nil
 }
-
-// defaultSchema compiles the embedded documents once per process.
-var defaultSchema = sync.OnceValues(func() (*Schema, error) {
-	s, err := CompileSchema(nil)
-	if err != nil {
-		return nil, fmt.Errorf("agentrun: embedded schema does not compile: %w", err)
-	}
-	return s, nil
-})

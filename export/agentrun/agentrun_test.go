@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/export/agentrun/agentrunschema"
 	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/internal/upstreamtest"
 	"github.com/obaudit/obaudit/refusal"
@@ -19,10 +20,21 @@ import (
 
 const v1Fixture = "artifact8-deterministic-reference-v1.json"
 
+// defaultSchema is the embedded seed with its stand-ins, which every export
+// and record in these tests is held to.
+func defaultSchema(t testing.TB) *agentrunschema.Schema {
+	t.Helper()
+	s, err := agentrunschema.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func exportV1(t *testing.T) (*Record, []byte) {
 	t.Helper()
 	raw := upstreamtest.Read(t, v1Fixture)
-	rec, err := Export(artefacttest.Read(t, raw), defaultOp(), nil)
+	rec, err := Export(artefacttest.Read(t, raw), defaultOp(), defaultSchema(t))
 	if err != nil {
 		t.Fatalf("Export(V1 reference) = %v", err)
 	}
@@ -112,7 +124,7 @@ func TestExportV1Reference(t *testing.T) {
 
 func TestExportDeterministic(t *testing.T) {
 	a, raw := exportV1(t)
-	b, err := Export(artefacttest.Read(t, slices.Clone(raw)), defaultOp(), nil)
+	b, err := Export(artefacttest.Read(t, slices.Clone(raw)), defaultOp(), defaultSchema(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +140,7 @@ func TestExportValidatesAgainstSchema(t *testing.T) {
 	if err := os.WriteFile(p, rec.Bytes, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ValidateRecord(rec.Bytes, p, nil)
+	got, err := ValidateRecord(rec.Bytes, p, defaultSchema(t))
 	if err != nil {
 		t.Fatalf("ValidateRecord(exported V1) = %v", err)
 	}
@@ -154,16 +166,16 @@ func TestValidateRecordRefusals(t *testing.T) {
 		{"renamed file", rec.Bytes, "other-name.json", ErrIDMismatch.Class},
 		{"right slug wrong extension", rec.Bytes, rec.ID + ".txt", ErrIDMismatch.Class},
 		{"id edited", setField(t, rec.Value, "id", "operatebench-something-else"), good, ErrIDMismatch.Class},
-		{"id not a slug", setField(t, rec.Value, "id", "Not A Slug"), "Not A Slug.json", ErrSchemaInvalid.Class},
-		{"unknown verdict", setPath(t, rec.Value, []string{"outcome", "verdict"}, "won"), good, ErrSchemaInvalid.Class},
-		{"no sources", setField(t, rec.Value, "sources", []any{}), good, ErrSchemaInvalid.Class},
-		{"unknown field", setField(t, rec.Value, "score", int64(1)), good, ErrSchemaInvalid.Class},
-		{"unknown kind", setField(t, rec.Value, "failures", []any{map[string]any{"kind": "bad-luck", "description": "x"}}), good, ErrSchemaInvalid.Class},
+		{"id not a slug", setField(t, rec.Value, "id", "Not A Slug"), "Not A Slug.json", agentrunschema.ErrSchemaInvalid.Class},
+		{"unknown verdict", setPath(t, rec.Value, []string{"outcome", "verdict"}, "won"), good, agentrunschema.ErrSchemaInvalid.Class},
+		{"no sources", setField(t, rec.Value, "sources", []any{}), good, agentrunschema.ErrSchemaInvalid.Class},
+		{"unknown field", setField(t, rec.Value, "score", int64(1)), good, agentrunschema.ErrSchemaInvalid.Class},
+		{"unknown kind", setField(t, rec.Value, "failures", []any{map[string]any{"kind": "bad-luck", "description": "x"}}), good, agentrunschema.ErrSchemaInvalid.Class},
 		{"duplicate key", []byte(`{"id":"a","id":"a"}`), "a.json", "canon/duplicate-key"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ValidateRecord(c.raw, filepath.Join("dir", c.file), nil)
+			_, err := ValidateRecord(c.raw, filepath.Join("dir", c.file), defaultSchema(t))
 			if got, _ := refusal.ClassOf(err); got != c.class {
 				t.Errorf("ValidateRecord = %v, want class %s", err, c.class)
 			}
@@ -227,7 +239,7 @@ func TestCompileSchemaSupplied(t *testing.T) {
 	// stricter one is then what the record is held to.
 	strict := `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"` + schema.OKFEnvelopeID + `",
 	  "$defs":{"slug":{"type":"string","pattern":"^x-only$"}}}`
-	s, err := CompileSchema(fstest.MapFS{"okf.json": {Data: []byte(strict)}, "README.txt": {Data: []byte("ignored")}})
+	s, err := agentrunschema.CompileSchema(fstest.MapFS{"okf.json": {Data: []byte(strict)}, "README.txt": {Data: []byte("ignored")}})
 	if err != nil {
 		t.Fatalf("CompileSchema(supplied) = %v", err)
 	}
@@ -240,16 +252,16 @@ func TestCompileSchemaSupplied(t *testing.T) {
 			origin = src.Origin + ":" + src.File
 		}
 	}
-	if origin != OriginSupplied+":okf.json" {
+	if origin != schema.OriginSupplied+":okf.json" {
 		t.Errorf("okf-envelope origin = %q, want supplied okf.json", origin)
 	}
 	raw := upstreamtest.Read(t, v1Fixture)
 	// harness "operatebench" is a slug the strict schema does not admit.
-	if _, err := Export(artefacttest.Read(t, raw), defaultOp(), s); refusal.Of(err) != ErrSchemaInvalid.Class {
-		t.Errorf("Export against a stricter supplied schema = %v, want %s", err, ErrSchemaInvalid.Class)
+	if _, err := Export(artefacttest.Read(t, raw), defaultOp(), s); refusal.Of(err) != agentrunschema.ErrSchemaInvalid.Class {
+		t.Errorf("Export against a stricter supplied schema = %v, want %s", err, agentrunschema.ErrSchemaInvalid.Class)
 	}
 
-	def, err := CompileSchema(nil)
+	def, err := agentrunschema.CompileSchema(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,30 +270,8 @@ func TestCompileSchemaSupplied(t *testing.T) {
 	}
 }
 
-func TestCompileSchemaRefusals(t *testing.T) {
-	remote := `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"` + schema.CaseStudyID + `",
-	  "$defs":{"source":{"$ref":"https://elsewhere.example/s.json"},"relatedCase":{},"recordMeta":{}}}`
-	cases := map[string]fstest.MapFS{
-		"no $id":         {"a.json": {Data: []byte(`{"type":"object"}`)}},
-		"relative $id":   {"a.json": {Data: []byte(`{"$id":"x.json"}`)}},
-		"not json":       {"a.json": {Data: []byte(`{`)}},
-		"duplicate $id":  {"a.json": {Data: []byte(`{"$id":"https://a.example/x"}`)}, "b.json": {Data: []byte(`{"$id":"https://a.example/x"}`)}},
-		"remote ref":     {"cs.json": {Data: []byte(remote)}},
-		"bad schema":     {"cs.json": {Data: []byte(`{"$id":"` + schema.CaseStudyID + `","$defs":{"source":{"type":12}}}`)}},
-		"too large file": {"big.json": {Data: bytes.Repeat([]byte(" "), maxSuppliedSchemaBytes+1)}},
-	}
-	for name, fsys := range cases {
-		t.Run(name, func(t *testing.T) {
-			_, err := CompileSchema(fsys)
-			if refusal.Of(err) != ErrSchemaUnloadable.Class {
-				t.Errorf("CompileSchema = %v, want %s", err, ErrSchemaUnloadable.Class)
-			}
-		})
-	}
-}
-
 func TestExportModelRun(t *testing.T) {
-	rec, err := Export(artefacttest.Read(t, upstreamtest.Read(t, "artifact8-fake-openai-reference-v1.json")), defaultOp(), nil)
+	rec, err := Export(artefacttest.Read(t, upstreamtest.Read(t, "artifact8-fake-openai-reference-v1.json")), defaultOp(), defaultSchema(t))
 	if err != nil {
 		t.Fatalf("Export(fake-openai) = %v", err)
 	}
@@ -311,7 +301,7 @@ func TestExportModelRun(t *testing.T) {
 }
 
 func TestExportContract1(t *testing.T) {
-	rec, err := Export(artefacttest.Read(t, upstreamtest.Read(t, "artifact1-reference-V1.json")), defaultOp(), nil)
+	rec, err := Export(artefacttest.Read(t, upstreamtest.Read(t, "artifact1-reference-V1.json")), defaultOp(), defaultSchema(t))
 	if err != nil {
 		t.Fatalf("Export(contract 1) = %v", err)
 	}

@@ -12,25 +12,12 @@ import (
 // the artefact is the caller's, and not measured here).
 func BenchmarkExportV1(b *testing.B) {
 	raw := upstreamtest.Read(b, v1Fixture)
-	s, err := CompileSchema(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := defaultSchema(b)
 	doc := artefacttest.Read(b, raw)
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Export(doc, defaultOp(), s); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkCompileSchema compiles the seed and its stand-ins offline.
-func BenchmarkCompileSchema(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := CompileSchema(nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -81,7 +81,7 @@ func finding(code, detail string, at any) any {
 }
 
 func TestFailuresQuoteTheTrajectory(t *testing.T) {
-	rec, err := Export(artefacttest.Unchecked(t, trustActorClaimLike(t)), defaultOp(), nil)
+	rec, err := Export(artefacttest.Unchecked(t, trustActorClaimLike(t)), defaultOp(), defaultSchema(t))
 	if err != nil {
 		t.Fatalf("Export = %v", err)
 	}
@@ -135,7 +135,7 @@ func TestUnplacedFindingsQuoteTheEnd(t *testing.T) {
 			}
 		}
 	})
-	rec, err := Export(artefacttest.Unchecked(t, raw), defaultOp(), nil)
+	rec, err := Export(artefacttest.Unchecked(t, raw), defaultOp(), defaultSchema(t))
 	if err != nil {
 		t.Fatal(err)
 	}

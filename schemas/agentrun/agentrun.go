@@ -13,8 +13,8 @@
 // --schema-dir), which replace the stand-ins of the same $id.
 //
 // The package is data only: it imports nothing but the standard library and
-// compiles nothing. export/agentrun compiles these with remote loading
-// disabled.
+// compiles nothing. export/agentrun/agentrunschema compiles these with
+// remote loading disabled.
 //
 // # Compatibility
 //
@@ -36,6 +36,21 @@ const (
 	okfStandInFile  = "standin/okf-envelope-v1.json"
 	caseStandInFile = "standin/technocracy-case-study-v1.json"
 )
+
+// Origins of a compiled schema document.
+const (
+	OriginSeed     = "embedded seed"
+	OriginStandIn  = "local stand-in"
+	OriginSupplied = "supplied"
+)
+
+// Source says which document was used for one $id.
+type Source struct {
+	ID     string `json:"id"`
+	Origin string `json:"origin"`
+	// File is the supplied file's name (empty for embedded documents).
+	File string `json:"file,omitempty"`
+}
 
 //go:embed v1.json standin/*.json
 var files embed.FS

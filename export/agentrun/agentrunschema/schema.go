@@ -1,4 +1,21 @@
-package agentrun
+// Package agentrunschema compiles the Agent Run JSON Schema (the seed's,
+// schemas/agentrun) offline with github.com/santhosh-tekuri/jsonschema/v5,
+// its external $ids resolved to supplied documents or to the embedded local
+// stand-ins, and holds records to it ([Schema.Check]).
+//
+// It is its own package so that nothing else links the schema library,
+// whose package initialisation compiles its draft metaschemas at every
+// process start: the default obaudit build links none of it and hands the
+// commands that need it (export agent-run, validate --agent-run) to
+// obaudit-sigstore. export/agentrun maps and checks records through its
+// [agentrun.Checker] interface, which [Schema] satisfies.
+//
+// # Refusals
+//
+//   - [ErrSchemaInvalid]: a record does not satisfy the Agent Run schema.
+//   - [ErrSchemaUnloadable]: the schema could not be compiled offline from
+//     the embedded and supplied documents.
+package agentrunschema
 
 import (
 	"bytes"
@@ -9,6 +26,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/offlineschema"
@@ -17,43 +35,40 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
+// Refusal classes.
+var (
+	// ErrSchemaInvalid is returned when a record (exported or read) does not
+	// satisfy the Agent Run schema; the detail names the JSON pointer.
+	ErrSchemaInvalid = refusal.Sentinel("agentrun/schema-invalid")
+	// ErrSchemaUnloadable is returned by CompileSchema when a supplied schema
+	// file is unreadable, has no absolute $id or shares one with another, or
+	// when a reference names a document that is neither supplied nor embedded
+	// (nothing is fetched).
+	ErrSchemaUnloadable = refusal.Sentinel("agentrun/schema-unloadable")
+)
+
 // Bounds on a supplied schema directory.
 const (
 	maxSuppliedSchemas     = 64
 	maxSuppliedSchemaBytes = 1 << 20
 )
 
-// Origins of a compiled schema document.
-const (
-	OriginSeed     = "embedded seed"
-	OriginStandIn  = "local stand-in"
-	OriginSupplied = "supplied"
-)
-
 // Schema is the compiled Agent Run schema together with the documents its
 // external references resolved to. It is safe for concurrent use.
 type Schema struct {
 	compiled *jsonschema.Schema
-	sources  []Source
-}
-
-// Source says which document was used for one $id.
-type Source struct {
-	ID     string `json:"id"`
-	Origin string `json:"origin"`
-	// File is the supplied file's name (empty for embedded documents).
-	File string `json:"file,omitempty"`
+	sources  []schema.Source
 }
 
 // Sources lists the documents the schema was compiled from, sorted by $id.
-func (s *Schema) Sources() []Source { return slices.Clone(s.sources) }
+func (s *Schema) Sources() []schema.Source { return slices.Clone(s.sources) }
 
 // StandInsUsed reports how many external $ids were satisfied by obaudit's
 // local stand-ins rather than by supplied documents.
 func (s *Schema) StandInsUsed() int {
 	n := 0
 	for _, src := range s.sources {
-		if src.Origin == OriginStandIn {
+		if src.Origin == schema.OriginStandIn {
 			n++
 		}
 	}
@@ -68,10 +83,10 @@ func (s *Schema) StandInsUsed() int {
 // as does a supplied file that is not a schema document with an absolute $id.
 func CompileSchema(supplied fs.FS) (*Schema, error) {
 	docs := map[string][]byte{schema.SeedID: schema.Seed()}
-	origin := map[string]Source{schema.SeedID: {ID: schema.SeedID, Origin: OriginSeed}}
+	origin := map[string]schema.Source{schema.SeedID: {ID: schema.SeedID, Origin: schema.OriginSeed}}
 	for id, b := range schema.StandIns() {
 		docs[id] = b
-		origin[id] = Source{ID: id, Origin: OriginStandIn}
+		origin[id] = schema.Source{ID: id, Origin: schema.OriginStandIn}
 	}
 	if supplied != nil {
 		entries, err := fs.ReadDir(supplied, ".")
@@ -100,8 +115,7 @@ func CompileSchema(supplied fs.FS) (*Schema, error) {
 			}
 			seen[id] = ent.Name()
 			docs[id] = b
-			o := OriginSupplied
-			origin[id] = Source{ID: id, Origin: o, File: ent.Name()}
+			origin[id] = schema.Source{ID: id, Origin: schema.OriginSupplied, File: ent.Name()}
 		}
 	}
 	c := offlineschema.NewCompiler()
@@ -161,10 +175,10 @@ func schemaID(b []byte) (string, error) {
 	return id, nil
 }
 
-// validateValue checks a decoded record (canon.Parse types) against the
-// schema. A violation refuses with [ErrSchemaInvalid], naming the JSON
-// pointer of the first failing instance location.
-func (s *Schema) validateValue(v any) error {
+// Check holds a decoded record (canon.Parse types) to the schema. A
+// violation refuses with [ErrSchemaInvalid], naming the JSON pointer of the
+// first failing instance location.
+func (s *Schema) Check(v any) error {
 	err := s.compiled.Validate(v)
 	if err == nil {
 		return nil
@@ -178,3 +192,13 @@ func (s *Schema) validateValue(v any) error {
 	}
 	return refusal.Wrap(ErrSchemaInvalid, err, "")
 }
+
+// Default is the embedded seed with its local stand-ins, compiled once per
+// process.
+var Default = sync.OnceValues(func() (*Schema, error) {
+	s, err := CompileSchema(nil)
+	if err != nil {
+		return nil, fmt.Errorf("agentrunschema: embedded schema does not compile: %w", err)
+	}
+	return s, nil
+})
