@@ -12,9 +12,11 @@ var (
 	// ErrUnknownPredicateType is returned when a Statement's predicateType is
 	// not [PredicateType].
 	ErrUnknownPredicateType = refusal.Sentinel("commitment/unknown-predicate-type")
-	// ErrPredicateInvalid is returned when a predicate violates the v1 JSON
-	// Schema, or names a ledger while the Statement has one subject (or none
-	// while it has two).
+	// ErrPredicateInvalid is returned when a predicate breaks a rule of the
+	// v1 predicate (a missing, unknown or mistyped field, a value out of its
+	// bounds or form: the rules the published JSON Schema states), or names
+	// a ledger while the Statement has one subject (or none while it has
+	// two).
 	ErrPredicateInvalid = refusal.Sentinel("commitment/predicate-invalid")
 	// ErrSubjectMismatch is returned when a file's SHA-256 differs from its
 	// subject's digest (a changed byte, or a bundle made for another file),

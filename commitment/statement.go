@@ -1,7 +1,6 @@
 package commitment
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,13 +9,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/obaudit/obaudit/canon"
-	"github.com/obaudit/obaudit/internal/offlineschema"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // Types a commitment names.
@@ -121,11 +117,11 @@ func (p Predicate) Tree() map[string]any {
 
 // Marshal returns the Statement's RFC 8785 canonical JSON, the exact bytes
 // that are signed. It refuses to marshal a Statement whose predicate
-// violates the schema (a programming error, returned as
+// breaks a rule of the v1 predicate (a programming error, returned as
 // [ErrPredicateInvalid]).
 func (s *Statement) Marshal() ([]byte, error) {
 	pred := s.Predicate.Tree()
-	if err := validatePredicate(pred); err != nil {
+	if _, err := readPredicate(pred); err != nil {
 		return nil, err
 	}
 	subjects := make([]any, len(s.Subjects))
@@ -144,35 +140,11 @@ func (s *Statement) Marshal() ([]byte, error) {
 	})
 }
 
-var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	c := offlineschema.NewCompiler()
-	if err := c.AddResource(schemas.CommitmentV1ID, bytes.NewReader(schemas.CommitmentV1())); err != nil {
-		return nil, err
-	}
-	return c.Compile(schemas.CommitmentV1ID)
-})
-
-func validatePredicate(tree any) error {
-	s, err := compiled()
-	if err != nil {
-		return fmt.Errorf("commitment: compile embedded schema: %w", err)
-	}
-	err = s.Validate(tree)
-	if err == nil {
-		return nil
-	}
-	leaf, ok := offlineschema.Leaf(err)
-	if !ok {
-		return err
-	}
-	return refusal.New(ErrPredicateInvalid, "%s violates %s: %s", leaf.InstanceLocation, leaf.KeywordLocation, leaf.Message)
-}
-
 // Parse reads a signed Statement: strict JSON (duplicate keys and the like
 // refused), exactly the four Statement fields, a known _type, this
 // predicate type, one or two well-formed subjects, and a predicate that
-// satisfies the v1 schema and has a ledger section exactly when there is a
-// second subject.
+// keeps the v1 rules (the named checks of predicate.go) and has a ledger
+// section exactly when there is a second subject.
 func Parse(b []byte) (*Statement, error) {
 	if len(b) > MaxStatementBytes {
 		return nil, refusal.New(ErrMalformedStatement, "%d bytes is more than %d", len(b), MaxStatementBytes)
@@ -209,11 +181,9 @@ func Parse(b []byte) (*Statement, error) {
 		}
 		s.Subjects = append(s.Subjects, sub)
 	}
-	if err := validatePredicate(m["predicate"]); err != nil {
+	if s.Predicate, err = readPredicate(m["predicate"]); err != nil {
 		return nil, err
 	}
-	// Schema-valid: the extraction below cannot meet a wrong type.
-	s.Predicate = predicateFromTree(m["predicate"].(map[string]any))
 	if (s.Predicate.Ledger != nil) != (len(s.Subjects) == 2) {
 		return nil, refusal.New(ErrPredicateInvalid, "the predicate's ledger section and the %d subject(s) disagree", len(s.Subjects))
 	}
@@ -237,18 +207,6 @@ func exactKeys(m map[string]any, keys ...string) error {
 		return fmt.Errorf("unknown fields [%s], missing fields [%s]", strings.Join(extra, " "), strings.Join(missing, " "))
 	}
 	return nil
-}
-
-func isHexDigest(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 func parseSubject(v any) (Subject, error) {
@@ -275,47 +233,6 @@ func parseSubject(v any) (Subject, error) {
 		return Subject{}, errors.New("digest.sha256 is not 64 lowercase hex digits")
 	}
 	return Subject{Name: name, SHA256: h}, nil
-}
-
-func str(v any) string { s, _ := v.(string); return s }
-
-func predicateFromTree(m map[string]any) Predicate {
-	a := m["artefact"].(map[string]any)
-	var p Predicate
-	p.Artefact = ArtefactFacts{
-		ArtifactVersion:     a["artifact_version"].(int64),
-		EngineVersion:       str(a["engine_version"]),
-		OperationID:         str(a["operation_id"]),
-		OperationVersion:    str(a["operation_version"]),
-		SpecDigest:          str(a["spec_digest_sha256"]),
-		OperationInstanceID: str(a["operation_instance_id"]),
-		ScenarioID:          str(a["scenario_id"]),
-		SemanticScenarioID:  str(a["semantic_scenario_id"]),
-		AgentID:             str(a["agent_id"]),
-		AgentKind:           str(a["agent_kind"]),
-		TrajectoryDigest:    str(a["trajectory_digest_sha256"]),
-		FinalStateDigest:    str(a["final_state_digest_sha256"]),
-		DecisionsDigest:     str(a["decisions_digest_sha256"]),
-		EvaluationDigest:    str(a["evaluation_digest_sha256"]),
-		Reliable:            a["reliable"].(bool),
-		BoundLedgerDigest:   str(a["bound_ledger_digest_sha256"]),
-	}
-	if t, ok := a["terminal_outcome"].(string); ok {
-		p.Artefact.TerminalOutcome = &t
-	}
-	if l, ok := m["ledger"].(map[string]any); ok {
-		p.Ledger = &LedgerFacts{
-			LedgerVersion:  l["ledger_version"].(int64),
-			ExecutionRunID: str(l["execution_run_id"]),
-			Rows:           l["rows"].(int64),
-			ChainHead:      str(l["chain_head_sha256"]),
-			TerminalKind:   str(l["terminal_kind"]),
-		}
-	}
-	c := m["checks"].(map[string]any)
-	p.Checks = Checks{Validate: c["validate"].(bool), Replay: c["replay"].(bool), Bundle: c["bundle"].(bool)}
-	p.ObauditVersion = str(m["obaudit_version"])
-	return p
 }
 
 // SHA256Hex returns the lowercase hex SHA-256 of b, a subject digest.
