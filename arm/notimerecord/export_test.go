@@ -1,0 +1,5 @@
+package notimerecord
+
+// Pointer is the JSON pointer of the value a refusal of the named checks is
+// about (the oracle matches its exceptions by it).
+var Pointer = pointer
