@@ -3,6 +3,11 @@
 // compiler's loader refuses every URL (https, http, file, anything) with
 // [ErrRemoteLoad], so only resources added to the compiler can be compiled.
 // [Leaf] names the check a failed validation actually failed.
+//
+// Only obaudit-sigstore (artefact/schema, export/agentrun/agentrunschema)
+// and the schema oracles of the tests import it: the default obaudit build
+// links no JSON Schema library (TestBinaryDeps), whose package init
+// compiles its draft metaschemas at every process start.
 package offlineschema
 
 import (
