@@ -265,42 +265,33 @@ type ToolResult struct {
 	RecordsJSON []byte
 	OK          bool
 
-	frags resultFrags // the quoted string fields, encoded once (tail nil until then)
+	frags resultFrags // the quoted string fields, encoded once (tool nil until then)
 }
 
 // resultFrags are a result's string fields as canonical JSON, so rows and
 // observations that show the result copy them instead of re-encoding.
 type resultFrags struct {
-	asOf, authority, recordID, recordVersion []byte
-	// tail is `,"schema_id":…,"source":…,"tool":…`, the last keys of both
-	// the served row and the observation entry.
-	tail []byte
+	asOf, authority, recordID, recordVersion, schemaID, source, tool []byte
 }
 
 // fragments encodes r's string fields once (a result is not changed after
 // Serve returns it).
 func (r *ToolResult) fragments() *resultFrags {
-	if r.frags.tail == nil {
-		b := make([]byte, 0, 96+len(r.AsOf)+len(r.Authority)+len(r.RecordID)+len(r.RecordVersion)+len(r.SchemaID)+len(r.Source)+len(r.Tool))
-		cut := func(from int) []byte { return b[from:len(b):len(b)] }
+	if r.frags.tool == nil {
+		b := make([]byte, 0, 14+len(r.AsOf)+len(r.Authority)+len(r.RecordID)+len(r.RecordVersion)+len(r.SchemaID)+len(r.Source)+len(r.Tool))
 		quoted := func(s string) []byte {
 			n := len(b)
 			b = appendString(b, s)
-			return cut(n)
+			return b[n:len(b):len(b)]
 		}
 		f := &r.frags
 		f.asOf = quoted(r.AsOf)
 		f.authority = quoted(r.Authority)
 		f.recordID = quoted(r.RecordID)
 		f.recordVersion = quoted(r.RecordVersion)
-		n := len(b)
-		b = append(b, `,"schema_id":`...)
-		b = appendString(b, r.SchemaID)
-		b = append(b, `,"source":`...)
-		b = appendString(b, r.Source)
-		b = append(b, `,"tool":`...)
-		b = appendString(b, r.Tool)
-		f.tail = cut(n)
+		f.schemaID = quoted(r.SchemaID)
+		f.source = quoted(r.Source)
+		f.tool = quoted(r.Tool)
 	}
 	return &r.frags
 }
@@ -311,7 +302,7 @@ func (r *ToolResult) fragments() *resultFrags {
 func (r *ToolResult) At(asOf string) *ToolResult {
 	n := *r
 	n.AsOf = asOf
-	if n.frags.tail != nil {
+	if n.frags.tool != nil {
 		n.frags.asOf = appendString(make([]byte, 0, len(asOf)+2), asOf)
 	}
 	return &n
@@ -324,34 +315,81 @@ func (r *ToolResult) recordsJSON() []byte {
 	return r.RecordsJSON
 }
 
-// appendEntry writes the canonical JSON of Tree(), field by field.
-func (r *ToolResult) appendEntry(b []byte) []byte {
+// The served row's constant members, encoded.
+var (
+	agentJSON  = []byte(`"agent"`)
+	servedJSON = []byte(`"retrieval_served"`)
+)
+
+// servedRow is what a retrieval_served row shows beside its result: its
+// ledger (which boxes the row's strings and encodes its instant once), its
+// instant, index and the positions of the request it answers.
+type servedRow struct {
+	l                            *ledger
+	at                           string
+	index                        int64
+	invocation, turn, batch, pos int
+}
+
+// members declares r, in key order: the one rule of what a served result
+// shows, as an observation's entry (row nil: with error_code null) or as the
+// retrieval_served row that records it (row's members interleaved, and the
+// tree's strings boxed by the row's ledger). The string fields' bytes are
+// the fragments encoded once per result.
+func (r *ToolResult) members(o *Members, row *servedRow) {
 	f := r.fragments()
-	b = append(b, `{"as_of":`...)
-	b = append(b, f.asOf...)
-	b = append(b, `,"authority":`...)
-	b = append(b, f.authority...)
-	if r.OK {
-		b = append(b, `,"error_code":null,"ok":true,"record_id":`...)
-	} else {
-		b = append(b, `,"error_code":null,"ok":false,"record_id":`...)
+	str := func(k, s string, enc []byte) {
+		switch {
+		case !o.IsTree():
+			o.Encoded(k, nil, enc) // no box for the bytes form
+		case row != nil:
+			o.Encoded(k, row.l.box(s), nil)
+		default:
+			o.Encoded(k, s, nil)
+		}
 	}
-	b = append(b, f.recordID...)
-	b = append(b, `,"record_version":`...)
-	b = append(b, f.recordVersion...)
-	b = append(b, `,"records":`...)
-	b = append(b, r.recordsJSON()...)
-	b = append(b, f.tail...)
-	return append(b, '}')
+	str("as_of", r.AsOf, f.asOf)
+	if row != nil {
+		if o.IsTree() {
+			o.Encoded("at", row.l.boxAt(row.at), nil)
+		} else {
+			o.Encoded("at", nil, row.l.quotedAt(row.at))
+		}
+	}
+	str("authority", r.Authority, f.authority)
+	if row != nil {
+		o.Int("batch_index", int64(row.batch))
+		o.Int("index", row.index)
+		o.Encoded("initiated_by", "agent", agentJSON) // a constant's box: no allocation
+		o.Int("invocation_index", int64(row.invocation))
+	} else {
+		o.OptStr("error_code", nil)
+	}
+	o.Bool("ok", r.OK)
+	str("record_id", r.RecordID, f.recordID)
+	if row != nil {
+		o.Encoded("record_type", "retrieval_served", servedJSON)
+	}
+	str("record_version", r.RecordVersion, f.recordVersion)
+	if o.IsTree() {
+		o.Encoded("records", r.Records, nil)
+	} else {
+		o.Encoded("records", nil, r.recordsJSON())
+	}
+	if row != nil {
+		o.Int("request_index", int64(row.pos))
+	}
+	str("schema_id", r.SchemaID, f.schemaID)
+	str("source", r.Source, f.source)
+	str("tool", r.Tool, f.tool)
+	if row != nil {
+		o.Int("turn_index", int64(row.turn))
+	}
 }
 
 // Tree is the result as an observation shows it (error_code included).
 func (r *ToolResult) Tree() map[string]any {
-	return map[string]any{
-		"tool": r.Tool, "source": r.Source, "authority": r.Authority, "record_id": r.RecordID,
-		"record_version": r.RecordVersion, "as_of": r.AsOf, "schema_id": r.SchemaID,
-		"records": r.Records, "ok": r.OK, "error_code": nil,
-	}
+	return MembersTree(func(o *Members) { r.members(o, nil) })
 }
 
 // requestScratch sorts a batch's requests (requestOrder), in arrays for a

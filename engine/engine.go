@@ -189,12 +189,15 @@ func (l *ledger) box(s string) any {
 }
 
 // appendAt writes the quoted instant, encoding it once per instant.
-func (l *ledger) appendAt(b []byte, at string) []byte {
+func (l *ledger) appendAt(b []byte, at string) []byte { return append(b, l.quotedAt(at)...) }
+
+// quotedAt is the quoted instant, encoded once per instant.
+func (l *ledger) quotedAt(at string) []byte {
 	if l.atQuotedFor != at || l.atQuoted == nil {
 		l.atQuoted = appendString(l.atQuoted[:0], at)
 		l.atQuotedFor = at
 	}
-	return append(b, l.atQuoted...)
+	return l.atQuoted
 }
 
 // boxAt returns at as an interface value, reusing the box while the instant
@@ -235,51 +238,19 @@ func (l *ledger) commit(b []byte) {
 	l.n++
 }
 
-// appendServed appends a retrieval_served row, encoding it field by field.
+// appendServed appends the retrieval_served row of r ([ToolResult.members]
+// declares it, with the row's own members).
 func (l *ledger) appendServed(at string, invocation, turn, batch, pos int, r *ToolResult) {
-	index := l.n
-	b := l.begin()
-	f := r.fragments()
-	b = append(b, `{"as_of":`...)
-	b = append(b, f.asOf...)
-	b = append(b, `,"at":`...)
-	b = l.appendAt(b, at)
-	b = append(b, `,"authority":`...)
-	b = append(b, f.authority...)
-	b = append(b, `,"batch_index":`...)
-	b = appendSafeInt(b, int64(batch))
-	b = append(b, `,"index":`...)
-	b = appendSafeInt(b, index)
-	b = append(b, `,"initiated_by":"agent","invocation_index":`...)
-	b = appendSafeInt(b, int64(invocation))
-	if r.OK {
-		b = append(b, `,"ok":true,"record_id":`...)
-	} else {
-		b = append(b, `,"ok":false,"record_id":`...)
-	}
-	b = append(b, f.recordID...)
-	b = append(b, `,"record_type":"retrieval_served","record_version":`...)
-	b = append(b, f.recordVersion...)
-	b = append(b, `,"records":`...)
-	b = append(b, r.recordsJSON()...)
-	b = append(b, `,"request_index":`...)
-	b = appendSafeInt(b, int64(pos))
-	b = append(b, f.tail...)
-	b = append(b, `,"turn_index":`...)
-	b = appendSafeInt(b, int64(turn))
-	b = append(b, '}')
-	l.commit(b)
+	row := servedRow{l: l, at: at, index: l.n, invocation: invocation, turn: turn, batch: batch, pos: pos}
+	l.enc.Begin(l.begin(), false)
+	r.members(&l.enc, &row)
+	l.commit(l.enc.End())
 	if l.noRows {
 		return
 	}
-	l.rows = append(l.rows, map[string]any{
-		"index": index, "at": l.boxAt(at), "record_type": "retrieval_served",
-		"invocation_index": int64(invocation), "turn_index": int64(turn),
-		"batch_index": int64(batch), "request_index": int64(pos), "initiated_by": "agent",
-		"tool": l.box(r.Tool), "source": l.box(r.Source), "authority": l.box(r.Authority), "record_id": l.box(r.RecordID),
-		"record_version": l.box(r.RecordVersion), "as_of": l.box(r.AsOf), "schema_id": l.box(r.SchemaID),
-		"records": r.Records, "ok": r.OK,
-	})
+	l.enc.BeginTree(false)
+	r.members(&l.enc, &row)
+	l.rows = append(l.rows, l.enc.EndTree())
 }
 
 // close ends the row list: "]", or "[]" when there are no rows.

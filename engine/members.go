@@ -298,6 +298,19 @@ func (o *Members) formed(k string, v twoForms) {
 	}
 }
 
+// Encoded declares a member whose value the caller holds in both forms:
+// v for the tree form, enc (what AppendCanonical writes for v) for the
+// bytes form; a caller that builds only one form may leave the other's
+// zero.
+func (o *Members) Encoded(k string, v any, enc []byte) {
+	switch o.key(k) {
+	case asBytes:
+		o.b = append(o.b, enc...)
+	case asTree:
+		o.put(k, v)
+	}
+}
+
 // encodedTree is a canon tree encoded once, for a member repeated in many
 // records: its bytes are written from the tree ([encodeTree]), and every
 // record's tree shares the tree.

@@ -50,12 +50,6 @@ func (e *Envelope) appendCanonical(b []byte) []byte {
 	return append(b, e.enc...)
 }
 
-// A served result's two forms (twoForms): its entry's bytes are
-// appendEntry's, held to Tree by TestObservationForms and
-// TestServeCacheIsExact.
-func (r *ToolResult) canonTree() any                  { return r.Tree() }
-func (r *ToolResult) appendCanonical(b []byte) []byte { return r.appendEntry(b) }
-
 // Rejection is the most recent refused proposal, wait or read.
 type Rejection struct {
 	ActionType, Code, Detail string
@@ -208,7 +202,8 @@ func (o *Observation) servedMembers(m *Members) {
 	}
 	sortStrings(tools)
 	for _, t := range tools {
-		m.formed(t, o.Served[t])
+		r := o.Served[t]
+		m.Object(t, func(m *Members) { r.members(m, nil) })
 	}
 }
 

@@ -8,6 +8,11 @@ import (
 	"github.com/obaudit/obaudit/canon"
 )
 
+// entry is a result's observation entry, as the observation writes it.
+func entry(r *ToolResult) []byte {
+	return AppendMembers(nil, func(o *Members) { r.members(o, nil) })
+}
+
 // TestToolResultAt: a result served again at another instant encodes as a
 // fresh result with that AsOf would, whether or not the original's fields
 // were encoded first, and leaves the original as it was.
@@ -23,25 +28,25 @@ func TestToolResultAt(t *testing.T) {
 	for _, encodedFirst := range []bool{false, true} {
 		r := fresh(t0)
 		if encodedFirst {
-			r.appendEntry(nil)
+			entry(r)
 		}
 		later := r.At(t1)
 		if later.AsOf != t1 || r.AsOf != t0 {
 			t.Fatalf("At: AsOf %s (original %s)", later.AsOf, r.AsOf)
 		}
-		if got, want := string(later.appendEntry(nil)), string(fresh(t1).appendEntry(nil)); got != want {
+		if got, want := string(entry(later)), string(entry(fresh(t1))); got != want {
 			t.Errorf("encoded first %v: At(%s) encodes\n%s\nwant\n%s", encodedFirst, t1, got, want)
 		}
-		if got, want := string(r.appendEntry(nil)), string(fresh(t0).appendEntry(nil)); got != want {
+		if got, want := string(entry(r)), string(entry(fresh(t0))); got != want {
 			t.Errorf("encoded first %v: the original now encodes\n%s\nwant\n%s", encodedFirst, got, want)
 		}
 	}
 }
 
-// TestServedForms holds a served result's two forms to each other and to
-// their keys: its observation entry's bytes to canon.Upstream
-// of Tree, and the retrieval_served row the ledger writes (bytes fed to the
-// digest) to canon.Upstream of the row it keeps, for results ok and not,
+// TestServedForms holds the two forms [ToolResult.members] declares to
+// each other and to their keys: its observation entry's bytes to
+// canon.Upstream of Tree, and the retrieval_served row the ledger writes
+// (bytes fed to the digest) to canon.Upstream of the row it keeps, for results ok and not,
 // with and without their records' encoding, strings that need escaping,
 // and a second row at the same instant.
 func TestServedForms(t *testing.T) {
@@ -69,7 +74,7 @@ func TestServedForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := r.appendEntry(nil); string(got) != string(want) {
+			if got := entry(r); string(got) != string(want) {
 				t.Errorf("entry bytes\n got %s\nwant %s", got, want)
 			}
 
