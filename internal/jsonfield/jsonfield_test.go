@@ -1,7 +1,6 @@
 package jsonfield_test
 
 import (
-	"errors"
 	"slices"
 	"testing"
 
@@ -16,19 +15,7 @@ var (
 	errMissingField = refusal.Sentinel("fieldtest/missing-field")
 )
 
-// at is a refusal's pointer, as the test reader reports it.
-type at struct{ pointer string }
-
-func (e *at) Error() string { return "at " + e.pointer }
-
-var reader = &jsonfield.Reader{
-	Bad: errBad, Unknown: errUnknown, UnknownField: errUnknownField, MissingField: errMissingField,
-	At: func(class *refusal.Refusal, pointer, format string, args ...any) error {
-		r := refusal.New(class, format, args...)
-		r.Err = &at{pointer}
-		return r
-	},
-}
+var reader = &jsonfield.Reader{Bad: errBad, Unknown: errUnknown, UnknownField: errUnknownField, MissingField: errMissingField, Whole: "/"}
 
 func TestRules(t *testing.T) {
 	set := []string{"A", "B"}
@@ -96,14 +83,26 @@ func TestRefusalPointers(t *testing.T) {
 		{reader.Flag(nil, ""), ""},
 	}
 	for i, tc := range tests {
-		var p *at
-		if !errors.As(tc.err, &p) {
-			t.Errorf("%d: %v carries no pointer", i, tc.err)
-			continue
+		if p, ok := jsonfield.PointerOf(tc.err); !ok || p != tc.want {
+			t.Errorf("%d: %v: pointer %q (%t), want %q", i, tc.err, p, ok, tc.want)
 		}
-		if p.pointer != tc.want {
-			t.Errorf("%d: pointer %q, want %q", i, p.pointer, tc.want)
-		}
+	}
+	// A refusal that wraps a reader's keeps its pointer; an error that
+	// carries none has none, and a reader with At builds its own.
+	wrapped := refusal.Because(errBad, reader.Flag(nil, "/x"), "wrapped")
+	if p, ok := jsonfield.PointerOf(wrapped); !ok || p != "/x" {
+		t.Errorf("wrapped: pointer %q (%t)", p, ok)
+	}
+	if _, ok := jsonfield.PointerOf(refusal.New(errBad, "no pointer")); ok {
+		t.Error("a refusal with no pointer has one")
+	}
+	own := &jsonfield.Reader{Bad: errBad, At: func(class *refusal.Refusal, _, format string, args ...any) error {
+		return refusal.New(errUnknown, format, args...)
+	}}
+	if err := own.Flag(nil, "/x"); refusal.Of(err) != errUnknown.Class {
+		t.Errorf("At is not the reader's refusal: %v", err)
+	} else if _, ok := jsonfield.PointerOf(err); ok {
+		t.Error("a refusal At built carries the reader's pointer")
 	}
 }
 
