@@ -1,5 +1,7 @@
 package notimerecord
 
+import "github.com/obaudit/obaudit/internal/jsonfield"
+
 // Pointer is the JSON pointer of the value a refusal of the named checks is
 // about (the oracle matches its exceptions by it).
-var Pointer = pointer
+var Pointer = jsonfield.PointerOf
