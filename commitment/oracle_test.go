@@ -3,7 +3,6 @@ package commitment
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -99,13 +98,13 @@ func judge(tree any) (string, error) {
 	case refusal.Of(named) != ErrPredicateInvalid.Class:
 		return "", fmt.Errorf("refused as %v, want class %s", named, ErrPredicateInvalid.Class)
 	case bySchema == nil:
-		var pe *pointerErr
-		if !errors.As(named, &pe) {
+		pointer, ok := refusedAt(named)
+		if !ok {
 			return "", fmt.Errorf("refusal %v names no pointer", named)
 		}
-		v, _ := at(tree, pe.pointer)
+		v, _ := at(tree, pointer)
 		for _, e := range exceptions {
-			if e.applies(refusal.Of(named), pe.pointer, v) {
+			if e.applies(refusal.Of(named), pointer, v) {
 				return e.name, nil
 			}
 		}

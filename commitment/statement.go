@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
 )
@@ -229,7 +230,7 @@ func parseSubject(v any) (Subject, error) {
 		return Subject{}, fmt.Errorf("digest: %v", err)
 	}
 	h, _ := d["sha256"].(string)
-	if !isHexDigest(h) {
+	if !jsonfield.IsLowerHex(h, 64) {
 		return Subject{}, errors.New("digest.sha256 is not 64 lowercase hex digits")
 	}
 	return Subject{Name: name, SHA256: h}, nil
