@@ -3,6 +3,8 @@ package profile
 import (
 	"bytes"
 	"errors"
+
+	"github.com/obaudit/obaudit/internal/jsonfield"
 )
 
 // What only the tests use.
@@ -14,9 +16,12 @@ func SchemaJSON() []byte { return bytes.Clone(schemaJSON) }
 // is about and the kind of rule it breaks ("field": the published
 // schema's; "lane": its lane's); ok is false for any other error.
 func Refused(err error) (pointer, rule string, ok bool) {
-	var a *at
-	if errors.As(err, &a) {
-		return a.pointer, a.rule, true
+	pointer, ok = jsonfield.PointerOf(err)
+	switch {
+	case !ok:
+		return "", "", false
+	case errors.Is(err, errLaneRule):
+		return pointer, "lane", true
 	}
-	return "", "", false
+	return pointer, "field", true
 }

@@ -7,8 +7,10 @@
 // value, recorded in the run's settings); a few are embedded as examples
 // ([Names]).
 //
-// [Parse] is the validator: named field rules, each member read once into
-// the [Profile], then the rules of the profile's lane. The published JSON
+// [Parse] is the validator: the named field rules, declared once as one
+// tree rule (internal/jsonfield), then each member read from the checked
+// tree into the [Profile], then the rules of the profile's lane. The
+// published JSON
 // Schema (profile.schema.json, [SchemaID]; embedded as bytes, never
 // compiled here) is held to the field rules as an oracle by
 // TestSchemaOracle: every committed profile and a mutation corpus of them
@@ -27,14 +29,13 @@ package profile
 
 import (
 	"embed"
-	"fmt"
+	"errors"
 	"path"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/jsonfield"
@@ -110,80 +111,106 @@ type Profile struct {
 	Name string
 }
 
-// members are a profile's members, in the schema's order: each is
-// required and no other is allowed.
-var members = []string{"profile_version", "lane", "provider", "model", "max_output_tokens", "send", "omit", "request_mapping", "retry",
-	"turn_deadline_seconds", "wall_clock_deadline_seconds", "credential_env", "default_base_url", "model_stated_in_response", "identifier_limitation"}
-
-// The published schema's patterns, compiled on first use (never at init).
-var (
-	modelRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$`) })
-	credentialRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`) })
-	baseURLRE    = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~/-]*)?$`)
-	})
-)
-
 // Parse reads a profile from data (name labels refusals): strict JSON, then
-// the field rules ([read]), then its lane's rules ([Profile.fitsLane]).
+// the field rules ([profileRule]), then its lane's rules
+// ([Profile.fitsLane]).
 func Parse(data []byte, name string) (*Profile, error) {
 	v, err := canon.Parse(data)
 	if err != nil {
 		return nil, refusal.Wrap(ErrInvalid, err, "profile %s is not strict JSON", name)
 	}
-	p, mapping, err := read(v, name)
-	if err != nil {
-		return nil, err
+	if err := profileRule()(v, ""); err != nil {
+		return nil, named(name, err)
+	}
+	p, mapping := read(v.(map[string]any), name)
+	if p.Run.Digest, err = canon.UpstreamDigest(v); err != nil {
+		return nil, refusal.Wrap(ErrInvalid, err, "profile %s", name)
 	}
 	if err := p.fitsLane(mapping); err != nil {
-		return nil, err
+		return nil, named(name, err)
 	}
 	return p, nil
 }
 
-// read holds v to the profile's field rules (the published schema's, each
-// member read once by its rule) and fills a Profile from it; mapping is
-// its request mapping.
-func read(v any, name string) (p *Profile, mapping string, err error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, "", invalid(name, fieldRule, "", "must be a JSON object, got %s", jsonfield.Kind(v))
+// fields holds a profile's values to the tree rules (internal/jsonfield)
+// with this package's class; a refusal's detail is led by the pointer of
+// the value it is about (nothing for the profile itself).
+var fields = &jsonfield.Reader{Bad: ErrInvalid, Unknown: ErrInvalid, UnknownField: ErrInvalid, MissingField: ErrInvalid}
+
+// profileRule is the profile's field rules, the published schema's (an
+// integer written as an integer too), built on first use (nothing,
+// regular expressions included, at init).
+var profileRule = sync.OnceValue(func() jsonfield.Rule {
+	r, f := fields, jsonfield.Field
+	pattern := func(want, expr string) jsonfield.Rule { return r.Match(want, regexp.MustCompile(expr).MatchString) }
+	return r.Closed(
+		f("profile_version", r.Integer(1, 1)),
+		f("lane", r.Enum(LaneIDs()...)),
+		f("provider", r.Enum(boundProviders()...)),
+		f("model", pattern("a model identifier (a letter or digit, then at most 127 of A-Z a-z 0-9 . _ : / -)", `^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$`)),
+		f("max_output_tokens", r.Integer(1, 4096)),
+		f("send", r.Open()),
+		f("omit", r.Distinct(r.String)),
+		f("request_mapping", r.Text),
+		f("retry", r.Enum("none")),
+		f("turn_deadline_seconds", seconds(600)),
+		f("wall_clock_deadline_seconds", seconds(86400)),
+		f("credential_env", pattern("an environment variable name (A-Z, then at most 63 of A-Z 0-9 _)", `^[A-Z][A-Z0-9_]{0,63}$`)),
+		f("default_base_url", pattern("https://host[:port][/path] (host: A-Z a-z 0-9 . -; path: A-Z a-z 0-9 . _ ~ / -)", `^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~/-]*)?$`)),
+		f("model_stated_in_response", r.Flag),
+		f("identifier_limitation", jsonfield.OrNull(r.Chars(1, 256))))
+})
+
+// seconds is a number of seconds above 0 and at most most.
+func seconds(most float64) jsonfield.Rule {
+	return func(x any, p string) error {
+		if s, ok := number(x); !ok || !(s > 0 && s <= most) {
+			return fields.Refuse(ErrInvalid, p, "must be a number of seconds above 0 and at most %g, got %s", most, jsonfield.Show(x))
+		}
+		return nil
 	}
-	if unknown := jsonfield.Unknown(m, members); unknown != nil {
-		return nil, "", invalid(name, fieldRule, jsonfield.Key("", unknown[0]), "is not a profile member (a profile has exactly %v)", members)
+}
+
+// number is x as a float64, if it is a JSON number.
+func number(x any) (float64, bool) {
+	switch n := x.(type) {
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
 	}
-	if missing := jsonfield.Missing(m, members); missing != nil {
-		return nil, "", invalid(name, fieldRule, "", "lacks the member(s) %v", missing)
+	return 0, false
+}
+
+// read fills a Profile from the profile m that profileRule holds, and
+// returns its request mapping.
+func read(m map[string]any, name string) (*Profile, string) {
+	// profileRule has established every assertion below: each member is
+	// present and of its kind, the lane one this build speaks.
+	l, _ := LaneByID(m["lane"].(string))
+	var omit []string
+	for _, o := range m["omit"].([]any) {
+		omit = append(omit, o.(string))
 	}
-	f := &fields{m: m, name: name}
-	f.is("profile_version", int64(1))
-	l, _ := LaneByID(f.text("lane", fmt.Sprintf("one of %v", LaneIDs()), func(s string) bool { _, ok := LaneByID(s); return ok }))
-	providers := boundProviders()
-	p = &Profile{
+	note, _ := m["identifier_limitation"].(string) // null reads as ""
+	turn, _ := number(m["turn_deadline_seconds"])
+	wall, _ := number(m["wall_clock_deadline_seconds"])
+	return &Profile{
 		Lane: l, Name: name,
 		Run: lane.Profile{
-			Provider:                 f.text("provider", fmt.Sprintf("one of %v", providers), func(s string) bool { return slices.Contains(providers, s) }),
-			Model:                    f.text("model", "a model identifier (a letter or digit, then at most 127 of A-Z a-z 0-9 . _ : / -)", modelRE().MatchString),
-			MaxOutputTokens:          f.integer("max_output_tokens", 1, 4096),
-			Send:                     as[map[string]any](f, "send", "a JSON object"),
-			Omit:                     f.distinct("omit"),
-			TurnDeadlineSeconds:      f.seconds("turn_deadline_seconds", 600),
-			WallClockDeadlineSeconds: f.seconds("wall_clock_deadline_seconds", 86400),
-			ModelStated:              as[bool](f, "model_stated_in_response", "true or false"),
-			IdentifierLimitation:     f.note("identifier_limitation", 256),
+			Provider:                 m["provider"].(string),
+			Model:                    m["model"].(string),
+			MaxOutputTokens:          m["max_output_tokens"].(int64),
+			Send:                     m["send"].(map[string]any),
+			Omit:                     omit,
+			TurnDeadlineSeconds:      turn,
+			WallClockDeadlineSeconds: wall,
+			ModelStated:              m["model_stated_in_response"].(bool),
+			IdentifierLimitation:     note,
 		},
-		CredentialEnv:  f.text("credential_env", "an environment variable name (A-Z, then at most 63 of A-Z 0-9 _)", credentialRE().MatchString),
-		DefaultBaseURL: f.text("default_base_url", "https://host[:port][/path] (host: A-Z a-z 0-9 . -; path: A-Z a-z 0-9 . _ ~ / -)", baseURLRE().MatchString),
-	}
-	mapping = f.text("request_mapping", "a non-empty string", func(s string) bool { return s != "" })
-	f.is("retry", "none")
-	if f.err != nil {
-		return nil, "", f.err
-	}
-	if p.Run.Digest, err = canon.UpstreamDigest(m); err != nil {
-		return nil, "", refusal.Wrap(ErrInvalid, err, "profile %s", name)
-	}
-	return p, mapping, nil
+		CredentialEnv:  m["credential_env"].(string),
+		DefaultBaseURL: m["default_base_url"].(string),
+	}, m["request_mapping"].(string)
 }
 
 // fitsLane holds p, read with request mapping mapping, to its lane's rules,
@@ -193,7 +220,9 @@ func read(v any, name string) (p *Profile, mapping string, err error) {
 // and an endpoint it accepts.
 func (p *Profile) fitsLane(mapping string) error {
 	l := p.Lane
-	bad := func(pointer, format string, a ...any) error { return invalid(p.Name, laneRule, pointer, format, a...) }
+	bad := func(pointer, format string, a ...any) error {
+		return errors.Join(errLaneRule, fields.Refuse(ErrInvalid, pointer, format, a...))
+	}
 	if !slices.Contains(l.Providers(), p.Run.Provider) {
 		return bad("/provider", "is %q: lane %s binds providers %v", p.Run.Provider, l.ID(), l.Providers())
 	}
@@ -245,130 +274,14 @@ func boundProviders() []string {
 	return out
 }
 
-// The two kinds of rule an ErrInvalid refusal about a value names: a field
-// rule (the published schema's) or a rule of the profile's lane.
-const (
-	fieldRule = "field"
-	laneRule  = "lane"
-)
+// errLaneRule marks a refusal under a rule of the profile's lane, which the
+// schema cannot state (every other refusal about a value is under a field
+// rule, the published schema's).
+var errLaneRule = errors.New("a rule of the profile's lane")
 
-// at is the cause of an ErrInvalid refusal about one value: its RFC 6901
-// pointer ("" the profile itself) and the kind of rule it breaks.
-type at struct{ pointer, rule string }
-
-func (a *at) Error() string { return a.rule + " rule at " + a.pointer }
-
-// invalid is the ErrInvalid refusal of profile name about the value at
-// pointer under a rule of kind rule.
-func invalid(name, rule, pointer, format string, a ...any) error {
-	detail := fmt.Sprintf(format, a...)
-	if pointer != "" {
-		detail = pointer + " " + detail
-	}
-	return &refusal.Refusal{Class: ErrInvalid.Class, Detail: "profile " + name + ": " + detail, Err: &at{pointer, rule}}
-}
-
-// fields reads the members of one profile object, each by its field rule.
-// The first rule broken is kept in err; a read after it returns what it
-// can, and the profile is refused.
-type fields struct {
-	m    map[string]any
-	name string
-	err  error
-}
-
-func (f *fields) fail(pointer, format string, a ...any) {
-	if f.err == nil {
-		f.err = invalid(f.name, fieldRule, pointer, format, a...)
-	}
-}
-
-// is holds the member key to the one value want.
-func (f *fields) is(key string, want any) {
-	if x := f.m[key]; x != want {
-		f.fail("/"+key, "must be %s, got %s", jsonfield.Show(want), jsonfield.Show(x))
-	}
-}
-
-// text reads the member key as a string that ok admits (want says which).
-func (f *fields) text(key, want string, ok func(string) bool) string {
-	s, isString := f.m[key].(string)
-	if !isString || !ok(s) {
-		f.fail("/"+key, "must be %s, got %s", want, jsonfield.Show(f.m[key]))
-	}
-	return s
-}
-
-// integer reads the member key as an integer from lo to hi. An integral
-// float (14.0) is not one: a profile writes its integers as integers.
-func (f *fields) integer(key string, lo, hi int64) int64 {
-	n, ok := f.m[key].(int64)
-	if !ok || n < lo || n > hi {
-		f.fail("/"+key, "must be an integer from %d to %d, got %s", lo, hi, jsonfield.Show(f.m[key]))
-	}
-	return n
-}
-
-// seconds reads the member key as a number above 0 and at most hi.
-func (f *fields) seconds(key string, hi float64) float64 {
-	var s float64
-	switch n := f.m[key].(type) {
-	case int64:
-		s = float64(n)
-	case float64:
-		s = n
-	}
-	if !(s > 0 && s <= hi) {
-		f.fail("/"+key, "must be a number of seconds above 0 and at most %g, got %s", hi, jsonfield.Show(f.m[key]))
-	}
-	return s
-}
-
-// as reads the member key as a T (what names it for a refusal).
-func as[T any](f *fields, key, what string) T {
-	v, ok := f.m[key].(T)
-	if !ok {
-		f.fail("/"+key, "must be %s, got %s", what, jsonfield.Show(f.m[key]))
-	}
-	return v
-}
-
-// distinct reads the member key as an array of distinct strings (nil when
-// empty).
-func (f *fields) distinct(key string) []string {
-	a, ok := f.m[key].([]any)
-	if !ok {
-		f.fail("/"+key, "must be an array of distinct strings, got %s", jsonfield.Kind(f.m[key]))
-		return nil
-	}
-	var out []string
-	seen := make(map[string]bool, len(a))
-	for i, x := range a {
-		s, ok := x.(string)
-		switch {
-		case !ok:
-			f.fail(jsonfield.Index("/"+key, i), "must be a string, got %s", jsonfield.Show(x))
-		case seen[s]:
-			f.fail(jsonfield.Index("/"+key, i), "repeats %q", s)
-		}
-		seen[s] = true
-		out = append(out, s)
-	}
-	return out
-}
-
-// note reads the member key as null ("") or a string of 1 to most
-// characters (code points).
-func (f *fields) note(key string, most int) string {
-	x := f.m[key]
-	if x == nil {
-		return ""
-	}
-	s, ok := x.(string)
-	if n := utf8.RuneCountInString(s); !ok || n < 1 || n > most {
-		f.fail("/"+key, "must be null or a string of 1 to %d characters, got %s", most, jsonfield.Show(x))
-	}
-	return s
+// named is the refusal err of the profile name.
+func named(name string, err error) error {
+	return refusal.Because(ErrInvalid, err, "profile %s: %s", name, refusal.Detail(err))
 }
 
 // Names are the embedded profiles' names (file names without .json),
