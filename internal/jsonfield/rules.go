@@ -74,24 +74,23 @@ func (r *Reader) List(item Rule) Rule {
 }
 
 // Distinct is a JSON array of strings, each held to item, no two equal
-// (the first repeat refused).
+// (every item is held to item first, then the first repeat is refused).
 func (r *Reader) Distinct(item Rule) Rule {
-	return func(x any, p string) error {
-		a, err := r.Array(x, p)
-		if err != nil {
+	each := r.List(func(x any, p string) error {
+		if err := item(x, p); err != nil {
 			return err
 		}
+		return r.String(x, p)
+	})
+	return func(x any, p string) error {
+		if err := each(x, p); err != nil {
+			return err
+		}
+		a := x.([]any)
 		seen := make(map[string]int, len(a))
 		for i, e := range a {
-			ip := Index(p, i)
-			if err := item(e, ip); err != nil {
-				return err
-			}
-			if err := r.String(e, ip); err != nil {
-				return err
-			}
 			if j, dup := seen[e.(string)]; dup {
-				return r.Refuse(r.Bad, ip, "repeats item %d, %s", j, Show(e))
+				return r.Refuse(r.Bad, Index(p, i), "repeats item %d, %s", j, Show(e))
 			}
 			seen[e.(string)] = i
 		}

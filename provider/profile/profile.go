@@ -164,22 +164,19 @@ var profileRule = sync.OnceValue(func() jsonfield.Rule {
 // seconds is a number of seconds above 0 and at most most.
 func seconds(most float64) jsonfield.Rule {
 	return func(x any, p string) error {
-		if s, ok := number(x); !ok || !(s > 0 && s <= most) {
+		if s, ok := float(x).(float64); !ok || !(s > 0 && s <= most) {
 			return fields.Refuse(ErrInvalid, p, "must be a number of seconds above 0 and at most %g, got %s", most, jsonfield.Show(x))
 		}
 		return nil
 	}
 }
 
-// number is x as a float64, if it is a JSON number.
-func number(x any) (float64, bool) {
-	switch n := x.(type) {
-	case int64:
-		return float64(n), true
-	case float64:
-		return n, true
+// float is x, an integer written as a float64.
+func float(x any) any {
+	if n, ok := x.(int64); ok {
+		return float64(n)
 	}
-	return 0, false
+	return x
 }
 
 // read fills a Profile from the profile m that profileRule holds, and
@@ -193,8 +190,6 @@ func read(m map[string]any, name string) (*Profile, string) {
 		omit = append(omit, o.(string))
 	}
 	note, _ := m["identifier_limitation"].(string) // null reads as ""
-	turn, _ := number(m["turn_deadline_seconds"])
-	wall, _ := number(m["wall_clock_deadline_seconds"])
 	return &Profile{
 		Lane: l, Name: name,
 		Run: lane.Profile{
@@ -203,8 +198,8 @@ func read(m map[string]any, name string) (*Profile, string) {
 			MaxOutputTokens:          m["max_output_tokens"].(int64),
 			Send:                     m["send"].(map[string]any),
 			Omit:                     omit,
-			TurnDeadlineSeconds:      turn,
-			WallClockDeadlineSeconds: wall,
+			TurnDeadlineSeconds:      float(m["turn_deadline_seconds"]).(float64),
+			WallClockDeadlineSeconds: float(m["wall_clock_deadline_seconds"]).(float64),
 			ModelStated:              m["model_stated_in_response"].(bool),
 			IdentifierLimitation:     note,
 		},
