@@ -125,7 +125,7 @@ func (r *Reader) OptText(x any, p string) error {
 }
 
 // TextList holds x to a JSON array of non-empty strings.
-func (r *Reader) TextList(x any, p string) error { return r.List(r.Text)(x, p) }
+func (r *Reader) TextList(x any, p string) error { return r.each(x, p, r.Text) }
 
 // Flag holds x to true or false.
 func (r *Reader) Flag(x any, p string) error {

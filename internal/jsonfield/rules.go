@@ -59,18 +59,20 @@ func (r *Reader) record(keys func(m map[string]any, names []string, p string) er
 
 // List is a JSON array each of whose items is held to item.
 func (r *Reader) List(item Rule) Rule {
-	return func(x any, p string) error {
-		a, err := r.Array(x, p)
-		if err != nil {
+	return func(x any, p string) error { return r.each(x, p, item) }
+}
+
+func (r *Reader) each(x any, p string, item Rule) error {
+	a, err := r.Array(x, p)
+	if err != nil {
+		return err
+	}
+	for i, e := range a {
+		if err := item(e, Index(p, i)); err != nil {
 			return err
 		}
-		for i, e := range a {
-			if err := item(e, Index(p, i)); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
+	return nil
 }
 
 // Distinct is a JSON array of strings, each held to item, no two equal
