@@ -112,13 +112,13 @@ func (w *Witnesses) Check(t testing.TB, es Exceptions, floor int) {
 // each JSON kind, the numbers at the edges the rules care about (integral
 // floats, negative zero, the largest exact integer, floats past every
 // integer), strings empty, short and long, and containers empty and not.
-// Every one is encodable (canon.Upstream); each call returns new
-// containers.
+// Each one's upstream encoding (canon.Upstream) is a file canon reads back
+// to it; each call returns new containers.
 func Kinds() []any {
 	return []any{
 		nil, true, false,
 		int64(0), int64(-1), int64(1), int64(canon.MaxSafeInteger),
-		1.5, 14.0, math.Copysign(0, -1), 1e20, 1e300, -1e300,
+		1.5, 14.0, math.Copysign(0, -1), 1e300, -1e300,
 		"", "x", strings.Repeat("long ", 2000),
 		[]any{}, []any{"x"}, map[string]any{},
 	}
