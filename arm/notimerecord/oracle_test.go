@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -25,43 +24,30 @@ import (
 	"github.com/obaudit/obaudit/domains"
 	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/internal/jsonfield"
-	"github.com/obaudit/obaudit/internal/offlineschema"
+	"github.com/obaudit/obaudit/internal/schemaoracle"
 	"github.com/obaudit/obaudit/refusal"
 	"github.com/obaudit/obaudit/schemas"
-	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
-
-// exception is a documented disagreement: a rule of the named checks the
-// published JSON Schema does not state, so that a record the named checks
-// refuse under it passes the schema. It applies to a refusal by its class,
-// its pointer and the value the pointer names.
-type exception struct {
-	name, why string
-	applies   func(class refusal.Class, pointer string, value any) bool
-}
-
-func classes(cs ...*refusal.Refusal) func(refusal.Class, string, any) bool {
-	return func(c refusal.Class, _ string, _ any) bool {
-		return slices.ContainsFunc(cs, func(s *refusal.Refusal) bool { return s.Class == c })
-	}
-}
 
 // exceptions are every disagreement TestSchemaOracle allows, by name: each
 // must be witnessed by a vector (so the list is exactly what is needed),
 // and any other disagreement fails the test. None goes the other way: the
 // schema refuses nothing the named checks accept, and where it refuses,
 // the named checks refuse with ErrSchema (ErrMalformed for a record that
-// is not an object), as Decode did when it ran the schema.
-var exceptions = []exception{
-	{"relations", "a value held to other values (a recorded digest to the content it names; halt, invocations, transition_count, replay_final and elapsed_minutes to the trajectory and final state they summarise); JSON Schema states each value's shape on its own",
-		classes(notimerecord.ErrDigest, notimerecord.ErrIncoherent)},
-	{"encoding", "the file is the RFC 8785 encoding of its content and one newline; the schema judges the content, not its bytes",
-		classes(notimerecord.ErrNotCanonical)},
-	{"integral-float", "JSON Schema's integer is the number, so 14.0 and 1e300 are integers; the named checks hold an integer field to an integer literal (all RFC 8785 writes for such a number)",
-		func(c refusal.Class, _ string, v any) bool {
-			f, ok := v.(float64)
-			return ok && c == notimerecord.ErrSchema.Class && f == math.Trunc(f)
+// is not an object), as Decode did when it ran the schema. Each is a rule
+// of the named checks the published JSON Schema does not state, so that a
+// record the named checks refuse under it passes the schema; it applies to
+// a refusal by its class, its pointer and the value the pointer names.
+var exceptions = schemaoracle.Exceptions{
+	{Name: "relations", Why: "a value held to other values (a recorded digest to the content it names; halt, invocations, transition_count, replay_final and elapsed_minutes to the trajectory and final state they summarise); JSON Schema states each value's shape on its own",
+		Applies: schemaoracle.Classes(notimerecord.ErrDigest, notimerecord.ErrIncoherent)},
+	{Name: "encoding", Why: "the file is the RFC 8785 encoding of its content and one newline; the schema judges the content, not its bytes",
+		Applies: schemaoracle.Classes(notimerecord.ErrNotCanonical)},
+	{Name: "integral-float", Why: "JSON Schema's integer is the number, so 14.0 and 1e300 are integers; the named checks hold an integer field to an integer literal (all RFC 8785 writes for such a number)",
+		Applies: func(r schemaoracle.Refused) bool {
+			f, ok := r.Value.(float64)
+			return ok && r.Class == notimerecord.ErrSchema.Class && f == math.Trunc(f)
 		}},
 }
 
@@ -69,22 +55,15 @@ var exceptions = []exception{
 // not shrink.
 const minJudged = 8000
 
-var published = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	c := offlineschema.NewCompiler()
-	if err := c.AddResource(schemas.NoTimeRunV1ID, bytes.NewReader(schemas.NoTimeRunV1())); err != nil {
-		return nil, err
-	}
-	return c.Compile(schemas.NoTimeRunV1ID)
-})
+// published is the published schema, compiled.
+func published(t testing.TB) *jsonschema.Schema {
+	return schemaoracle.Compile(t, schemas.NoTimeRunV1ID, schemas.NoTimeRunV1())
+}
 
 // schemaVerdict is the published schema's verdict on a tree (numbers as
 // json.Number, as the schema library reads them).
-func schemaVerdict(tree any) error {
-	s, err := published()
-	if err != nil {
-		return fmt.Errorf("compile the published schema: %w", err)
-	}
-	return s.Validate(canon.MapLeaves(tree, func(leaf any) any {
+func schemaVerdict(s *jsonschema.Schema, tree any) error {
+	return schemaoracle.Check(s, canon.MapLeaves(tree, func(leaf any) any {
 		switch x := leaf.(type) {
 		case int64:
 			return json.Number(strconv.FormatInt(x, 10))
@@ -104,8 +83,8 @@ type judgement struct {
 
 // judge gives the file b to Decode (the named checks, then the digests
 // and the summary) and its tree (parsed from b when nil) to the published
-// schema.
-func judge(b []byte, tree any) judgement {
+// schema s.
+func judge(s *jsonschema.Schema, b []byte, tree any) judgement {
 	_, named := notimerecord.Decode(b)
 	if tree == nil {
 		var err error
@@ -113,7 +92,7 @@ func judge(b []byte, tree any) judgement {
 			return judgement{skipped: true}
 		}
 	}
-	bySchema := schemaVerdict(tree)
+	bySchema := schemaVerdict(s, tree)
 	class := refusal.Of(named)
 	_, isObject := tree.(map[string]any)
 	switch {
@@ -125,10 +104,8 @@ func judge(b []byte, tree any) judgement {
 		}
 	case named != nil:
 		p, _ := notimerecord.Pointer(named)
-		for _, e := range exceptions {
-			if e.applies(class, p, at(tree, p)) {
-				return judgement{exception: e.name}
-			}
+		if e := exceptions.Excuse(schemaoracle.Refused{Class: class, Pointer: p, Value: schemaoracle.At(tree, p)}); e != "" {
+			return judgement{exception: e}
 		}
 		return judgement{err: fmt.Errorf("the schema accepts it and the named checks refuse it (%v), under no documented exception", named)}
 	}
@@ -145,9 +122,7 @@ func judge(b []byte, tree any) judgement {
 // given an unknown key, every array an item twice) go to both, which must
 // reach the same verdict, save exactly the documented exceptions.
 func TestSchemaOracle(t *testing.T) {
-	if _, err := published(); err != nil {
-		t.Fatal(err)
-	}
+	s := published(t)
 	vectors := oracleVectors(t)
 	results := make([]judgement, len(vectors))
 	var next atomic.Int64
@@ -160,38 +135,29 @@ func TestSchemaOracle(t *testing.T) {
 					results[k] = judgement{err: err}
 					continue
 				}
-				results[k] = judge(b, vectors[k].tree)
+				results[k] = judge(s, b, vectors[k].tree)
 			}
 		})
 	}
 	wg.Wait()
-	witnessed := map[string]int{}
-	judged, failed := 0, 0
+	var witnessed schemaoracle.Witnesses
+	failed := 0
 	for k, r := range results {
-		switch {
-		case r.skipped:
+		if r.skipped {
 			continue
-		case r.err != nil:
+		}
+		if r.err != nil {
 			if failed++; failed <= 25 {
 				t.Errorf("%s: %v", vectors[k].name, r.err)
 			}
-		case r.exception != "":
-			witnessed[r.exception]++
 		}
-		judged++
+		witnessed.Judged(r.exception)
 	}
 	if failed > 25 {
 		t.Errorf("... and %d more disagreements", failed-25)
 	}
-	for _, e := range exceptions {
-		if witnessed[e.name] == 0 {
-			t.Errorf("exception %q is witnessed by no vector: drop it", e.name)
-		}
-	}
-	t.Logf("%d vectors, %d judged by both; the schema passes what the named checks refuse under %v", len(vectors), judged, witnessed)
-	if judged < minJudged {
-		t.Fatalf("only %d vectors judged by both (the floor is %d); the corpus lost its members", judged, minJudged)
-	}
+	t.Logf("%d vectors", len(vectors))
+	witnessed.Check(t, exceptions, minJudged)
 }
 
 // FuzzDecodeOracle: no input makes Decode panic, and Decode and the
@@ -205,11 +171,9 @@ func FuzzDecodeOracle(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	if _, err := published(); err != nil {
-		f.Fatal(err)
-	}
+	s := published(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if j := judge(b, nil); j.err != nil {
+		if j := judge(s, b, nil); j.err != nil {
 			t.Fatal(j.err)
 		}
 	})
@@ -331,24 +295,12 @@ func committedVectors(t testing.TB) []vector {
 	}
 	art, _ := contract8(t)
 	out = append(out, vector{name: "contract-8 artefact", b: art})
-	scripts, err := filepath.Glob("../../cmd/obaudit/testdata/script/*.txtar")
-	if err != nil || len(scripts) == 0 {
-		t.Fatalf("no testscripts: %v", err)
-	}
-	for _, f := range scripts {
-		a, err := txtar.ParseFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, file := range a.Files {
-			if bytes.HasPrefix(bytes.TrimSpace(file.Data), []byte("{")) && bytes.Contains(file.Data, []byte(`"`+notimewire.RunContract+`"`)) {
-				out = append(out, vector{name: f + ":" + file.Name, b: file.Data})
-			}
-		}
+	for _, f := range schemaoracle.TxtarFiles(t, "../../cmd/obaudit/testdata/script/*.txtar", schemaoracle.JSONObject(`"`+notimewire.RunContract+`"`)) {
+		out = append(out, vector{name: f.Name, b: f.Data})
 	}
 	corpus, _ := filepath.Glob("testdata/fuzz/FuzzDecodeOracle/*")
 	for _, f := range corpus {
-		out = append(out, vector{name: f, b: fuzzEntry(t, f)})
+		out = append(out, vector{name: f, b: schemaoracle.CorpusEntry(t, f)})
 	}
 	return out
 }
@@ -584,18 +536,12 @@ func (m mutation) vector(name string, tree any, s site) vector {
 	return vector{name: name, tree: edit(tree, s.steps, m.f), upstream: m.float}
 }
 
-// kinds replace every value: each JSON kind, the numbers at the edges
-// (14.0 a float, the largest exact integer, a float beyond any integer
-// field), strings empty, short and long.
-var kinds = []any{nil, true, false, int64(0), int64(-1), int64(1), 1.5, float64(14), int64(canon.MaxSafeInteger), 1e300,
-	"", "x", strings.Repeat("long ", 2000), []any{}, map[string]any{}}
-
 func replace(name string, v any) mutation {
 	f, isFloat := v.(float64)
 	return mutation{name, func(any) (any, bool) { return v, true }, isFloat && f == math.Trunc(f)}
 }
 
-// mutations are s's edits: deleted, replaced by each of kinds and by each
+// mutations are s's edits: deleted, replaced by each of schemaoracle.Kinds and by each
 // value just past a bound its subschema states, an object given an
 // unknown key (and, under propertyNames, a near miss of a key; under not
 // required, each key it forbids), an array its first item twice.
@@ -604,7 +550,7 @@ func (w *walker) mutations(s site) []mutation {
 	if len(s.steps) > 0 {
 		out = append(out, mutation{name: "delete", f: func(any) (any, bool) { return nil, false }})
 	}
-	for _, v := range kinds {
+	for _, v := range schemaoracle.Kinds() {
 		out = append(out, replace(fmt.Sprintf("= %.40s", show(v)), v))
 	}
 	for _, v := range boundValues(s.schema, s.value) {
@@ -698,74 +644,20 @@ func show(v any) string {
 	return fmt.Sprintf("%q", fmt.Sprint(v))
 }
 
-// edit returns tree with the value at steps replaced by f's (or deleted),
-// sharing every container it does not change.
+// edit returns tree with the value at steps (object keys and array
+// indices from the root) replaced by f's, or deleted when f says not to
+// keep it, sharing every container it does not change.
 func edit(tree any, steps []any, f func(any) (any, bool)) any {
-	if len(steps) == 0 {
-		v, _ := f(tree)
-		return v
-	}
-	switch x := tree.(type) {
-	case map[string]any:
-		k, c := steps[0].(string), maps.Clone(x)
-		if len(steps) > 1 {
-			c[k] = edit(x[k], steps[1:], f)
-		} else if v, keep := f(x[k]); keep {
-			c[k] = v
+	p := ""
+	for _, step := range steps {
+		if i, ok := step.(int); ok {
+			p = jsonfield.Index(p, i)
 		} else {
-			delete(c, k)
-		}
-		return c
-	case []any:
-		i, c := steps[0].(int), slices.Clone(x)
-		if len(steps) > 1 {
-			c[i] = edit(x[i], steps[1:], f)
-		} else if v, keep := f(x[i]); keep {
-			c[i] = v
-		} else {
-			c = slices.Delete(c, i, i+1)
-		}
-		return c
-	}
-	panic(fmt.Sprintf("edit: no container at %v", steps))
-}
-
-// at resolves an RFC 6901 pointer in a tree, or nil.
-func at(tree any, pointer string) any {
-	if pointer == "" {
-		return tree
-	}
-	for _, step := range strings.Split(pointer[1:], "/") {
-		step = strings.ReplaceAll(strings.ReplaceAll(step, "~1", "/"), "~0", "~")
-		switch v := tree.(type) {
-		case map[string]any:
-			tree = v[step]
-		case []any:
-			i, err := strconv.Atoi(step)
-			if err != nil || i < 0 || i >= len(v) {
-				return nil
-			}
-			tree = v[i]
-		default:
-			return nil
+			p = schemaoracle.Key(p, step.(string))
 		}
 	}
-	return tree
-}
-
-// fuzzEntry reads a one-value "go test fuzz v1" corpus file.
-func fuzzEntry(t testing.TB, path string) []byte {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	if v, keep := f(schemaoracle.At(tree, p)); keep {
+		return schemaoracle.Set(tree, p, v)
 	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 2 || lines[0] != "go test fuzz v1" || !strings.HasPrefix(lines[1], "[]byte(") {
-		t.Fatalf("%s: not a corpus entry of one []byte", path)
-	}
-	s, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return []byte(s)
+	return schemaoracle.Delete(tree, p)
 }
