@@ -2,14 +2,13 @@ package notimerecord_test
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +21,7 @@ import (
 	"github.com/obaudit/obaudit/arm/pair"
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/domains"
+	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/internal/artefacttest"
 	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/internal/schemaoracle"
@@ -53,30 +53,17 @@ var exceptions = schemaoracle.Exceptions{
 
 // minJudged is the floor of vectors judged by both: the corpus may grow,
 // not shrink.
-const minJudged = 8000
+const minJudged = 9500
 
 // published is the published schema, compiled.
 func published(t testing.TB) *jsonschema.Schema {
 	return schemaoracle.Compile(t, schemas.NoTimeRunV1ID, schemas.NoTimeRunV1())
 }
 
-// schemaVerdict is the published schema's verdict on a tree (numbers as
-// json.Number, as the schema library reads them).
-func schemaVerdict(s *jsonschema.Schema, tree any) error {
-	return schemaoracle.Check(s, canon.MapLeaves(tree, func(leaf any) any {
-		switch x := leaf.(type) {
-		case int64:
-			return json.Number(strconv.FormatInt(x, 10))
-		case float64:
-			return json.Number(strconv.FormatFloat(x, 'g', -1, 64))
-		}
-		return leaf
-	}))
-}
-
 // judgement is how a record file fares before both validators.
 type judgement struct {
 	skipped   bool   // canon's strict reader refuses it: judged by neither
+	refused   bool   // the named checks refuse it
 	exception string // the documented exception the disagreement falls under
 	err       error  // an undocumented disagreement
 }
@@ -92,7 +79,7 @@ func judge(s *jsonschema.Schema, b []byte, tree any) judgement {
 			return judgement{skipped: true}
 		}
 	}
-	bySchema := schemaVerdict(s, tree)
+	bySchema := schemaoracle.Check(s, tree)
 	class := refusal.Of(named)
 	_, isObject := tree.(map[string]any)
 	switch {
@@ -105,22 +92,22 @@ func judge(s *jsonschema.Schema, b []byte, tree any) judgement {
 	case named != nil:
 		p, _ := notimerecord.Pointer(named)
 		if e := exceptions.Excuse(schemaoracle.Refused{Class: class, Pointer: p, Value: schemaoracle.At(tree, p)}); e != "" {
-			return judgement{exception: e}
+			return judgement{refused: true, exception: e}
 		}
 		return judgement{err: fmt.Errorf("the schema accepts it and the named checks refuse it (%v), under no documented exception", named)}
 	}
-	return judgement{}
+	return judgement{refused: named != nil}
 }
 
 // TestSchemaOracle holds the published JSON Schema (schemas/notime/v1.json,
 // as published) to the named checks, which are the validator: every record
-// the package's producers make (each agent on each eligible scenario, a
-// transition horizon, an integrity halt), the committed refusal cases and
-// testscript records, FuzzDecodeOracle's seeds and corpus, and a mutation
-// corpus of the records (every value deleted, replaced by each JSON kind
-// and by values just past each bound the schema states there, every object
-// given an unknown key, every array an item twice) go to both, which must
-// reach the same verdict, save exactly the documented exceptions.
+// the package's producers make (validRecords: both must accept each), the
+// committed refusal cases and testscript records, FuzzDecodeOracle's seeds
+// and corpus, and a mutation corpus of the records (oracleVectors: every
+// value deleted, replaced by each of schemaoracle.Kinds and by values just
+// past each bound the schema states there, every object given an unknown
+// key, every array an item twice) go to both, which must reach the same
+// verdict, save exactly the documented exceptions.
 func TestSchemaOracle(t *testing.T) {
 	s := published(t)
 	vectors := oracleVectors(t)
@@ -129,13 +116,19 @@ func TestSchemaOracle(t *testing.T) {
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
+			var buf []byte // each mutation's file, in turn (Decode keeps none of it)
 			for k := int(next.Add(1) - 1); k < len(vectors); k = int(next.Add(1) - 1) {
-				b, err := vectors[k].bytes()
+				tree, b, err := vectors[k].file(buf)
+				if vectors[k].base != nil {
+					buf = b
+				}
 				if err != nil {
 					results[k] = judgement{err: err}
 					continue
 				}
-				results[k] = judge(s, b, vectors[k].tree)
+				if results[k] = judge(s, b, tree); vectors[k].valid && results[k].refused {
+					results[k].err = fmt.Errorf("a producer's record is refused")
+				}
 			}
 		})
 	}
@@ -148,7 +141,7 @@ func TestSchemaOracle(t *testing.T) {
 		}
 		if r.err != nil {
 			if failed++; failed <= 25 {
-				t.Errorf("%s: %v", vectors[k].name, r.err)
+				t.Errorf("%s: %v", vectors[k].label(), r.err)
 			}
 		}
 		witnessed.Judged(r.exception)
@@ -165,7 +158,7 @@ func TestSchemaOracle(t *testing.T) {
 // exceptions.
 func FuzzDecodeOracle(f *testing.F) {
 	for _, v := range fuzzSeeds(f) {
-		b, err := v.bytes()
+		_, b, err := v.file(nil)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -179,36 +172,60 @@ func FuzzDecodeOracle(f *testing.F) {
 	})
 }
 
-// vector is one record file both validators judge.
+// vector is one record file both validators judge: a committed file, or
+// a mutation of a valid record's tree, made and encoded when it is judged.
 type vector struct {
-	name     string
-	tree     any    // a mutated record, when b is nil
-	b        []byte // the file
-	upstream bool   // encode tree in the upstream form
+	name  string // the file's, or the mutated record's
+	b     []byte // a committed file
+	valid bool   // a producer's record, which both must accept
+	base  any    // the tree a mutation edits (sharing every container it does not change)
+	at    string // the pointer of the value it edits
+	m     mutation
 }
 
-// bytes is the vector's file: a mutated tree's RFC 8785 encoding and a
-// newline or, for a tree holding an integral float (which RFC 8785 writes
-// as an integer, 14.0 as 14), its upstream form, which keeps it a float.
-func (v vector) bytes() ([]byte, error) {
-	if v.b != nil {
-		return v.b, nil
+// label names the vector in a failure.
+func (v vector) label() string {
+	if v.base == nil {
+		return v.name
 	}
-	encode := canon.JCS
-	if v.upstream {
-		encode = canon.Upstream
+	p := v.at
+	if p == "" {
+		p = "/"
 	}
-	b, err := encode(v.tree)
+	return fmt.Sprintf("%s %s: %s", v.name, p, v.m.name)
+}
+
+// file is the vector's tree (nil for a committed file, which judge
+// parses) and its bytes: a mutated tree's RFC 8785 encoding and a newline
+// or, for a tree holding an integral float (which RFC 8785 writes as an
+// integer, 14.0 as 14), its upstream form, which keeps it a float. A
+// mutated tree's bytes are appended to buf[:0].
+func (v vector) file(buf []byte) (any, []byte, error) {
+	if v.base == nil {
+		return nil, v.b, nil
+	}
+	tree, form := any(nil), canon.JCSForm
+	switch {
+	case v.m.deleted:
+		tree = schemaoracle.Delete(v.base, v.at)
+	case v.m.float:
+		tree, form = schemaoracle.Set(v.base, v.at, v.m.value), canon.UpstreamForm
+	default:
+		tree = schemaoracle.Set(v.base, v.at, v.m.value)
+	}
+	b, err := canon.Append(buf[:0], tree, form)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", v.name, err)
+		return nil, nil, fmt.Errorf("%s: %v", v.label(), err)
 	}
-	return append(b, '\n'), nil
+	return tree, append(b, '\n'), nil
 }
 
-// validRecord is a record one of the package's producers made.
+// validRecord is a record one of the package's producers made, and its
+// tree (parsed once: every mutation of it shares what it does not edit).
 type validRecord struct {
 	name string
 	b    []byte
+	tree any
 }
 
 var (
@@ -216,69 +233,130 @@ var (
 	recordsMade []validRecord
 )
 
-// validRecords are the records of every agent of the default pack on every
-// scenario the No-Time protocol admits, and two of the reference on V1
-// halted early (a transition horizon of 9; an event the plan carries
-// twice: an integrity halt), smallest first.
+// validRecords are, smallest first, the records of every agent of the
+// default pack on every scenario the No-Time protocol admits; of the agent
+// whose record is the smallest there, on the scenario's first event (with
+// the plan's transition horizon, and with a horizon of one transition) and
+// on its first two (the plan's other parts as compiled: the smallest
+// records the producers make); and two of the reference on V1 halted early
+// (a transition horizon of 9; an event the plan carries twice: an
+// integrity halt). TestSchemaOracle holds both validators to accepting
+// each.
 func validRecords(t testing.TB) []validRecord {
 	t.Helper()
 	recordsOnce.Do(func() {
-		pack := domains.Default()
+		var whole []producer
 		for _, scenario := range []string{"V1", "V2", "V3"} {
-			d, _ := artefacttest.Cell(t, scenario, "reference")
-			if pair.Eligible(d) != nil {
+			if d, _ := artefacttest.Cell(t, scenario, "reference"); pair.Eligible(d) != nil {
 				continue
 			}
-			for _, id := range pack.AgentIDs() {
-				_, a := artefacttest.Cell(t, scenario, id)
-				nt, err := pair.NoTimeRun(d, pair.Agent{ID: a.ID, Kind: a.Kind, New: a.New}, inst)
-				if err != nil {
-					t.Fatal(err)
-				}
-				recordsMade = append(recordsMade, validRecord{scenario + "/" + id, encodeRecord(t, nt)})
+			for _, id := range domains.Default().AgentIDs() {
+				whole = append(whole, cell(t, scenario, id, "", nil))
 			}
 		}
-		d, a := artefacttest.Cell(t, "V1", "reference")
-		prof, err := notime.MaintenanceProfile(d.Static())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, early := range []struct {
-			name string
-			edit func(p *notimewire.PlanV1)
-		}{
-			{"horizon", func(p *notimewire.PlanV1) { p.MaxTransitions = 9 }},
-			{"integrity", func(p *notimewire.PlanV1) { p.Events = append(p.Events, p.Events[len(p.Events)-1]) }},
-		} {
-			plan, err := notime.Compile(d, prof)
-			if err != nil {
-				t.Fatal(err)
+		recordsMade = produce(t, whole)
+		smallest := map[string]validRecord{} // by scenario
+		for _, r := range recordsMade {
+			scenario, _, _ := strings.Cut(r.name, "/")
+			if s, ok := smallest[scenario]; !ok || len(r.b) < len(s.b) {
+				smallest[scenario] = r
 			}
-			early.edit(plan)
-			nt, err := notime.Run(notime.Config{Domain: d, Profile: prof, Plan: plan, Agent: a.New(), AgentID: a.ID, AgentKind: a.Kind, OperationInstanceID: inst})
-			if err != nil {
-				t.Fatal(err)
-			}
-			recordsMade = append(recordsMade, validRecord{"V1/reference " + early.name, encodeRecord(t, nt)})
 		}
+		var more []producer
+		for _, scenario := range slices.Sorted(maps.Keys(smallest)) {
+			_, id, _ := strings.Cut(smallest[scenario].name, "/")
+			more = append(more,
+				cell(t, scenario, id, " first event", func(p *notimewire.PlanV1) { p.Events = p.Events[:1] }),
+				cell(t, scenario, id, " first event, one transition", func(p *notimewire.PlanV1) { p.Events, p.MaxTransitions = p.Events[:1], 1 }),
+				cell(t, scenario, id, " first two events", func(p *notimewire.PlanV1) { p.Events = p.Events[:2] }))
+		}
+		more = append(more,
+			cell(t, "V1", "reference", " horizon", func(p *notimewire.PlanV1) { p.MaxTransitions = 9 }),
+			cell(t, "V1", "reference", " integrity", func(p *notimewire.PlanV1) { p.Events = append(p.Events, p.Events[len(p.Events)-1]) }))
+		recordsMade = append(recordsMade, produce(t, more)...)
 		slices.SortStableFunc(recordsMade, func(a, b validRecord) int { return len(a.b) - len(b.b) })
 	})
-	if len(recordsMade) < 20 {
+	if len(recordsMade) < 26 {
 		t.Fatalf("%d valid records; the producers made fewer than before", len(recordsMade))
 	}
 	return recordsMade
 }
 
-func encodeRecord(t testing.TB, nt *notimewire.RunV1) []byte {
+// producer is one No-Time run: an agent on its own domain of a scenario,
+// with the plan as compiled and then edited (nil: pair.NoTimeRun's plan).
+type producer struct {
+	name string
+	d    engine.Domain
+	a    domains.Agent
+	edit func(*notimewire.PlanV1)
+}
+
+func cell(t testing.TB, scenario, id, what string, edit func(*notimewire.PlanV1)) producer {
+	d, a := artefacttest.Cell(t, scenario, id)
+	return producer{scenario + "/" + id + what, d, a, edit}
+}
+
+// produce runs ps on every processor; the records are in ps's order.
+func produce(t testing.TB, ps []producer) []validRecord {
 	t.Helper()
-	b, err := notimerecord.Encode(nt)
-	if err != nil {
+	out := make([]validRecord, len(ps))
+	errs := make([]error, len(ps))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < len(ps); k = int(next.Add(1) - 1) {
+				out[k], errs[k] = ps[k].run()
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := notimerecord.Decode(b); err != nil {
-		t.Fatalf("a producer's record does not decode: %v", err)
+	return out
+}
+
+func (p producer) run() (validRecord, error) {
+	nt, err := p.record()
+	if err != nil {
+		return validRecord{}, fmt.Errorf("%s: %w", p.name, err)
 	}
-	return b
+	b, err := notimerecord.Encode(nt)
+	if err != nil {
+		return validRecord{}, fmt.Errorf("%s: %w", p.name, err)
+	}
+	tree, err := canon.Parse(bytes.TrimSuffix(b, []byte("\n")))
+	if err != nil {
+		return validRecord{}, fmt.Errorf("%s: %w", p.name, err)
+	}
+	return validRecord{p.name, b, tree}, nil
+}
+
+func (p producer) record() (*notimewire.RunV1, error) {
+	if p.edit == nil {
+		return pair.NoTimeRun(p.d, pair.Agent{ID: p.a.ID, Kind: p.a.Kind, New: p.a.New}, inst)
+	}
+	prof, err := notime.MaintenanceProfile(p.d.Static())
+	if err != nil {
+		return nil, err
+	}
+	plan, err := notime.Compile(p.d, prof)
+	if err != nil {
+		return nil, err
+	}
+	p.edit(plan)
+	return notime.Run(notime.Config{Domain: p.d, Profile: prof, Plan: plan, Agent: p.a.New(), AgentID: p.a.ID, AgentKind: p.a.Kind, OperationInstanceID: inst})
+}
+
+// validRecordNamed is the valid record named name.
+func validRecordNamed(t testing.TB, name string) validRecord {
+	t.Helper()
+	i := slices.IndexFunc(validRecords(t), func(r validRecord) bool { return r.name == name })
+	if i < 0 {
+		t.Fatalf("no valid record %s", name)
+	}
+	return validRecords(t)[i]
 }
 
 // committedVectors are the records, the refusal cases, the contract-8
@@ -287,9 +365,9 @@ func encodeRecord(t testing.TB, nt *notimewire.RunV1) []byte {
 func committedVectors(t testing.TB) []vector {
 	var out []vector
 	for _, r := range validRecords(t) {
-		out = append(out, vector{name: r.name, b: r.b})
+		out = append(out, vector{name: r.name, b: r.b, valid: true})
 	}
-	cases := refusalInputs(record(t))
+	cases := refusalInputs(validRecordNamed(t, "V1/reference").b) // record(t), made once
 	for _, name := range slices.Sorted(maps.Keys(cases)) {
 		out = append(out, vector{name: "refusal case " + name, b: cases[name]})
 	}
@@ -305,27 +383,44 @@ func committedVectors(t testing.TB) []vector {
 	return out
 }
 
-// oracleVectors are the committed vectors and the mutation corpus: of the
-// smallest record, every value's every mutation; of every record, every
-// mutation of the first value of each shape no smaller record had.
+// thorough reports whether every value the schema holds of records[i]
+// has its every mutation: it is one of the two smallest records of its
+// scenario (records are sorted by size).
+func thorough(records []validRecord, i int) bool {
+	scenario, _, _ := strings.Cut(records[i].name, "/")
+	smaller := 0
+	for _, r := range records[:i] {
+		if strings.HasPrefix(r.name, scenario+"/") {
+			smaller++
+		}
+	}
+	return smaller < 2
+}
+
+// oracleVectors are the committed vectors and the mutation corpus, which
+// the walker fails unless the values of the records reach every subschema:
+// of the two smallest records of each scenario, every mutation of every
+// value the schema holds; of every other record, every mutation of the
+// first value of each kind (site.key) no smaller record had. A free-form
+// value (one no subschema holds) is a kind of its own only once in all
+// the records, in a thorough one too: every edit of it meets the same
+// digest. Each mutation edits the record's tree where it applies and
+// shares the rest, when it is judged.
 func oracleVectors(t *testing.T) []vector {
 	out := committedVectors(t)
 	w := newWalker(t)
 	seen := map[string]bool{}
-	for i, r := range validRecords(t) {
-		tree, err := canon.Parse(bytes.TrimSuffix(r.b, []byte("\n")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.walk(tree, w.root, "#", nil, "", func(s site) {
-			if key := s.key(); i > 0 {
-				if seen[key] {
-					return
-				}
-				seen[key] = true
+	records := validRecords(t)
+	for i, r := range records {
+		all := thorough(records, i)
+		w.walk(r.tree, w.root, "#", "", "", func(s site) {
+			key := s.key()
+			if seen[key] && (!all || s.schema == nil) {
+				return
 			}
+			seen[key] = true
 			for _, m := range w.mutations(s) {
-				out = append(out, m.vector(fmt.Sprintf("%s %s: %s", r.name, s.pointer(), m.name), tree, s))
+				out = append(out, vector{name: r.name, base: r.tree, at: s.ptr, m: m})
 			}
 		})
 	}
@@ -343,15 +438,11 @@ func fuzzSeeds(f *testing.F) []vector {
 	out := committedVectors(f)
 	w := newWalker(f)
 	small := validRecords(f)[0]
-	tree, err := canon.Parse(bytes.TrimSuffix(small.b, []byte("\n")))
-	if err != nil {
-		f.Fatal(err)
-	}
 	n := 0
-	w.walk(tree, w.root, "#", nil, "", func(s site) {
+	w.walk(small.tree, w.root, "#", "", "", func(s site) {
 		for _, m := range w.mutations(s) {
 			if n++; n%40 == 0 {
-				out = append(out, m.vector(m.name, tree, s))
+				out = append(out, vector{name: small.name, base: small.tree, at: s.ptr, m: m})
 			}
 		}
 	})
@@ -361,17 +452,23 @@ func fuzzSeeds(f *testing.F) []vector {
 // site is one value of a valid record and the published subschema that
 // holds it (nil: none does; the value is free-form).
 type site struct {
-	steps  []any // object keys (string) and array indices (int) from the root
+	ptr    string // its RFC 6901 pointer
 	value  any
 	schema map[string]any
-	loc    string // the subschema's location in the schema, "#/$defs/digest"
+	loc    string // the subschema's location in the schema, "#/$defs/digest" (free-form: the one holding it)
 	shape  string // the pointer, indices as "*" and keys the schema does not name as "{}"
 }
 
-// key names the site's kind of value: its shape, the subschema it meets
-// and, for a container, whether it is empty.
+// key names the site's kind of value: its shape and the subschema it
+// meets or, for a free-form value, its JSON kind and the subschema of the
+// free-form value it is in (the schema says nothing else of it, and the
+// named checks only digest it); and, for a container, whether it is
+// empty.
 func (s site) key() string {
 	k := s.shape + " " + s.loc
+	if s.schema == nil {
+		k = "free-form " + jsonfield.Kind(s.value) + " in " + s.loc
+	}
 	switch v := s.value.(type) {
 	case map[string]any:
 		k += fmt.Sprintf(" %t", len(v) > 0)
@@ -379,21 +476,6 @@ func (s site) key() string {
 		k += fmt.Sprintf(" %t", len(v) > 0)
 	}
 	return k
-}
-
-func (s site) pointer() string {
-	p := ""
-	for _, step := range s.steps {
-		if i, ok := step.(int); ok {
-			p = jsonfield.Index(p, i)
-		} else {
-			p = jsonfield.Key(p, step.(string))
-		}
-	}
-	if p == "" {
-		return "/"
-	}
-	return p
 }
 
 // knownKeywords are the schema keywords the walker and the mutations
@@ -404,6 +486,7 @@ var knownKeywords = []string{"$schema", "$id", "$defs", "$ref", "title", "descri
 
 // walker visits the values of records with the subschemas that hold them.
 type walker struct {
+	kinds     []mutation // every value replaced by each of schemaoracle.Kinds (shared by every vector)
 	root      map[string]any
 	locations map[string]bool // every subschema of the schema, by location
 	reached   map[string]bool // the locations a value of a record reached
@@ -416,6 +499,9 @@ func newWalker(t testing.TB) *walker {
 		t.Fatal(err)
 	}
 	w := &walker{root: root.(map[string]any), locations: map[string]bool{}, reached: map[string]bool{}}
+	for _, v := range schemaoracle.Kinds() {
+		w.kinds = append(w.kinds, replace(fmt.Sprintf("= %.40s", show(v)), v))
+	}
 	var unknown []string
 	var list func(s map[string]any, loc string)
 	list = func(s map[string]any, loc string) {
@@ -484,19 +570,19 @@ func (w *walker) resolve(s map[string]any, loc string, v any) (map[string]any, s
 	}
 }
 
-// walk visits v (at steps, held by the subschema s at loc, nil for none)
-// and its descendants, keys in sorted order. A free-form value's
+// walk visits v (at the pointer ptr, held by the subschema s at loc, nil
+// for none) and its descendants, keys in sorted order. A free-form value's
 // descendants are visited too, each with no subschema.
-func (w *walker) walk(v any, s map[string]any, loc string, steps []any, shape string, visit func(site)) {
+func (w *walker) walk(v any, s map[string]any, loc string, ptr string, shape string, visit func(site)) {
 	if s != nil {
 		s, loc = w.resolve(s, loc, v)
 	}
-	visit(site{steps: steps, value: v, schema: s, loc: loc, shape: shape})
+	visit(site{ptr: ptr, value: v, schema: s, loc: loc, shape: shape})
 	child := func(cs any, cl string) (map[string]any, string) {
 		if m, ok := cs.(map[string]any); ok {
 			return m, cl
 		}
-		return nil, ""
+		return nil, loc // free-form: no subschema, in the value at loc
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -511,48 +597,43 @@ func (w *walker) walk(v any, s map[string]any, loc string, steps []any, shape st
 				cs, cl = child(s["additionalProperties"], loc+"/additionalProperties")
 				cp = shape + "/{}"
 			}
-			w.walk(x[k], cs, cl, append(slices.Clip(steps), k), cp, visit)
+			w.walk(x[k], cs, cl, schemaoracle.Key(ptr, k), cp, visit)
 		}
 	case []any:
 		is, il := child(s["items"], loc+"/items")
 		for i, e := range x {
-			w.walk(e, is, il, append(slices.Clip(steps), i), shape+"/*", visit)
+			w.walk(e, is, il, jsonfield.Index(ptr, i), shape+"/*", visit)
 		}
 	}
 }
 
-// mutation is one edit of a value: f returns its replacement, or false to
-// delete it. A record's own values hold no integral float (RFC 8785
-// writes none, and canon reads an integer literal as int64), so only a
-// replacement can bring one.
+// mutation is one edit of a value: its replacement, or its deletion. A
+// record's own values hold no integral float (RFC 8785 writes none, and
+// canon reads an integer literal as int64), so only a replacement can
+// bring one.
 type mutation struct {
-	name  string
-	f     func(old any) (any, bool)
-	float bool // the replacement is an integral float
-}
-
-// vector is the record tree with the mutation applied at s.
-func (m mutation) vector(name string, tree any, s site) vector {
-	return vector{name: name, tree: edit(tree, s.steps, m.f), upstream: m.float}
+	name    string
+	value   any
+	deleted bool
+	float   bool // the replacement is an integral float
 }
 
 func replace(name string, v any) mutation {
 	f, isFloat := v.(float64)
-	return mutation{name, func(any) (any, bool) { return v, true }, isFloat && f == math.Trunc(f)}
+	return mutation{name: name, value: v, float: isFloat && f == math.Trunc(f)}
 }
 
-// mutations are s's edits: deleted, replaced by each of schemaoracle.Kinds and by each
-// value just past a bound its subschema states, an object given an
-// unknown key (and, under propertyNames, a near miss of a key; under not
-// required, each key it forbids), an array its first item twice.
+// mutations are s's edits: deleted, replaced by each of
+// schemaoracle.Kinds and by each value just past a bound its subschema
+// states, an object given an unknown key (and, under propertyNames, a near
+// miss of a key; under not required, each key it forbids), an array its
+// first item twice.
 func (w *walker) mutations(s site) []mutation {
 	var out []mutation
-	if len(s.steps) > 0 {
-		out = append(out, mutation{name: "delete", f: func(any) (any, bool) { return nil, false }})
+	if s.ptr != "" {
+		out = append(out, mutation{name: "delete", deleted: true})
 	}
-	for _, v := range schemaoracle.Kinds() {
-		out = append(out, replace(fmt.Sprintf("= %.40s", show(v)), v))
-	}
+	out = append(out, w.kinds...)
 	for _, v := range boundValues(s.schema, s.value) {
 		out = append(out, replace(fmt.Sprintf("past a bound: %.40s", show(v)), v))
 	}
@@ -641,12 +722,12 @@ func show(v any) string {
 	case []any, map[string]any:
 		return jsonfield.Kind(v)
 	}
-	return fmt.Sprintf("%q", fmt.Sprint(v))
+	return fmt.Sprintf("%.40q", fmt.Sprint(v))
 }
 
 // edit returns tree with the value at steps (object keys and array
 // indices from the root) replaced by f's, or deleted when f says not to
-// keep it, sharing every container it does not change.
+// keep it (TestSchemaRefusalPointers edits so).
 func edit(tree any, steps []any, f func(any) (any, bool)) any {
 	p := ""
 	for _, step := range steps {
