@@ -187,7 +187,7 @@ func mutationCorpus(tb testing.TB, docs []oracleVector) []oracleVector {
 				values = append(slices.Clip(values), probes(sub, schemaoracle.At(doc, p))...)
 			}
 			for _, v := range values {
-				add(name(fmt.Sprintf("= %#.60v", v)), schemaoracle.Set(doc, p, v))
+				add(name(fmt.Sprintf("= %.60s", fmt.Sprintf("%#v", v))), schemaoracle.Set(doc, p, v))
 			}
 			switch x := schemaoracle.At(doc, p).(type) {
 			case map[string]any:
