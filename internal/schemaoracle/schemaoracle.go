@@ -15,6 +15,7 @@ package schemaoracle
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -300,14 +301,26 @@ func Compile(t testing.TB, id string, doc []byte) *jsonschema.Schema {
 	return s
 }
 
-// Check is s's verdict on tree: nil, or the failing check it reports
-// ([offlineschema.Leaf]), naming the value's and the keyword's locations.
+// Check is s's verdict on tree: nil, or its leaf error, the failing check
+// about the deepest value, naming the value's and the keyword's locations
+// (where [offlineschema.Leaf] follows each first cause, which under an
+// anyOf is the first branch's, often not the one the value meant).
 func Check(s *jsonschema.Schema, tree any) error {
 	err := s.Validate(tree)
-	if leaf, ok := offlineschema.Leaf(err); ok {
-		return fmt.Errorf("the schema refuses %q at %s: %s", leaf.InstanceLocation, leaf.KeywordLocation, leaf.Message)
+	var leaf *jsonschema.ValidationError
+	if !errors.As(err, &leaf) {
+		return err
 	}
-	return err
+	for len(leaf.Causes) > 0 {
+		next := leaf.Causes[0]
+		for _, c := range leaf.Causes[1:] {
+			if len(c.InstanceLocation) > len(next.InstanceLocation) {
+				next = c
+			}
+		}
+		leaf = next
+	}
+	return fmt.Errorf("the schema refuses %q at %s: %s", leaf.InstanceLocation, leaf.KeywordLocation, leaf.Message)
 }
 
 // File is one file of a txtar archive, named "archive:file".
