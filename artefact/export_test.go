@@ -1,6 +1,10 @@
 package artefact
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/obaudit/obaudit/internal/schemaoracle"
+)
 
 // FieldKinds returns the contract-8 field table, in document order.
 func FieldKinds() []FieldKind { return slices.Clone(fieldKinds) }
@@ -31,23 +35,7 @@ func TableFields() []string {
 }
 
 // Clone returns a deep copy of a JSON tree.
-func Clone(x any) any {
-	switch v := x.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, e := range v {
-			m[k] = Clone(e)
-		}
-		return m
-	case []any:
-		a := make([]any, len(v))
-		for i, e := range v {
-			a[i] = Clone(e)
-		}
-		return a
-	}
-	return x
-}
+var Clone = schemaoracle.Clone
 
 // Dimensions returns the result vector contract v graded, in order.
 func Dimensions(v int) []string {
