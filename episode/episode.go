@@ -114,16 +114,7 @@ func Run(cfg Config) (*Result, error) {
 }
 
 func grade(ep *engine.Episode) (*evaluator.Evaluation, error) {
-	return evaluator.Evaluate(ep.EngineVersion, ep.Contract, evaluator.Run{
-		Status:           ep.Status,
-		ReplayFinal:      ep.ReplayFinal,
-		SimulatedMinutes: ep.SimulatedMinutes,
-		AgentInvocations: int64(ep.Invocations),
-		FinalState:       ep.FinalState,
-		Trajectory:       ep.Trajectory,
-		Events:           ep.Events,
-		ReplayOK:         ep.ReplayOK,
-	})
+	return evaluator.Evaluate(ep.EngineVersion, ep.Contract, evaluator.RunOf(ep))
 }
 
 // DeterministicExecution is the execution record of every in-process agent:

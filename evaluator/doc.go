@@ -20,7 +20,7 @@
 //	})
 //
 // An engine run feeds it directly: engine.Episode carries the same trees
-// (gate.RunOf builds the Run); a checked artefact is re-graded from its
+// ([RunOf] builds the Run); a checked artefact is re-graded from its
 // typed rows by episode.Regrade.
 //
 // # Format

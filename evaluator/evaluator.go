@@ -72,6 +72,15 @@ type Run struct {
 	ReplayOK *bool
 }
 
+// RunOf is what the evaluator grades of an engine episode.
+func RunOf(ep *engine.Episode) Run {
+	return Run{
+		Status: ep.Status, ReplayFinal: ep.ReplayFinal, SimulatedMinutes: ep.SimulatedMinutes,
+		AgentInvocations: int64(ep.Invocations), FinalState: ep.FinalState, Trajectory: ep.Trajectory,
+		Events: ep.Events, ReplayOK: ep.ReplayOK,
+	}
+}
+
 // Finding is one reason a dimension did not hold.
 type Finding struct {
 	Code   string

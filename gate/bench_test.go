@@ -46,7 +46,7 @@ func BenchmarkEvaluateEpisode(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			run := gate.RunOf(ep)
+			run := evaluator.RunOf(ep)
 			b.ReportAllocs()
 			cputime.Report(b, func() {
 				if _, err := evaluator.Evaluate(schemas.EngineObaudit, c, run); err != nil {

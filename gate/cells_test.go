@@ -117,7 +117,7 @@ func runCell(t *testing.T, spec *maintenance.Spec, version, variant, agent strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := evaluator.Evaluate(version, c, gate.RunOf(ep))
+	ev, err := evaluator.Evaluate(version, c, evaluator.RunOf(ep))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -334,7 +334,7 @@ func runCheck(s *Subject, version, instance string, evaluate EvaluateFunc, j job
 	if err != nil {
 		return c, err
 	}
-	ev, err := evaluate(version, sc.contract, RunOf(ep))
+	ev, err := evaluate(version, sc.contract, evaluator.RunOf(ep))
 	if err != nil {
 		return c, err
 	}
@@ -373,15 +373,6 @@ func judge(c *Check, s *Subject, ctl *Control, version string) {
 		judgeNegative(c, *ctl)
 	}
 	c.OK = len(c.Problems) == 0
-}
-
-// RunOf is what the evaluator grades of an engine episode.
-func RunOf(ep *engine.Episode) evaluator.Run {
-	return evaluator.Run{
-		Status: ep.Status, ReplayFinal: ep.ReplayFinal, SimulatedMinutes: ep.SimulatedMinutes,
-		AgentInvocations: int64(ep.Invocations), FinalState: ep.FinalState, Trajectory: ep.Trajectory,
-		Events: ep.Events, ReplayOK: ep.ReplayOK,
-	}
 }
 
 func judgeReference(c *Check, x *Expectation) {

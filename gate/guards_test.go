@@ -80,7 +80,7 @@ func guardRun(t *testing.T, spec *maintenance.Spec, swap func(*engine.Observatio
 	}
 	var evs []*evaluator.Evaluation
 	for _, v := range schemas.Engines() {
-		ev, err := evaluator.Evaluate(v, c, gate.RunOf(ep))
+		ev, err := evaluator.Evaluate(v, c, evaluator.RunOf(ep))
 		if err != nil {
 			t.Fatal(err)
 		}
