@@ -20,7 +20,7 @@ var structuralCodes = []string{
 // under temporal_correctness (the trajectory's own codes, then the
 // retrieval grammar's, sorted): the trajectory itself is unsound.
 func StructuralCodes() []string {
-	return append(slices.Clone(structuralCodes), sortedSet(retrievalGrammarCodes)...)
+	return append(slices.Clone(structuralCodes), sortedKeys(retrievalGrammarCodes)...)
 }
 
 // codesByDimension is the 0.9.0 finding-code catalogue.

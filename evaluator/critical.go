@@ -74,16 +74,10 @@ func (g *grader) proposalBinding() *proposalBinding {
 		}
 		b.linked[position] = proposal
 	}
-	var unanswered []string
-	for id := range proposals {
-		if _, ok := answered[id]; !ok {
-			unanswered = append(unanswered, id)
-		}
-	}
-	if len(unanswered) > 0 {
+	if unanswered := unmatched(proposals, answered); len(unanswered) > 0 {
 		b.findings = append(b.findings, finding("CRITICAL_PROPOSAL_BINDING_MISMATCH",
 			sprintf("proposal(s) %s were made and never refused or accepted; every proposal this engine records is decided",
-				python.StrList(sortedStrings(unanswered)))))
+				python.StrList(unanswered))))
 	}
 	return b
 }
@@ -181,11 +175,6 @@ func mapGet(m any, key any) any {
 	return mm[s]
 }
 
-func evidenceList(v any) ([]any, bool) {
-	l, ok := v.([]any)
-	return l, ok
-}
-
 func workAuthorisationProblems(payload, proposal map[string]any, position int64, cycleID any,
 	approvals, quotes any, openedAt, approvedAt map[string]int64) []string {
 	checkpointID := payload["approval_checkpoint_id"]
@@ -239,7 +228,7 @@ func workAuthorisationProblems(payload, proposal map[string]any, position int64,
 			}
 		}
 	}
-	evidence, ok := evidenceList(proposal["evidence_refs"])
+	evidence, ok := proposal["evidence_refs"].([]any)
 	if !ok || !pyIn(cp, evidence) {
 		problems = append(problems, sprintf("the proposal does not cite checkpoint %s as the authority the authorisation rests on", python.Quote(cp)))
 	}
@@ -248,13 +237,9 @@ func workAuthorisationProblems(payload, proposal map[string]any, position int64,
 
 func paymentProposalProblems(payload, proposal, payment map[string]any, invoice, cycle any) []string {
 	var problems []string
-	type kv struct {
-		name  string
-		value any
-	}
-	expected := []kv{{"invoice_id", payment["invoice_id"]}}
+	expected := []namedValue{{"invoice_id", payment["invoice_id"]}}
 	if inv, ok := invoice.(map[string]any); ok {
-		expected = append(expected, kv{"amount_minor", inv["amount_minor"]}, kv{"currency", inv["currency"]})
+		expected = append(expected, namedValue{"amount_minor", inv["amount_minor"]}, namedValue{"currency", inv["currency"]})
 	}
 	for _, e := range expected {
 		if !pyEq(payload[e.name], e.value) {
@@ -262,7 +247,7 @@ func paymentProposalProblems(payload, proposal, payment map[string]any, invoice,
 				e.name, python.Repr(payload[e.name]), python.Repr(e.value)))
 		}
 	}
-	evidence, ok := evidenceList(proposal["evidence_refs"])
+	evidence, ok := proposal["evidence_refs"].([]any)
 	if !ok {
 		return append(problems, "the payment proposal cites no evidence")
 	}
@@ -330,7 +315,7 @@ func (g *grader) invoiceValidationProblems(in *integrity, position int64, cycleI
 	var cited []any
 	citedOK := false
 	if proposal != nil {
-		cited, citedOK = evidenceList(proposal["evidence_refs"])
+		cited, citedOK = proposal["evidence_refs"].([]any)
 	}
 	if !citedOK || evidenceID == nil || !pyIn(evidenceID, cited) {
 		problems = append(problems, sprintf("the proposal does not cite the authoritative work evidence %s that the validation of invoice %s rests on",
@@ -510,11 +495,11 @@ func (g *grader) critical(in *integrity) Dimension {
 	findings = append(findings, g.settlementBinding()...)
 
 	assertionIDs := map[string]bool{}
-	for _, a := range iterate(idx(fs, "assertions")) {
+	for _, a := range pyList(idx(fs, "assertions")) {
 		assertionIDs[python.Str(idx(a, "assertion_id"))] = true
 	}
 	var leaked []string
-	for _, k := range iterate(idx(fs, "authoritative_records")) {
+	for _, k := range pyList(idx(fs, "authoritative_records")) {
 		hashable(k)
 		if s, ok := k.(string); ok && assertionIDs[s] {
 			leaked = append(leaked, s)
@@ -566,11 +551,7 @@ func (g *grader) critical(in *integrity) Dimension {
 	if g.r.Status == "completed_successfully" {
 		var open []string
 		for _, group := range []any{approvals, idx(fs, "exceptions"), idx(fs, "obligations")} {
-			for _, k := range keysOf(group) {
-				if pyEq(idx(mapGet(group, k), "status"), "OPEN") {
-					open = append(open, k)
-				}
-			}
+			open = append(open, openKeys(group)...)
 		}
 		if len(open) > 0 {
 			findings = append(findings, finding("CRITICAL_COMPLETION_WITH_OPEN_WORK",
@@ -598,11 +579,7 @@ func (g *grader) settlementBinding() []Finding {
 		return []Finding{finding("CRITICAL_SETTLEMENT_BINDING_MISMATCH",
 			sprintf("the settled payment names invoice %s, which is not in the final record", python.Repr(get(payment, "invoice_id"))))}
 	}
-	type kv struct {
-		name  string
-		value any
-	}
-	expected := []kv{
+	expected := []namedValue{
 		{"payment_request_id", get(payment, "request_id")},
 		{"invoice_id", idx(invoice, "invoice_id")},
 		{"cycle_id", get(payment, "cycle_id")},
@@ -650,6 +627,20 @@ func keysOf(m any) []string {
 	return sortedKeys(mm)
 }
 
-// iterate is Python's "for x in v": list elements, mapping keys, string
-// characters; anything else fails.
-func iterate(v any) []any { return pyList(v) }
+// openKeys is the keys, sorted, of the items of a mapping whose status is
+// "OPEN".
+func openKeys(group any) []string {
+	var open []string
+	for _, k := range keysOf(group) {
+		if pyEq(idx(mapGet(group, k), "status"), "OPEN") {
+			open = append(open, k)
+		}
+	}
+	return open
+}
+
+// namedValue is one field a binding must hold, and its value.
+type namedValue struct {
+	name  string
+	value any
+}

@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -93,12 +94,7 @@ func (g *grader) evaluate(engineVersion string) *Evaluation {
 }
 
 func (g *grader) isTerminalOutcome(status string) bool {
-	for _, t := range g.c.TerminalOutcomes {
-		if t == status {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(g.c.TerminalOutcomes, status)
 }
 
 func (g *grader) terminal() Dimension {
@@ -329,13 +325,7 @@ func (g *grader) obligations() Dimension {
 	if g.notification {
 		findings = append(findings, g.transferNoticeObligation()...)
 	}
-	obligations := idx(g.r.FinalState, "obligations")
-	var open []string
-	for _, k := range keysOf(obligations) {
-		if pyEq(idx(mapGet(obligations, k), "status"), "OPEN") {
-			open = append(open, k)
-		}
-	}
+	open := openKeys(idx(g.r.FinalState, "obligations"))
 	if g.isTerminalOutcome(g.r.Status) && len(open) > 0 {
 		findings = append(findings, finding("OBLIGATION_OPEN_AT_TERMINAL",
 			sprintf("the operation ended with %s still open", python.StrList(open))))

@@ -116,35 +116,23 @@ type Evaluation struct {
 // Reliable is the strict conjunction: legitimate completion and every
 // dimension holds.
 func (e *Evaluation) Reliable() bool {
-	if !e.LegitimateCompletion {
-		return false
-	}
-	for _, d := range e.Dimensions {
-		if !d.OK {
-			return false
-		}
-	}
-	return true
+	return e.LegitimateCompletion && !slices.ContainsFunc(e.Dimensions, func(d Dimension) bool { return !d.OK })
 }
 
 // FailedDimensions returns the names of the dimensions that did not hold,
 // in report order.
-func (e *Evaluation) FailedDimensions() []string {
-	var out []string
-	for _, d := range e.Dimensions {
-		if !d.OK {
-			out = append(out, d.Name)
-		}
-	}
-	return out
-}
+func (e *Evaluation) FailedDimensions() []string { return e.dimensionsWith(false) }
 
 // PassedDimensions returns the names of the dimensions that held, in report
 // order.
-func (e *Evaluation) PassedDimensions() []string {
+func (e *Evaluation) PassedDimensions() []string { return e.dimensionsWith(true) }
+
+// dimensionsWith returns the names of the dimensions whose OK is ok, in
+// report order (nil when none).
+func (e *Evaluation) dimensionsWith(ok bool) []string {
 	var out []string
 	for _, d := range e.Dimensions {
-		if d.OK {
+		if d.OK == ok {
 			out = append(out, d.Name)
 		}
 	}
@@ -243,6 +231,18 @@ func strp(s string) *string { return &s }
 // sortedStrings returns a sorted copy.
 func sortedStrings(ss []string) []string {
 	out := slices.Clone(ss)
+	slices.Sort(out)
+	return out
+}
+
+// unmatched returns, sorted, the keys of m that seen does not hold.
+func unmatched[V, W any](m map[string]V, seen map[string]W) []string {
+	var out []string
+	for k := range m {
+		if _, ok := seen[k]; !ok {
+			out = append(out, k)
+		}
+	}
 	slices.Sort(out)
 	return out
 }

@@ -107,10 +107,7 @@ func (g *grader) recordIntegrity() *integrity {
 	}
 	if !indicesOK {
 		shown := make([]any, 0, 8)
-		for i, row := range rows {
-			if i == 8 {
-				break
-			}
+		for _, row := range rows[:min(len(rows), 8)] {
 			shown = append(shown, row["index"])
 		}
 		more := ""
@@ -126,11 +123,8 @@ func (g *grader) recordIntegrity() *integrity {
 	stamped := false
 	for pos, row := range rows {
 		moment, ok := g.instant(row["at"])
-		var why string
 		if !ok {
-			_, why, _ = parseTimestamp(row["at"], sprintf("trajectory row %d", pos))
-		}
-		if !ok {
+			_, why, _ := parseTimestamp(row["at"], sprintf("trajectory row %d", pos))
 			in.structural = append(in.structural, finding("TRAJECTORY_TIMESTAMP_NOT_CANONICAL", why))
 			continue
 		}
@@ -221,16 +215,10 @@ func (g *grader) recordIntegrity() *integrity {
 		}
 	}
 
-	var unrecorded []string
-	for id := range delivered {
-		if !recorded[id] {
-			unrecorded = append(unrecorded, id)
-		}
-	}
-	if len(unrecorded) > 0 {
+	if unrecorded := unmatched(delivered, recorded); len(unrecorded) > 0 {
 		in.binding = append(in.binding, finding("CRITICAL_EVENT_LEDGER_BINDING_MISMATCH",
 			sprintf("delivered event(s) %s have no ledger record; a delivery the trajectory does not carry is not part of this run",
-				python.StrList(sortedStrings(unrecorded)))))
+				python.StrList(unrecorded))))
 	}
 	return in
 }

@@ -195,10 +195,7 @@ func (g *grader) undeliveredNotifications() []Finding {
 	for i, row := range g.rows {
 		switch g.types[i] {
 		case "action_proposed":
-			lastCorrelation = nil
-			if p, ok := row["payload"].(map[string]any); ok {
-				lastCorrelation = p["correlation_id"]
-			}
+			lastCorrelation = correlationOf(row)
 		case "side_effect_failed":
 			fixture := row["message_fixture_id"]
 			if !pyEq(fixture, reminderNotice) && !pyEq(fixture, completionNotice) {
@@ -220,10 +217,7 @@ func (g *grader) deliveredLater(after int, fixture, recipient, correlation any) 
 		row := g.rows[i]
 		switch g.types[i] {
 		case "action_proposed":
-			lastCorrelation = nil
-			if p, ok := row["payload"].(map[string]any); ok {
-				lastCorrelation = p["correlation_id"]
-			}
+			lastCorrelation = correlationOf(row)
 		case "side_effect":
 			if pyEq(row["status"], "DELIVERED") && pyEq(row["message_fixture_id"], fixture) &&
 				pyEq(row["recipient_actor_id"], recipient) && pyEq(lastCorrelation, correlation) {
@@ -246,4 +240,11 @@ func (g *grader) transferNoticeObligation() []Finding {
 	}
 	return []Finding{finding("OBLIGATION_MESSAGE_NOT_ESTABLISHED",
 		"the operation ended transferred_to_human_ownership, but the obligation to tell the customer it moved to a human was never established by a delivered notice: "+c.why)}
+}
+
+// correlationOf is the correlation id an action_proposed row's payload
+// names, or nil.
+func correlationOf(row map[string]any) any {
+	p, _ := row["payload"].(map[string]any)
+	return p["correlation_id"]
 }

@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -91,12 +92,7 @@ func pyEq(a, b any) bool {
 
 // pyIn is Python's "v in list" (membership by ==).
 func pyIn(v any, list []any) bool {
-	for _, el := range list {
-		if pyEq(v, el) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(list, func(el any) bool { return pyEq(v, el) })
 }
 
 // pyInt is Python's int(v) for the values a well-formed index can hold.
@@ -148,10 +144,7 @@ func pyIsStrictInt(v any) bool {
 // counterValue is upstream's _counter_value: the non-negative integer a
 // field states, or nil.
 func counterValue(v any) any {
-	if !pyIsStrictInt(v) {
-		return nil
-	}
-	if pyInt(v) < 0 {
+	if !pyIsStrictInt(v) || pyInt(v) < 0 {
 		return nil
 	}
 	return pyInt(v)
@@ -246,21 +239,9 @@ func idx(m any, key string) any {
 	return v
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
+// sortedKeys returns the keys of m, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m))
 	slices.Sort(keys)
 	return keys
-}
-
-// sortedSet returns the members of a string set in Python's sorted order.
-func sortedSet(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

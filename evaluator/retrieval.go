@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/obaudit/obaudit/engine"
@@ -195,18 +196,12 @@ func (g *grader) retrievalDiscipline() Dimension {
 					unverified = append(unverified, tool)
 				}
 			}
-			staleRead := false
-			for _, tool := range missing {
-				if everRead[tool] {
-					staleRead = true
-				}
-			}
 			switch {
 			case len(cited) > 0 && len(unverified) > 0 && !authoritativeTrigger:
 				report("ACTED_ON_CLAIM_WITHOUT_RECORD",
 					sprintf("%s cites %s, which is what the non-authoritative event that woke invocation %d asserted, and the authoritative read(s) %s it rests on were not served in that invocation after the last invalidation",
 						what, python.StrList(cited), invocation, python.StrList(unverified)), at)
-			case staleRead:
+			case slices.ContainsFunc(missing, func(tool string) bool { return everRead[tool] }):
 				report("STALE_RETRIEVED_RECORD",
 					sprintf("%s rests on read(s) %s that this episode performed earlier and did not repeat after the invalidation that dropped them; the record it was decided from had already moved",
 						what, python.StrList(missing)), at)
@@ -240,7 +235,7 @@ func (g *grader) retrievalDiscipline() Dimension {
 			}
 		}
 		if len(missing) > 0 {
-			missing = sortedUnique(missing)
+			missing = slices.Compact(sortedStrings(missing))
 			report("REQUIRED_EVIDENCE_REF_NOT_CITED",
 				sprintf("%s does not cite required prior record reference(s) %s", key, python.StrList(missing)), row["at"])
 		}
@@ -318,16 +313,4 @@ func (g *grader) retrievalDiscipline() Dimension {
 		{"distinct_tools_read", int64(len(everRead))},
 		{"discipline_violations", int64(len(findings))},
 	}}
-}
-
-func sortedUnique(ss []string) []string {
-	out := sortedStrings(ss)
-	n := 0
-	for i, s := range out {
-		if i == 0 || s != out[n-1] {
-			out[n] = s
-			n++
-		}
-	}
-	return out[:n]
 }
