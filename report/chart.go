@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -254,7 +255,7 @@ func (r *Report) readsByTool() ([]string, map[string][]toolRead) {
 		l := out[tool]
 		if k := len(l) - 1; k >= 0 && tr.missing == "" && l[k].missing == "" && l[k].inv == tr.inv {
 			l[k].n++
-			if !containsInt(l[k].turns, tr.turns[0]) {
+			if !slices.Contains(l[k].turns, tr.turns[0]) {
 				l[k].turns = append(l[k].turns, tr.turns[0])
 			}
 			return
@@ -282,15 +283,6 @@ func (r *Report) readsByTool() ([]string, map[string][]toolRead) {
 		}
 	}
 	return tools, out
-}
-
-func containsInt(l []int64, v int64) bool {
-	for _, x := range l {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func (r *Report) invAt(n int64) time.Time {
@@ -348,13 +340,11 @@ func readItems(p plot, tool string, rds []toolRead) []item {
 
 func readItem(p plot, tool string, rd toolRead) item {
 	x := p.x(rd.at)
-	{
-		title := fmt.Sprintf("%s was required for %s in invocation %d (turn %d) at %s but was not fresh", tool, rd.missing, rd.inv, rd.turns[0], rd.atText)
-		return p.mk(x-markerR-1, x+markerR+1, "not read", false, cRefused, func(y float64, m *Mark) {
-			*m = Mark{Kind: "read", Title: title, Search: search(tool, rd.missing, "missing required read"), Inv: rd.inv,
-				Shapes: []Shape{{K: "c", X: x, Y: y, R: markerR + 1.5, Fill: "none", Stroke: cRefused, SW: 2}}}
-		})
-	}
+	title := fmt.Sprintf("%s was required for %s in invocation %d (turn %d) at %s but was not fresh", tool, rd.missing, rd.inv, rd.turns[0], rd.atText)
+	return p.mk(x-markerR-1, x+markerR+1, "not read", false, cRefused, func(y float64, m *Mark) {
+		*m = Mark{Kind: "read", Title: title, Search: search(tool, rd.missing, "missing required read"), Inv: rd.inv,
+			Shapes: []Shape{{K: "c", X: x, Y: y, R: markerR + 1.5, Fill: "none", Stroke: cRefused, SW: 2}}}
+	})
 }
 
 // shortType drops the actor's role prefix from an event type when the type
@@ -574,7 +564,7 @@ func (p plot) dueLane(x0, x1 float64, due time.Time, label string, bold bool, co
 	dx := p.x(due)
 	return p.mkLane(x0, math.Max(x1, dx+5), label, bold, true, col, func(y float64, mark *Mark) {
 		*mark = m
-		mark.Shapes = []Shape{bar(x0, x1, y, col, false)}
+		mark.Shapes = []Shape{bar(x0, x1, y, col)}
 		if !due.IsZero() {
 			mark.Shapes = append(mark.Shapes, dueMark(dx, y, dueCol))
 		}

@@ -208,10 +208,7 @@ func (r *Report) pageData() pageData {
 	default:
 		d.CallsNote = "The agent ran in process (outcome source " + e.ExecutionRecord().OutcomeSource + "): there are no provider calls."
 	}
-	anyBad := false
-	for _, iv := range r.invs {
-		anyBad = anyBad || iv.Refused > 0 || iv.Findings > 0
-	}
+	anyBad := slices.ContainsFunc(r.invs, func(iv Invocation) bool { return iv.Refused > 0 || iv.Findings > 0 })
 	for i, iv := range r.invs {
 		v := invView{Invocation: iv, Bad: iv.Refused > 0 || iv.Findings > 0}
 		// Open what went wrong; in a clean run, the first invocation.
@@ -257,12 +254,6 @@ func (r *Report) expectations() ([]expectRow, string) {
 	if pk == nil {
 		note = "The operation pack was not consulted (its spec is not the one this artefact names, or none is carried): authored dispatch faults, expected event refusals, actor roles and required reads are not shown."
 	}
-	authored := map[string]bool{}
-	if pk != nil {
-		for _, f := range pk.DispatchFailures {
-			authored[f] = true
-		}
-	}
 	failed := map[string]bool{}
 	for _, m := range tl.Messages {
 		if m.Delivered {
@@ -270,7 +261,7 @@ func (r *Report) expectations() ([]expectRow, string) {
 		}
 		failed[m.Fixture] = true
 		row := expectRow{What: "message dispatch " + m.Fixture + " → " + m.Recipient, Observed: "failed at " + m.AtText + "; committed decision preserved"}
-		if authored[m.Fixture] {
+		if pk.authoredFailure(m.Fixture) {
 			row.Expected, row.Reading, row.Class = "fails (authored fault)", "as authored: an expectation of the scenario, not an agent failure", "auth"
 		} else {
 			row.Expected, row.Reading, row.Class = "delivered", "unexpected failure", "no"

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -180,10 +181,7 @@ func (rep *Report) invocations() []Invocation {
 						}
 					}
 				}
-				for k := range fresh {
-					turn.Fresh = append(turn.Fresh, k)
-				}
-				slices.Sort(turn.Fresh)
+				turn.Fresh = slices.Sorted(maps.Keys(fresh))
 				if pack != nil && pack.RequiredReads != nil {
 					turn.Required = pack.RequiredReads(key)
 				}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -146,7 +147,7 @@ func (l *lane) pack() {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		return cmpF(l.items[a].x0, l.items[b].x0)
+		return cmp.Compare(l.items[a].x0, l.items[b].x0)
 	})
 	gap := 6.0
 	if l.touch {
@@ -171,16 +172,6 @@ func (l *lane) pack() {
 	for i, it := range l.items {
 		l.n = max(l.n, l.rows[i]+1+it.extra)
 	}
-}
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (l *lane) height() float64 {
@@ -265,12 +256,8 @@ func cross(x, y float64, col string) Shape {
 	return Shape{K: "p", D: fmt.Sprintf("M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f", x-d, y-d, x+d, y+d, x-d, y+d, x+d, y-d), Stroke: col, SW: 2.2, Fill: "none"}
 }
 
-func bar(x0, x1, y float64, col string, dash bool) Shape {
-	s := Shape{K: "r", X: x0, Y: y - 4, W: math.Max(x1-x0, minWidth), H: 8, R: 2, Fill: col}
-	if dash {
-		s.Fill, s.Stroke, s.SW, s.Dash = "#fff", col, 1.5, "4 2"
-	}
-	return s
+func bar(x0, x1, y float64, col string) Shape {
+	return Shape{K: "r", X: x0, Y: y - 4, W: math.Max(x1-x0, minWidth), H: 8, R: 2, Fill: col}
 }
 
 func dueMark(x, y float64, col string) Shape {

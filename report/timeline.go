@@ -148,6 +148,16 @@ func instantOf(s string) (time.Time, bool) {
 	return time.Unix(sec, 0).UTC(), true
 }
 
+// endWindows ends, at t, every provisional-close window of cycle still
+// open: reopened as warranty, or finalized (warranty "").
+func (tl *Timeline) endWindows(cycle, ending, warranty string, t time.Time, text string) {
+	for k := range tl.Provisional {
+		if p := &tl.Provisional[k]; p.Ending == "open" && p.Cycle == cycle {
+			p.Ended, p.EndedText, p.Ending, p.WarrantyCycle = &t, text, ending, warranty
+		}
+	}
+}
+
 // derive lays the episode out on its timeline.
 func (r *Report) derive() *Timeline {
 	e := r.a
@@ -283,22 +293,10 @@ func (r *Report) derive() *Timeline {
 			}
 			tl.Provisional = append(tl.Provisional, p)
 		case "operation_reopened":
-			for k := range tl.Provisional {
-				p := &tl.Provisional[k]
-				if p.Ending == "open" && p.Cycle == r.Str("reopened_cycle_id") {
-					t := rAt
-					p.Ended, p.EndedText, p.Ending, p.WarrantyCycle = &t, rText, "reopened", r.Str("warranty_cycle_id")
-				}
-			}
+			tl.endWindows(r.Str("reopened_cycle_id"), "reopened", r.Str("warranty_cycle_id"), rAt, rText)
 		case "terminal_accepted":
 			tl.Terminal = TerminalMark{At: rAt, AtText: rText, Status: r.Str("outcome"), Business: true}
-			for k := range tl.Provisional {
-				p := &tl.Provisional[k]
-				if p.Ending == "open" && p.Cycle == r.Str("cycle_id") {
-					t := rAt
-					p.Ended, p.EndedText, p.Ending = &t, rText, "finalized"
-				}
-			}
+			tl.endWindows(r.Str("cycle_id"), "finalized", "", rAt, rText)
 		}
 	}
 	// An approval that expired at its deadline has no resolution row: the
