@@ -222,10 +222,8 @@ func selfCheck(a *artefact.Artefact) (*bool, error) {
 		if d.Name != evaluator.DeterministicReplay {
 			continue
 		}
-		for _, f := range d.Findings {
-			if f.Code == "REPLAY_NOT_CHECKED" {
-				return nil, nil
-			}
+		if slices.ContainsFunc(d.Findings, func(f artefact.Finding) bool { return f.Code == "REPLAY_NOT_CHECKED" }) {
+			return nil, nil
 		}
 		ok := d.OK
 		return &ok, nil

@@ -297,10 +297,7 @@ func Run(o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	rep.OK = len(rep.Checks) > 0
-	for _, c := range rep.Checks {
-		rep.OK = rep.OK && c.OK
-	}
+	rep.OK = len(rep.Checks) > 0 && rep.Passed() == len(rep.Checks)
 	return rep, nil
 }
 

@@ -26,6 +26,15 @@ var refusalRows = map[string]bool{
 	"retrieval_refused":  true,
 }
 
+// identityField is, for a row type a finding names by its identity, the
+// field that holds the identity.
+var identityField = map[string]string{
+	"obligation_breached":  "obligation_id",
+	"operation_reopened":   "warranty_cycle_id",
+	"event_rejected":       "event_id",
+	"event_after_terminal": "event_id",
+}
+
 // locate finds the trajectory row a finding is about and quotes it together
 // with the agent's own words (the outcome it returned just before). used
 // holds rows already claimed by earlier findings of the same dimension, so
@@ -74,23 +83,12 @@ func culprit(rows []artefact.Row, f artefact.Finding, used map[int]bool) int {
 	}
 	// 2. A row the finding names by its identity.
 	for _, r := range same {
-		switch r.Type() {
-		case "obligation_breached":
-			if id := r.Str("obligation_id"); id != "" && strings.Contains(f.Detail, id) {
+		if key, ok := identityField[r.Type()]; ok {
+			if id := r.Str(key); id != "" && strings.Contains(f.Detail, id) {
 				return r.Index()
 			}
-		case "operation_reopened":
-			if id := r.Str("warranty_cycle_id"); id != "" && strings.Contains(f.Detail, id) {
-				return r.Index()
-			}
-		case "event_rejected", "event_after_terminal":
-			if id := r.Str("event_id"); id != "" && strings.Contains(f.Detail, id) {
-				return r.Index()
-			}
-		case "wait_unresolved_at_horizon":
-			if strings.HasPrefix(f.Code, "WAIT_") {
-				return r.Index()
-			}
+		} else if r.Type() == "wait_unresolved_at_horizon" && strings.HasPrefix(f.Code, "WAIT_") {
+			return r.Index()
 		}
 	}
 	// 3. A proposal the finding is about: retrieval-discipline details start

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -119,11 +120,7 @@ func CompileSchema(supplied fs.FS) (*Schema, error) {
 		}
 	}
 	c := offlineschema.NewCompiler()
-	ids := make([]string, 0, len(docs))
-	for id := range docs {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+	ids := slices.Sorted(maps.Keys(docs))
 	for _, id := range ids {
 		if err := c.AddResource(id, bytes.NewReader(docs[id])); err != nil {
 			return nil, refusal.Wrap(ErrSchemaUnloadable, err, "%s", id)
