@@ -174,6 +174,7 @@ func Build(ep *engine.Episode, ev *evaluator.Evaluation, ex *artefact.Execution,
 		a.TerminalOutcome = &s
 	}
 	a.Evaluation = evaluationOf(ev)
+	a.Decisions = make([]artefact.Decision, 0, len(ep.Decisions))
 	for _, d := range ep.Decisions {
 		m := d.(map[string]any)
 		inv, _ := m["invocation_index"].(int64)
@@ -181,9 +182,6 @@ func Build(ep *engine.Episode, ev *evaluator.Evaluation, ex *artefact.Execution,
 		obs, _ := m["observation_digest_sha256"].(string)
 		out, _ := m["outcome"].(map[string]any)
 		a.Decisions = append(a.Decisions, artefact.Decision{InvocationIndex: inv, TurnIndex: turn, ObservationDigest: obs, Outcome: out})
-	}
-	if a.Decisions == nil {
-		a.Decisions = []artefact.Decision{}
 	}
 	// The engine hashed what it produced as it produced it; an episode
 	// without its digests is sealed here. Either way Encode recomputes all

@@ -435,14 +435,7 @@ const criticalNote = "re-derived from the trajectory and final state, not from t
 
 func (g *grader) critical(in *integrity) Dimension {
 	findings := slices.Clone(in.binding)
-	fatal := false
-	for _, f := range in.structural {
-		if !retrievalGrammarCodes[f.Code] {
-			fatal = true
-			break
-		}
-	}
-	if fatal {
+	if slices.ContainsFunc(in.structural, func(f Finding) bool { return !retrievalGrammarCodes[f.Code] }) {
 		findings = append(findings, finding("CRITICAL_TRAJECTORY_NOT_VERIFIABLE",
 			"the trajectory is not a well-formed append-only record, so no invariant can be independently re-derived from it"))
 		return Dimension{Name: CriticalInvariants, OK: false, Findings: findings,

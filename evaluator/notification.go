@@ -1,6 +1,10 @@
 package evaluator
 
-import "github.com/obaudit/obaudit/internal/python"
+import (
+	"slices"
+
+	"github.com/obaudit/obaudit/internal/python"
+)
 
 // The notification rule of obaudit's engine (schemas.EngineObaudit), the
 // seeds' later rule laid on top of unchanged 0.9.0 grading: a required
@@ -49,13 +53,9 @@ func (g *grader) transferNoticeEstablished() transferNoticeCheck {
 	if !ok || reporter == "" {
 		return transferNoticeCheck{why: "the accepted issue report names no reporting actor"}
 	}
-	observed := false
-	for _, row := range g.rowsOf("event_observed") {
-		if pyEq(row["event_id"], reports[0]["event_id"]) && pyEq(row["actor_id"], reporter) {
-			observed = true
-		}
-	}
-	if !observed {
+	if !slices.ContainsFunc(g.rowsOf("event_observed"), func(row map[string]any) bool {
+		return pyEq(row["event_id"], reports[0]["event_id"]) && pyEq(row["actor_id"], reporter)
+	}) {
 		return transferNoticeCheck{why: "the issue report's delivery has no matching event_observed row"}
 	}
 

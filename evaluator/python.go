@@ -65,27 +65,10 @@ func pyEq(a, b any) bool {
 		return ok && x == y
 	case []any:
 		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !pyEq(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
+		return ok && slices.EqualFunc(x, y, pyEq)
 	case map[string]any:
 		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !pyEq(v, w) {
-				return false
-			}
-		}
-		return true
+		return ok && maps.EqualFunc(x, y, pyEq)
 	}
 	return false
 }

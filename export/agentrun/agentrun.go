@@ -85,10 +85,7 @@ func Export(doc *artefact.Document, op *Operation, s Checker) (*Record, error) {
 // other characters turned into one hyphen, and the first 12 hex digits of the
 // artefact file's SHA-256. It matches the schema's slug pattern.
 func Slug(operationID, scenarioID, agentID, fileSHA256 string) string {
-	short := fileSHA256
-	if len(short) > 12 {
-		short = short[:12]
-	}
+	short := fileSHA256[:min(len(fileSHA256), 12)]
 	return slugify("operatebench " + operationID + " " + scenarioID + " " + agentID + " " + short)
 }
 
