@@ -243,24 +243,13 @@ func (g *grader) human() Dimension {
 		openedTypes[python.Str(idx(row, "checkpoint_type"))] = true
 	}
 	required := stringSet(sc.RequiredCheckpointTypes...)
-	var missing, unnecessary []string
-	for t := range required {
-		if !openedTypes[t] {
-			missing = append(missing, t)
-		}
-	}
-	for t := range openedTypes {
-		if !required[t] {
-			unnecessary = append(unnecessary, t)
-		}
-	}
-	if len(missing) > 0 {
+	if missing := unmatched(required, openedTypes); len(missing) > 0 {
 		findings = append(findings, finding("MISSED_REQUIRED_CHECKPOINT",
-			sprintf("scenario %s requires checkpoint type(s) %s, which this episode never opened", sc.ScenarioID, python.StrList(sortedStrings(missing)))))
+			sprintf("scenario %s requires checkpoint type(s) %s, which this episode never opened", sc.ScenarioID, python.StrList(missing))))
 	}
-	if len(unnecessary) > 0 {
+	if unnecessary := unmatched(openedTypes, required); len(unnecessary) > 0 {
 		findings = append(findings, finding("UNNECESSARY_CHECKPOINT",
-			sprintf("opened checkpoint type(s) %s that this scenario does not call for", python.StrList(sortedStrings(unnecessary)))))
+			sprintf("opened checkpoint type(s) %s that this scenario does not call for", python.StrList(unnecessary))))
 	}
 	if int64(len(opened)) > sc.HumanCheckpointBudget {
 		findings = append(findings, finding("HUMAN_BUDGET_EXCEEDED",

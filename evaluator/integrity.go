@@ -507,21 +507,15 @@ func (g *grader) servedRowProblems(pos int, row map[string]any) []Finding {
 	if !isMap {
 		problems = append(problems, "a served row carries the records it returned as an object, got "+python.TypeName(records))
 	} else {
-		roots := tp.roots
-		var missing, extra []string
+		var missing []string
 		for _, root := range spec.Roots {
 			if !has(rm, root) {
 				missing = append(missing, root)
 			}
 		}
-		for k := range rm {
-			if !roots[k] {
-				extra = append(extra, k)
-			}
-		}
-		if len(missing) > 0 || len(extra) > 0 {
+		if extra := unmatched(rm, tp.roots); len(missing) > 0 || len(extra) > 0 {
 			problems = append(problems, sprintf("the %s read projects exactly %s; this row omits %s and adds %s",
-				python.Quote(tool), python.StrList(tp.sorted), python.StrList(sortedStrings(missing)), python.StrList(sortedStrings(extra))))
+				python.Quote(tool), python.StrList(tp.sorted), python.StrList(sortedStrings(missing)), python.StrList(extra)))
 		}
 		for _, root := range tp.sorted {
 			if v, ok := rm[root]; ok {
