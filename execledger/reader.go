@@ -3,11 +3,12 @@ package execledger
 import (
 	"bufio"
 	"errors"
-	"github.com/obaudit/obaudit/internal/safefs"
 	"io"
+	"strconv"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/limits"
+	"github.com/obaudit/obaudit/internal/safefs"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -246,11 +247,11 @@ func (rd *reader) row(i int, line []byte, v any) error {
 		return refusal.New(ErrVocabulary, "row %d: row_kind is not a value this build writes", i)
 	}
 	var c check
-	c.exact(m, append(append([]string(nil), envelopeBase...), kind), "row "+itoa(i), rd.a.Version)
+	c.record(m, append(append([]string(nil), envelopeBase...), kind), "row "+strconv.Itoa(i), rd.a.Version)
 	if c.err != nil {
 		return c.err
 	}
-	if err := Scan(m, "row "+itoa(i)); err != nil {
+	if err := Scan(m, "row "+strconv.Itoa(i)); err != nil {
 		return err
 	}
 	if idx, ok := m["row_index"].(int64); !ok || idx != int64(i) {

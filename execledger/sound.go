@@ -1,6 +1,8 @@
 package execledger
 
 import (
+	"strconv"
+
 	"github.com/obaudit/obaudit/internal/instant"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -126,7 +128,7 @@ func (t *tally) watchCall(c *Call) {
 	s := &t.sound
 	h := t.h
 	ct := h.Controls
-	where := "call " + itoa(int(c.CallIndex))
+	where := "call " + strconv.Itoa(int(c.CallIndex))
 	if !s.started {
 		s.started = true
 		s.reserved = DecimalFromInt(0)
@@ -158,7 +160,7 @@ func (t *tally) watchCall(c *Call) {
 		}
 	}
 	for _, a := range c.Attempts {
-		aw := where + " attempt " + itoa(int(a.AttemptIndex))
+		aw := where + " attempt " + strconv.Itoa(int(a.AttemptIndex))
 		if l, ok := seconds(a.LatencySeconds); ok && hasTurn && l > turnDeadline {
 			s.fail(ErrDeadlineExceeded, "%s: latency %v s against a turn deadline of %v s", aw, l, turnDeadline)
 		}

@@ -3,6 +3,7 @@ package execledger
 import (
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -34,7 +35,7 @@ func newTally(h *parsedHeader) *tally {
 // (upstream check_call_admissible, then the amounts of §5.6).
 func (t *tally) admitCall(c *Call) error {
 	ct := t.h.Controls
-	where := "call " + itoa(int(c.CallIndex))
+	where := "call " + strconv.Itoa(int(c.CallIndex))
 	if c.CallIndex >= ct.MaxProviderCalls {
 		return refusal.New(ErrInadmissible, "%s: the run was authorised for %d provider calls", where, ct.MaxProviderCalls)
 	}
@@ -52,7 +53,7 @@ func (t *tally) admitCall(c *Call) error {
 	}
 	want := t.memoReserve
 	for _, a := range c.Attempts {
-		aw := where + " attempt " + itoa(int(a.AttemptIndex))
+		aw := where + " attempt " + strconv.Itoa(int(a.AttemptIndex))
 		if a.CostReservationUSD != nil && *a.CostReservationUSD != want {
 			return refusal.New(ErrArithmetic, "%s: the reservation is not the call's input bound and the run's output ceiling at the pinned rates", aw)
 		}

@@ -1,8 +1,6 @@
 package execledger
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -230,7 +228,7 @@ func (w *Writer) Finalize(kind, endedAt string, code *string) error {
 // append writes one row whole: envelope, scan, digest, line; on any write or
 // fsync error it truncates back to the row's start and poisons the writer.
 func (w *Writer) append(kind string, payload map[string]any) error {
-	if err := Scan(payload, "row "+itoa(w.rows)+"."+kind); err != nil {
+	if err := Scan(payload, "row "+strconv.Itoa(w.rows)+"."+kind); err != nil {
 		return err
 	}
 	var err error
@@ -342,40 +340,33 @@ func normalizeSeconds(c *Call) error {
 func renderRow(dst, scratch []byte, kind string, payload []byte, index int, prev string) (string, []byte, []byte) {
 	var ixb [20]byte
 	ix := strconv.AppendInt(ixb[:0], int64(index), 10)
-	version := itoa(Version)
-
-	c := append(scratch, '{')
-	if kind < "ledger_version" {
-		c = member(c, ",", ":", kind, "", payload, "")
-	}
-	c = member(c, ",", ":", "ledger_version", "", version, "")
-	c = member(c, ",", ":", "previous_row_digest_sha256", `"`, prev, `"`)
-	c = member(c, ",", ":", "row_index", "", ix, "")
-	c = member(c, ",", ":", "row_kind", `"`, kind, `"`)
-	if kind > "row_kind" {
-		c = member(c, ",", ":", kind, "", payload, "")
-	}
-	c = append(c, '}')
-	sum := sha256.Sum256(c)
-	var d [64]byte
-	hex.Encode(d[:], sum[:])
-
+	version := strconv.Itoa(Version)
+	c := envelope(scratch, ",", ":", kind, payload, version, prev, ix, "")
+	d := canon.SHA256Hex(c)
 	// The spaced line: the same members plus the digest, ", " and ": ".
-	spaced := appendSpaced(nil, payload)
-	line := append(dst, '{')
+	line := envelope(dst, ", ", ": ", kind, appendSpaced(nil, payload), version, prev, ix, d)
+	return d, append(line, '\n'), c
+}
+
+// envelope appends the row object, its members in key order between comma
+// and colon: the envelope's, row_digest_sha256 unless digest is "", and the
+// payload under kind.
+func envelope(dst []byte, comma, colon, kind string, payload []byte, version, prev string, ix []byte, digest string) []byte {
+	dst = append(dst, '{')
 	if kind < "ledger_version" {
-		line = member(line, ", ", ": ", kind, "", spaced, "")
+		dst = member(dst, comma, colon, kind, "", payload, "")
 	}
-	line = member(line, ", ", ": ", "ledger_version", "", version, "")
-	line = member(line, ", ", ": ", "previous_row_digest_sha256", `"`, prev, `"`)
-	line = member(line, ", ", ": ", "row_digest_sha256", `"`, d[:], `"`)
-	line = member(line, ", ", ": ", "row_index", "", ix, "")
-	line = member(line, ", ", ": ", "row_kind", `"`, kind, `"`)
+	dst = member(dst, comma, colon, "ledger_version", "", version, "")
+	dst = member(dst, comma, colon, "previous_row_digest_sha256", `"`, prev, `"`)
+	if digest != "" {
+		dst = member(dst, comma, colon, "row_digest_sha256", `"`, digest, `"`)
+	}
+	dst = member(dst, comma, colon, "row_index", "", ix, "")
+	dst = member(dst, comma, colon, "row_kind", `"`, kind, `"`)
 	if kind > "row_kind" {
-		line = member(line, ", ", ": ", kind, "", spaced, "")
+		dst = member(dst, comma, colon, kind, "", payload, "")
 	}
-	line = append(line, '}', '\n')
-	return string(d[:]), line, c
+	return append(dst, '}')
 }
 
 // member appends one object member (preceded by comma unless it opens the
