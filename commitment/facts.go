@@ -2,6 +2,7 @@ package commitment
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 
 	"github.com/obaudit/obaudit/artefact"
@@ -59,14 +60,14 @@ type Inputs struct {
 	// their content by that validation, so they are not parsed and
 	// recomputed again. Otherwise the bytes are parsed and digested here.
 	Document *artefact.Document
-	// artefactSum caches SHA256Hex(Artefact) within one New or Verify.
+	// artefactSum caches canon.SHA256Hex(Artefact) within one New or Verify.
 	artefactSum string
 }
 
-// artefactSHA256 is SHA256Hex(in.Artefact), computed once per New/Verify.
+// artefactSHA256 is canon.SHA256Hex(in.Artefact), computed once per New/Verify.
 func (in *Inputs) artefactSHA256() string {
 	if in.artefactSum == "" {
-		in.artefactSum = SHA256Hex(in.Artefact)
+		in.artefactSum = canon.SHA256Hex(in.Artefact)
 	}
 	return in.artefactSum
 }
@@ -237,26 +238,17 @@ func deriveArtefact(b []byte, doc *artefact.Document, sum string) (ArtefactFacts
 	if t := ev.optText("terminal_outcome"); t != "" {
 		a.TerminalOutcome = &t
 	}
-	f.err = firstErr(f.err, ev.err)
+	f.err = cmp.Or(f.err, ev.err)
 	if pe, present := m["provider_execution"]; present && pe != nil {
 		b := f.object("provider_execution")
 		a.BoundLedgerDigest = b.text("execution_ledger_digest_sha256")
 		a.boundRunID = b.text("execution_run_id")
-		f.err = firstErr(f.err, b.err)
+		f.err = cmp.Or(f.err, b.err)
 	}
 	if f.err != nil {
 		return ArtefactFacts{}, f.err
 	}
 	return a, nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 const genesisDigest = "0000000000000000000000000000000000000000000000000000000000000000"
