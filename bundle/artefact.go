@@ -26,12 +26,6 @@ type attemptView struct {
 
 type decisionView struct{ kind, digest, observation string }
 
-var bindingKeys = []string{
-	"execution_run_id", "execution_ledger_version", "execution_ledger_digest_sha256", "provider", "api", "model",
-	"settings_digest_sha256", "pricing_digest_sha256", "provider_calls", "attempts", "measured_cost_usd",
-	"forfeited_reservation_usd", "input_tokens", "output_tokens", "decision_call_index",
-}
-
 // readArtefact is steps 1–3, then reads the fields steps 6–8 compare.
 func readArtefact(tree map[string]any, opts Options) (*view, error) {
 	bad := func(format string, args ...any) error {
@@ -60,7 +54,8 @@ func readArtefact(tree map[string]any, opts Options) (*view, error) {
 		return nil, refusal.New(ErrContract, "this artefact's run reached no provider (provider_execution is null) and there is no bundle to audit")
 	}
 	bm, ok := pe.(map[string]any)
-	if !ok || len(bm) != len(bindingKeys) {
+	keys := (&provexec.Binding{}).Tree() // the binding's fields, as provexec declares them
+	if !ok || len(bm) != len(keys) {
 		return nil, bad("provider_execution is not the 15-field binding")
 	}
 	out := &view{}
@@ -80,7 +75,7 @@ func readArtefact(tree map[string]any, opts Options) (*view, error) {
 		return n
 	}
 	ok = true
-	for _, k := range bindingKeys {
+	for k := range keys {
 		if _, has := bm[k]; !has {
 			ok = false
 		}
