@@ -2,6 +2,7 @@ package lane
 
 import (
 	"errors"
+	"maps"
 	"slices"
 
 	"github.com/obaudit/obaudit/canon"
@@ -259,10 +260,7 @@ func (a *Answer) Decision() engine.Decision {
 	if !ok || !exactKeys(args, toolArguments[name]) {
 		return &engine.Malformed{Code: CodeMalformedArgs}
 	}
-	rec := make(map[string]any, len(args)+1)
-	for k, v := range args {
-		rec[k] = v
-	}
+	rec := maps.Clone(args)
 	rec["kind"] = kind
 	switch name {
 	case "ask":
@@ -270,10 +268,7 @@ func (a *Answer) Decision() engine.Decision {
 		if !ok || !exactKeys(w, toolArguments["wait"]) {
 			return &engine.Malformed{Code: CodeMalformedArgs}
 		}
-		nested := make(map[string]any, len(w)+1)
-		for k, v := range w {
-			nested[k] = v
-		}
+		nested := maps.Clone(w)
 		nested["kind"] = decision.KindWait
 		rec["wait"] = nested
 	case "retrieve":
@@ -299,15 +294,7 @@ func (a *Answer) Decision() engine.Decision {
 }
 
 func exactKeys(m map[string]any, names []string) bool {
-	if len(m) != len(names) {
-		return false
-	}
-	for _, n := range names {
-		if _, ok := m[n]; !ok {
-			return false
-		}
-	}
-	return true
+	return len(m) == len(names) && !slices.ContainsFunc(names, func(n string) bool { _, ok := m[n]; return !ok })
 }
 
 // Arguments returns the function name and arguments that state decision
@@ -324,19 +311,11 @@ func Arguments(rec map[string]any) (string, map[string]any, bool) {
 	if name == "" {
 		return "", nil, false
 	}
-	args := make(map[string]any, len(rec))
-	for k, v := range rec {
-		if k != "kind" {
-			args[k] = v
-		}
-	}
+	args := maps.Clone(rec)
+	delete(args, "kind")
 	if w, ok := args["wait"].(map[string]any); ok && name == "ask" {
-		nested := make(map[string]any, len(w))
-		for k, v := range w {
-			if k != "kind" {
-				nested[k] = v
-			}
-		}
+		nested := maps.Clone(w)
+		delete(nested, "kind")
 		args["wait"] = nested
 	}
 	return name, args, exactKeys(args, toolArguments[name])

@@ -45,6 +45,7 @@
 package lane
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -207,9 +208,7 @@ func Settings(l Lane, p Profile, baseURL, sdkVersion string) map[string]any {
 	omit := slices.Clone(p.Omit)
 	slices.Sort(omit)
 	send := map[string]any{}
-	for k, v := range p.Send {
-		send[k] = v
-	}
+	maps.Copy(send, p.Send)
 	var limitation any
 	if p.IdentifierLimitation != "" {
 		limitation = p.IdentifierLimitation
@@ -233,9 +232,7 @@ func Settings(l Lane, p Profile, baseURL, sdkVersion string) map[string]any {
 		"sdk": SDK, "sdk_version": sdkVersion,
 		"turn_deadline_seconds": p.TurnDeadlineSeconds, "wall_clock_deadline_seconds": p.WallClockDeadlineSeconds,
 	}
-	for k, v := range l.Settings() {
-		s[k] = v
-	}
+	maps.Copy(s, l.Settings())
 	return s
 }
 

@@ -1,6 +1,8 @@
 package lane
 
 import (
+	"maps"
+
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/format/decision"
@@ -42,11 +44,7 @@ var toolArguments = map[string][]string{
 }
 
 func schemaObject(props map[string]any, required []string) map[string]any {
-	req := make([]any, len(required))
-	for i, r := range required {
-		req[i] = r
-	}
-	return map[string]any{"type": "object", "properties": props, "required": req, "additionalProperties": false}
+	return map[string]any{"type": "object", "properties": props, "required": canon.StringList(required), "additionalProperties": false}
 }
 
 // ToolSpec is one function a request offers, in lane-neutral form: each
@@ -180,9 +178,7 @@ func BuildRequest(l Lane, obs *engine.Observation, p Profile) (*Request, error) 
 		return nil, err
 	}
 	payload := l.Payload(p, Prompt{Instructions: Instructions, User: string(obs.ProjectionJSON()), Tools: ToolSpecs()})
-	for k, v := range p.Send {
-		payload[k] = v
-	}
+	maps.Copy(payload, p.Send)
 	if r.Body, err = canon.Upstream(payload); err != nil {
 		return nil, err
 	}
