@@ -26,6 +26,13 @@ type attemptView struct {
 
 type decisionView struct{ kind, digest, observation string }
 
+// as is x as a T, clearing *ok when it is not one.
+func as[T any](x any, ok *bool) T {
+	v, is := x.(T)
+	*ok = *ok && is
+	return v
+}
+
 // readArtefact is steps 1–3, then reads the fields steps 6–8 compare.
 func readArtefact(tree map[string]any, opts Options) (*view, error) {
 	bad := func(format string, args ...any) error {
@@ -60,26 +67,11 @@ func readArtefact(tree map[string]any, opts Options) (*view, error) {
 	}
 	out := &view{}
 	b := &out.binding
-	str := func(k string) string {
-		s, isStr := bm[k].(string)
-		if !isStr {
-			ok = false
-		}
-		return s
-	}
-	num := func(k string) int64 {
-		n, isInt := bm[k].(int64)
-		if !isInt {
-			ok = false
-		}
-		return n
-	}
+	// Every one of the binding's fields is read below: a missing one is
+	// not of its type either.
+	str := func(k string) string { return as[string](bm[k], &ok) }
+	num := func(k string) int64 { return as[int64](bm[k], &ok) }
 	ok = true
-	for k := range keys {
-		if _, has := bm[k]; !has {
-			ok = false
-		}
-	}
 	b.ExecutionRunID, b.ExecutionLedgerDigest = str("execution_run_id"), str("execution_ledger_digest_sha256")
 	b.ExecutionLedgerVersion = num("execution_ledger_version")
 	b.Provider, b.API, b.Model = str("provider"), str("api"), str("model")

@@ -136,7 +136,7 @@ func ReadFile(path string, opts Options) (*Audit, error) {
 // set. Refusals are the classes in errors.go; I/O errors are returned as
 // they are.
 func Read(r io.Reader, opts Options) (*Audit, error) {
-	rd := &reader{opts: opts, br: newBufReader(r), a: &Audit{}, prev: GenesisDigest}
+	rd := &reader{opts: opts, br: bufio.NewReaderSize(r, 256<<10), a: &Audit{}, prev: GenesisDigest}
 	if err := rd.run(); err != nil {
 		return nil, err
 	}
@@ -152,8 +152,6 @@ func Read(r io.Reader, opts Options) (*Audit, error) {
 	}
 	return a, nil
 }
-
-func newBufReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 256<<10) }
 
 type reader struct {
 	opts Options

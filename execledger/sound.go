@@ -131,7 +131,6 @@ func (t *tally) watchCall(c *Call) {
 	where := "call " + strconv.Itoa(int(c.CallIndex))
 	if !s.started {
 		s.started = true
-		s.reserved = DecimalFromInt(0)
 		if ct.CostCapPolicy == CostCapPolicy {
 			s.costCap, s.capped = ParseDecimal(ct.CostCapUSD)
 		}
@@ -187,12 +186,11 @@ func (t *tally) watchCall(c *Call) {
 		if a.CostReservationUSD == nil {
 			continue
 		}
-		reserve, _ := ParseAmount(*a.CostReservationUSD)
 		s.tokens += c.InputTokenUpperBound + ct.MaxOutputTokens
 		if s.tokens > ct.TokenHardCap {
 			s.fail(ErrTokenCapExceeded, "%s: cumulative token exposure %d passes the token cap of %d", aw, s.tokens, ct.TokenHardCap)
 		}
-		s.reserved = s.reserved.Add(reserve)
+		s.reserved = plus(s.reserved, a.CostReservationUSD)
 		if s.capped && s.reserved.Cmp(s.costCap) > 0 {
 			s.fail(ErrCostCapExceeded, "%s: cumulative reservations of %s USD pass the cost cap of %s USD", aw, s.reserved, ct.CostCapUSD)
 		}

@@ -27,8 +27,7 @@ type tally struct {
 }
 
 func newTally(h *parsedHeader) *tally {
-	return &tally{h: h, faults: map[string]int64{}, allDecided: true,
-		measured: DecimalFromInt(0), forfeit: DecimalFromInt(0), reserv: DecimalFromInt(0)}
+	return &tally{h: h, faults: map[string]int64{}, allDecided: true} // a zero Decimal is 0
 }
 
 // admitCall checks a call against the header and the calls before it
@@ -89,18 +88,9 @@ func (t *tally) addCall(c *Call) {
 		if a.OutputTokens != nil {
 			t.out += *a.OutputTokens
 		}
-		if a.CostMeasuredUSD != nil {
-			d, _ := ParseAmount(*a.CostMeasuredUSD)
-			t.measured = t.measured.Add(d)
-		}
-		if a.CostForfeitedUSD != nil {
-			d, _ := ParseAmount(*a.CostForfeitedUSD)
-			t.forfeit = t.forfeit.Add(d)
-		}
-		if a.CostReservationUSD != nil {
-			d, _ := ParseAmount(*a.CostReservationUSD)
-			t.reserv = t.reserv.Add(d)
-		}
+		t.measured = plus(t.measured, a.CostMeasuredUSD)
+		t.forfeit = plus(t.forfeit, a.CostForfeitedUSD)
+		t.reserv = plus(t.reserv, a.CostReservationUSD)
 		if a.Fault != nil {
 			t.faults[*a.Fault]++
 		}
@@ -114,6 +104,15 @@ func (t *tally) addCall(c *Call) {
 	if c.TerminalReason != nil && slices.Contains(earlyTurnReasons, *c.TerminalReason) {
 		t.anyEarly = true
 	}
+}
+
+// plus is sum and the stored amount s, when s is stated.
+func plus(sum Decimal, s *string) Decimal {
+	if s == nil {
+		return sum
+	}
+	d, _ := ParseAmount(*s)
+	return sum.Add(d)
 }
 
 // totals returns the totals derived from the calls so far.

@@ -321,8 +321,7 @@ func normalizeSeconds(c *Call) error {
 	if c.TurnLatencySeconds, ok = norm(c.TurnLatencySeconds); !ok {
 		return refusal.New(ErrSchema, "call %d.turn_latency_seconds: expected a number of seconds or null", c.CallIndex)
 	}
-	atts := make([]Attempt, len(c.Attempts))
-	copy(atts, c.Attempts)
+	atts := slices.Clone(c.Attempts)
 	for i := range atts {
 		if atts[i].LatencySeconds, ok = norm(atts[i].LatencySeconds); !ok {
 			return refusal.New(ErrSchema, "call %d attempt %d.latency_seconds: expected a number of seconds or null", c.CallIndex, i+1)
