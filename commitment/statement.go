@@ -224,6 +224,9 @@ func parseSubject(v any) (Subject, error) {
 	return Subject{Name: name, SHA256: h}, nil
 }
 
+// SHA256Hex returns the lowercase hex SHA-256 of b, a subject digest.
+func SHA256Hex(b []byte) string { return canon.SHA256Hex(b) }
+
 // CheckSubjects refuses ([ErrSubjectMismatch]) unless the files in are
 // exactly the Statement's subjects: the artefact's SHA-256 equals the first
 // subject's, and the ledger's the second's, with a ledger given exactly

@@ -342,9 +342,7 @@ func (c *check) member(v any, allowed []string, where string) string {
 	s, ok := v.(string)
 	if !ok {
 		c.fail(ErrSchema, "%s: expected a string from a closed vocabulary", where)
-		return s
-	}
-	if !slices.Contains(allowed, s) {
+	} else if !slices.Contains(allowed, s) {
 		c.fail(ErrVocabulary, "%s: not a value this build writes; allowed: %s", where, strings.Join(allowed, ", "))
 	}
 	return s
@@ -358,9 +356,7 @@ func (c *check) amount(v any, where string) string {
 	s, ok := v.(string)
 	if !ok {
 		c.fail(ErrSchema, "%s: a USD amount is an exact decimal string, not a JSON number", where)
-		return ""
-	}
-	if _, ok := ParseAmount(s); !ok {
+	} else if _, ok := ParseAmount(s); !ok {
 		c.fail(ErrSchema, "%s: not the canonical rendering of a finite, non-negative decimal amount", where)
 	}
 	return s
@@ -372,12 +368,10 @@ func (c *check) optAmount(v any, where string) *string {
 
 func (c *check) instant(v any, where string) (string, int64) {
 	s, ok := v.(string)
+	t, valid := instant.Parse(s) // "" is no instant
 	if !ok {
 		c.fail(ErrSchema, "%s: expected an instant YYYY-MM-DDTHH:MM:SSZ", where)
-		return "", 0
-	}
-	t, ok := instant.Parse(s)
-	if !ok {
+	} else if !valid {
 		c.fail(ErrSchema, "%s: not a real instant in the form YYYY-MM-DDTHH:MM:SSZ", where)
 	}
 	return s, t

@@ -276,35 +276,6 @@ func (w *Writer) Close() error {
 // Poisoned reports whether a failed write has finished the journal.
 func (w *Writer) Poisoned() bool { return w.poison != nil }
 
-// Finalized reports whether the terminal row is durable.
-func (w *Writer) Finalized() bool { return w.terminal != nil }
-
-// RowsWritten counts the durable rows.
-func (w *Writer) RowsWritten() int { return w.rows }
-
-// ChainTip is the digest of the last durable row.
-func (w *Writer) ChainTip() string { return w.prev }
-
-// LedgerDigest is the terminal row's digest, or "" before Finalize.
-func (w *Writer) LedgerDigest() string {
-	if w.terminal == nil {
-		return ""
-	}
-	return w.prev
-}
-
-// Header returns the header as written (with its derived digests).
-func (w *Writer) Header() Header { return w.h.Header }
-
-// Totals returns the totals derived from the durable call rows.
-func (w *Writer) Totals() Totals { return w.t.totals() }
-
-// Calls returns the number of durable call rows.
-func (w *Writer) Calls() int64 { return w.t.calls }
-
-// Rates returns the header's pinned rates.
-func (w *Writer) Rates() Rates { return w.h.rates }
-
 // normalizeSeconds accepts nil, int64, int or float64 durations and refuses
 // anything else, so that Call.Map yields only parse-shaped values.
 func normalizeSeconds(c *Call) error {

@@ -55,6 +55,7 @@ import (
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/internal/instant"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -188,7 +189,7 @@ func SDKVersion() string {
 }
 
 // Instant formats t as a ledger instant (UTC, whole seconds).
-func Instant(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+func Instant(t time.Time) string { return t.UTC().Format(instant.Layout) }
 
 // FieldsSent are the request body's top-level fields under p, sorted.
 func FieldsSent(l Lane, p Profile) []string {
