@@ -133,24 +133,20 @@ var factRules = &jsonfield.Reader{
 	},
 }
 
-func (f *fields) text(key string) string {
-	v, _ := f.m[key].(string)
-	f.keep(factRules.Text(f.m[key], jsonfield.Key(f.path, key)))
+// read holds the value under key to rule and returns it as a T (the zero
+// T when it is not one).
+func read[T any](f *fields, key string, rule jsonfield.Rule) T {
+	v, _ := f.m[key].(T)
+	f.keep(rule(f.m[key], jsonfield.Key(f.path, key)))
 	return v
 }
+
+func (f *fields) text(key string) string { return read[string](f, key, factRules.Text) }
 
 // optText returns "" for an absent or null key.
-func (f *fields) optText(key string) string {
-	v, _ := f.m[key].(string)
-	f.keep(factRules.OptText(f.m[key], jsonfield.Key(f.path, key)))
-	return v
-}
+func (f *fields) optText(key string) string { return read[string](f, key, factRules.OptText) }
 
-func (f *fields) flag(key string) bool {
-	v, _ := f.m[key].(bool)
-	f.keep(factRules.Flag(f.m[key], jsonfield.Key(f.path, key)))
-	return v
-}
+func (f *fields) flag(key string) bool { return read[bool](f, key, factRules.Flag) }
 
 func (f *fields) object(key string) *fields {
 	p := jsonfield.Key(f.path, key)

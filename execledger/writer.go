@@ -16,10 +16,6 @@ type WriterOptions struct {
 	// Ops is the fault-injection seam over write(2) and fsync(2); nil
 	// fields mean the real calls.
 	Ops safefs.Ops
-	// SkipDirectoryCheck skips the 0700/owner check of the ledger's
-	// directory. Unsafe: only for tests that write into a temporary
-	// directory whose mode they do not control.
-	SkipDirectoryCheckUnsafe bool
 }
 
 // WriteError is returned when a row could not be made durable (a failed
@@ -82,11 +78,7 @@ func Create(path string, h Header, opts WriterOptions) (*Writer, error) {
 	if name := filepath.Base(path); name == "" || name == "." || name == ".." || name == "/" {
 		return nil, refusal.New(ErrLocation, "the ledger needs a plain file name")
 	}
-	check := checkDirectory
-	if opts.SkipDirectoryCheckUnsafe {
-		check = nil
-	}
-	f, err := safefs.CreateAppendChecked(path, 0o600, opts.Ops, check)
+	f, err := safefs.CreateAppendChecked(path, 0o600, opts.Ops, checkDirectory)
 	if err != nil {
 		return nil, err
 	}
