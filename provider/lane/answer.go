@@ -186,32 +186,24 @@ func ObjectArguments(v any) any {
 	return v
 }
 
-// Usage reads a usage object's two exact, non-negative integer counts
-// under the names a lane's vendor uses: (false, nil) when u is absent,
-// [ErrNotAnAnswer] when it is present and not both counts.
-func Usage(u any, inName, outName string) (reported bool, in, out int64, err error) {
+// WithUsage ends every lane's ParseAnswer: it reads the usage object u into
+// a and returns a, or [ErrNotAnAnswer]. A usage object states two exact,
+// non-negative integer counts under the names a lane's vendor uses; an
+// absent one states no usage, and one present without both counts is
+// [ErrNotAnAnswer].
+func (a *Answer) WithUsage(u any, inName, outName string) (*Answer, error) {
 	switch u := u.(type) {
 	case nil:
-		return false, 0, 0, nil
+		return a, nil
 	case map[string]any:
 		in, ok1 := u[inName].(int64)
 		out, ok2 := u[outName].(int64)
-		if !ok1 || !ok2 || in < 0 || out < 0 {
-			return false, 0, 0, ErrNotAnAnswer
+		if ok1 && ok2 && in >= 0 && out >= 0 {
+			a.UsageReported, a.InputTokens, a.OutputTokens = true, in, out
+			return a, nil
 		}
-		return true, in, out, nil
 	}
-	return false, 0, 0, ErrNotAnAnswer
-}
-
-// WithUsage ends every lane's ParseAnswer: it reads the usage object u
-// ([Usage]) into a and returns a, or [ErrNotAnAnswer].
-func (a *Answer) WithUsage(u any, inName, outName string) (*Answer, error) {
-	var err error
-	if a.UsageReported, a.InputTokens, a.OutputTokens, err = Usage(u, inName, outName); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return nil, ErrNotAnAnswer
 }
 
 // NormalizedDigest is response_normalized_digest_sha256: the canonical

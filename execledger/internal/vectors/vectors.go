@@ -322,7 +322,7 @@ func Generate() []Vector {
 	r = r[1:]
 	g.add(v3, "call-before-header@row0", refused("ledger/row-order"), "a journal whose first row is a call", lt.Rechain(r))
 	r = base()
-	r = append(r[:1], append([]map[string]any{lt.Clone(r[:1])[0]}, r[1:]...)...)
+	r = append(r[:1], append([]map[string]any{base()[0]}, r[1:]...)...)
 	g.add(v3, "second-header@row1", refused("ledger/row-order"), "a second header row, re-chained", lt.Rechain(r))
 
 	sort.Slice(g.out, func(i, j int) bool { return g.out[i].Path < g.out[j].Path })
