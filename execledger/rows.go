@@ -380,12 +380,10 @@ func (c *check) instant(v any, where string) (string, int64) {
 // rate reads a pinned per-million-token rate: a decimal string, finite, ≥ 0.
 func (c *check) rate(v any, where string) Decimal {
 	s, ok := v.(string)
+	d, valid := ParseDecimal(s) // "" is no decimal
 	if !ok {
 		c.fail(ErrSchema, "%s: a rate is an exact decimal string", where)
-		return Decimal{}
-	}
-	d, ok := ParseDecimal(s)
-	if !ok || d.Sign() < 0 {
+	} else if !valid || d.Sign() < 0 {
 		c.fail(ErrSchema, "%s: a rate is a finite, non-negative decimal", where)
 	}
 	return d
