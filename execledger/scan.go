@@ -59,17 +59,13 @@ func scan(v any, where string, depth int) error {
 // an "s", U+0130 and U+0131 are "i"), and word boundaries where a word
 // character is a Unicode letter or number or '_'.
 func forbidden(s string) string {
-	if utf8.RuneCountInString(s) > MaxTextCharacters {
+	n := utf8.RuneCountInString(s)
+	if n > MaxTextCharacters {
 		return "text longer than 256 characters"
 	}
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii && !asciiCandidate(s) {
+	// n == len(s): no multi-byte character (a byte that is no UTF-8 counts
+	// as one character and folds to no letter), so the byte filter holds.
+	if n == len(s) && !asciiCandidate(s) {
 		return ""
 	}
 	// Fold into a buffer of runes (lowered), for the word-boundary rules.
