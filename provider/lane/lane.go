@@ -193,10 +193,7 @@ func Instant(t time.Time) string { return t.UTC().Format(instant.Layout) }
 
 // FieldsSent are the request body's top-level fields under p, sorted.
 func FieldsSent(l Lane, p Profile) []string {
-	f := l.MappingFields()
-	for k := range p.Send {
-		f = append(f, k)
-	}
+	f := slices.AppendSeq(l.MappingFields(), maps.Keys(p.Send))
 	slices.Sort(f)
 	return f
 }
@@ -206,8 +203,7 @@ func FieldsSent(l Lane, p Profile) []string {
 // the ledger's settings_digest_sha256 and the binding's. baseURL is the
 // ledger form.
 func Settings(l Lane, p Profile, baseURL, sdkVersion string) map[string]any {
-	omit := slices.Clone(p.Omit)
-	slices.Sort(omit)
+	omit := slices.Sorted(slices.Values(p.Omit))
 	send := map[string]any{}
 	maps.Copy(send, p.Send)
 	var limitation any
