@@ -213,7 +213,7 @@ func (rd *reader) run() error {
 			}
 			return refusal.New(ErrNotJSON, "row %d: not one UTF-8 JSON object", i)
 		}
-		if err := rd.row(i, line, v); err != nil {
+		if err := rd.row(i, v); err != nil {
 			return err
 		}
 		rd.a.LedgerBytes += int64(len(line))
@@ -223,7 +223,7 @@ func (rd *reader) run() error {
 	}
 }
 
-func (rd *reader) row(i int, line []byte, v any) error {
+func (rd *reader) row(i int, v any) error {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return refusal.New(ErrSchema, "row %d: a ledger row is a JSON object", i)
