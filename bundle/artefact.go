@@ -26,10 +26,11 @@ type attemptView struct {
 
 type decisionView struct{ kind, digest, observation string }
 
-var bindingKeys = []string{
-	"execution_run_id", "execution_ledger_version", "execution_ledger_digest_sha256", "provider", "api", "model",
-	"settings_digest_sha256", "pricing_digest_sha256", "provider_calls", "attempts", "measured_cost_usd",
-	"forfeited_reservation_usd", "input_tokens", "output_tokens", "decision_call_index",
+// as is x as a T, clearing *ok when it is not one.
+func as[T any](x any, ok *bool) T {
+	v, is := x.(T)
+	*ok = *ok && is
+	return v
 }
 
 // readArtefact is steps 1–3, then reads the fields steps 6–8 compare.
@@ -60,31 +61,17 @@ func readArtefact(tree map[string]any, opts Options) (*view, error) {
 		return nil, refusal.New(ErrContract, "this artefact's run reached no provider (provider_execution is null) and there is no bundle to audit")
 	}
 	bm, ok := pe.(map[string]any)
-	if !ok || len(bm) != len(bindingKeys) {
+	keys := (&provexec.Binding{}).Tree() // the binding's fields, as provexec declares them
+	if !ok || len(bm) != len(keys) {
 		return nil, bad("provider_execution is not the 15-field binding")
 	}
 	out := &view{}
 	b := &out.binding
-	str := func(k string) string {
-		s, isStr := bm[k].(string)
-		if !isStr {
-			ok = false
-		}
-		return s
-	}
-	num := func(k string) int64 {
-		n, isInt := bm[k].(int64)
-		if !isInt {
-			ok = false
-		}
-		return n
-	}
+	// Every one of the binding's fields is read below: a missing one is
+	// not of its type either.
+	str := func(k string) string { return as[string](bm[k], &ok) }
+	num := func(k string) int64 { return as[int64](bm[k], &ok) }
 	ok = true
-	for _, k := range bindingKeys {
-		if _, has := bm[k]; !has {
-			ok = false
-		}
-	}
 	b.ExecutionRunID, b.ExecutionLedgerDigest = str("execution_run_id"), str("execution_ledger_digest_sha256")
 	b.ExecutionLedgerVersion = num("execution_ledger_version")
 	b.Provider, b.API, b.Model = str("provider"), str("api"), str("model")

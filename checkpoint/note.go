@@ -15,11 +15,9 @@ import (
 	"golang.org/x/mod/sumdb/note"
 )
 
-// noteSigTypeECDSA is C2SP signed-note signature type 0x02: ECDSA, as
-// implemented by github.com/transparency-dev/witness; its key ID is the
-// first four bytes of SHA-256 of the PKIX DER public key.
-const noteSigTypeECDSA = 0x02
-
+// ecdsaKeyHash is the key ID of C2SP signed-note signature type 0x02
+// (ECDSA, as implemented by github.com/transparency-dev/witness): the first
+// four bytes of SHA-256 of the PKIX DER public key.
 func ecdsaKeyHash(pub *ecdsa.PublicKey) (uint32, error) {
 	der, err := x509.MarshalPKIXPublicKey(pub)
 	if err != nil {

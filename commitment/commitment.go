@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -78,7 +79,7 @@ func New(ctx context.Context, in Inputs, opts Options) (*Statement, error) {
 		}
 	}
 	// Hashed once, after the checks, for the Document check and the subject.
-	in.artefactSum = SHA256Hex(in.Artefact)
+	in.artefactSum = canon.SHA256Hex(in.Artefact)
 	a, l, err := Derive(in)
 	if err != nil {
 		return nil, err
@@ -89,7 +90,7 @@ func New(ctx context.Context, in Inputs, opts Options) (*Statement, error) {
 		Predicate: Predicate{Artefact: a, Ledger: l, Checks: c, ObauditVersion: opts.ObauditVersion},
 	}
 	if in.Ledger != nil {
-		s.Subjects = append(s.Subjects, Subject{Name: subjectName(in.LedgerName, "execution-ledger.ndjson"), SHA256: SHA256Hex(in.Ledger)})
+		s.Subjects = append(s.Subjects, Subject{Name: subjectName(in.LedgerName, "execution-ledger.ndjson"), SHA256: canon.SHA256Hex(in.Ledger)})
 	}
 	return s, nil
 }
@@ -133,7 +134,7 @@ func Verify(ctx context.Context, bundle []byte, in Inputs, verifier Verifier) (*
 	if err != nil {
 		return nil, err
 	}
-	in.artefactSum = SHA256Hex(in.Artefact)
+	in.artefactSum = canon.SHA256Hex(in.Artefact)
 	if err := s.CheckSubjects(in); err != nil {
 		return nil, err
 	}

@@ -164,7 +164,7 @@ func TestSignVerifyRoundTrip(t *testing.T) {
 		if canon.String(got.Predicate.Tree(), canon.JCSForm) != canon.String(st.Predicate.Tree(), canon.JCSForm) {
 			t.Fatalf("verified predicate differs from the signed one")
 		}
-		if got.Subjects[0].Name != in.ArtefactName || got.Subjects[0].SHA256 != SHA256Hex(in.Artefact) {
+		if got.Subjects[0].Name != in.ArtefactName || got.Subjects[0].SHA256 != canon.SHA256Hex(in.Artefact) {
 			t.Fatalf("subject 0 = %+v", got.Subjects[0])
 		}
 		if (in.Ledger != nil) != (len(got.Subjects) == 2) || (in.Ledger != nil) != (got.Predicate.Ledger != nil) {
@@ -239,7 +239,7 @@ func TestVerifyRefusals(t *testing.T) {
 	// A subject swapped between two bundles: the deterministic run's
 	// statement with the model run's artefact digest in its subject.
 	swapped := statementTree(t, d)
-	swapped["subject"].([]any)[0].(map[string]any)["digest"].(map[string]any)["sha256"] = SHA256Hex(m.Artefact)
+	swapped["subject"].([]any)[0].(map[string]any)["digest"].(map[string]any)["sha256"] = canon.SHA256Hex(m.Artefact)
 
 	dupKey := []byte(`{"_type":"https://in-toto.io/Statement/v1","_type":"https://in-toto.io/Statement/v1"}`)
 	dupBundle, _ := s.SignStatement(ctx, dupKey)

@@ -15,7 +15,7 @@ func docOf(t *testing.T, b []byte) *artefact.Document {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &artefact.Document{Tree: tree.(map[string]any), FileSHA256: SHA256Hex(b)}
+	return &artefact.Document{Tree: tree.(map[string]any), FileSHA256: canon.SHA256Hex(b)}
 }
 
 // TestDeriveFromDocument: a Document of exactly the artefact's bytes gives
@@ -34,13 +34,13 @@ func TestDeriveFromDocument(t *testing.T) {
 		// A Document of other bytes (here: another agent id) is ignored.
 		other := docOf(t, in.Artefact)
 		other.Tree["agent_id"] = "someone-else"
-		other.FileSHA256 = SHA256Hex(append(append([]byte(nil), in.Artefact...), ' '))
+		other.FileSHA256 = canon.SHA256Hex(append(append([]byte(nil), in.Artefact...), ' '))
 		in.Document = other
 		if a, _, err := Derive(in); err != nil || a.AgentID != wantA.AgentID {
 			t.Fatalf("a Document of other bytes was used: agent %q, %v", a.AgentID, err)
 		}
 		// One naming these bytes is used: its tree is the parse.
-		other.FileSHA256 = SHA256Hex(in.Artefact)
+		other.FileSHA256 = canon.SHA256Hex(in.Artefact)
 		if a, _, err := Derive(in); err != nil || a.AgentID != "someone-else" {
 			t.Fatalf("the Document of these bytes was not used: agent %q, %v", a.AgentID, err)
 		}

@@ -2,6 +2,7 @@ package commitment
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 
 	"github.com/obaudit/obaudit/artefact"
@@ -59,14 +60,14 @@ type Inputs struct {
 	// their content by that validation, so they are not parsed and
 	// recomputed again. Otherwise the bytes are parsed and digested here.
 	Document *artefact.Document
-	// artefactSum caches SHA256Hex(Artefact) within one New or Verify.
+	// artefactSum caches canon.SHA256Hex(Artefact) within one New or Verify.
 	artefactSum string
 }
 
-// artefactSHA256 is SHA256Hex(in.Artefact), computed once per New/Verify.
+// artefactSHA256 is canon.SHA256Hex(in.Artefact), computed once per New/Verify.
 func (in *Inputs) artefactSHA256() string {
 	if in.artefactSum == "" {
-		in.artefactSum = SHA256Hex(in.Artefact)
+		in.artefactSum = canon.SHA256Hex(in.Artefact)
 	}
 	return in.artefactSum
 }
@@ -132,24 +133,20 @@ var factRules = &jsonfield.Reader{
 	},
 }
 
-func (f *fields) text(key string) string {
-	v, _ := f.m[key].(string)
-	f.keep(factRules.Text(f.m[key], jsonfield.Key(f.path, key)))
+// read holds the value under key to rule and returns it as a T (the zero
+// T when it is not one).
+func read[T any](f *fields, key string, rule jsonfield.Rule) T {
+	v, _ := f.m[key].(T)
+	f.keep(rule(f.m[key], jsonfield.Key(f.path, key)))
 	return v
 }
+
+func (f *fields) text(key string) string { return read[string](f, key, factRules.Text) }
 
 // optText returns "" for an absent or null key.
-func (f *fields) optText(key string) string {
-	v, _ := f.m[key].(string)
-	f.keep(factRules.OptText(f.m[key], jsonfield.Key(f.path, key)))
-	return v
-}
+func (f *fields) optText(key string) string { return read[string](f, key, factRules.OptText) }
 
-func (f *fields) flag(key string) bool {
-	v, _ := f.m[key].(bool)
-	f.keep(factRules.Flag(f.m[key], jsonfield.Key(f.path, key)))
-	return v
-}
+func (f *fields) flag(key string) bool { return read[bool](f, key, factRules.Flag) }
 
 func (f *fields) object(key string) *fields {
 	p := jsonfield.Key(f.path, key)
@@ -237,26 +234,17 @@ func deriveArtefact(b []byte, doc *artefact.Document, sum string) (ArtefactFacts
 	if t := ev.optText("terminal_outcome"); t != "" {
 		a.TerminalOutcome = &t
 	}
-	f.err = firstErr(f.err, ev.err)
+	f.err = cmp.Or(f.err, ev.err)
 	if pe, present := m["provider_execution"]; present && pe != nil {
 		b := f.object("provider_execution")
 		a.BoundLedgerDigest = b.text("execution_ledger_digest_sha256")
 		a.boundRunID = b.text("execution_run_id")
-		f.err = firstErr(f.err, b.err)
+		f.err = cmp.Or(f.err, b.err)
 	}
 	if f.err != nil {
 		return ArtefactFacts{}, f.err
 	}
 	return a, nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 const genesisDigest = "0000000000000000000000000000000000000000000000000000000000000000"

@@ -2,12 +2,10 @@ package commitment
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/obaudit/obaudit/canon"
@@ -192,18 +190,8 @@ func Parse(b []byte) (*Statement, error) {
 }
 
 func exactKeys(m map[string]any, keys ...string) error {
-	var extra, missing []string
-	for k := range m {
-		if !slices.Contains(keys, k) {
-			extra = append(extra, k)
-		}
-	}
-	for _, k := range keys {
-		if _, ok := m[k]; !ok {
-			missing = append(missing, k)
-		}
-	}
-	sort.Strings(extra)
+	extra := jsonfield.Unknown(m, keys)
+	missing := slices.DeleteFunc(slices.Clone(keys), func(k string) bool { _, ok := m[k]; return ok })
 	if len(extra) > 0 || len(missing) > 0 {
 		return fmt.Errorf("unknown fields [%s], missing fields [%s]", strings.Join(extra, " "), strings.Join(missing, " "))
 	}
@@ -237,10 +225,7 @@ func parseSubject(v any) (Subject, error) {
 }
 
 // SHA256Hex returns the lowercase hex SHA-256 of b, a subject digest.
-func SHA256Hex(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
-}
+func SHA256Hex(b []byte) string { return canon.SHA256Hex(b) }
 
 // CheckSubjects refuses ([ErrSubjectMismatch]) unless the files in are
 // exactly the Statement's subjects: the artefact's SHA-256 equals the first
@@ -261,7 +246,7 @@ func (s *Statement) CheckSubjects(in Inputs) error {
 		return refusal.New(ErrSubjectMismatch, "artefact %s has SHA-256 %s, the commitment's subject %q has %s", in.ArtefactName, got, s.Subjects[0].Name, s.Subjects[0].SHA256)
 	}
 	if in.Ledger != nil {
-		if got := SHA256Hex(in.Ledger); got != s.Subjects[1].SHA256 {
+		if got := canon.SHA256Hex(in.Ledger); got != s.Subjects[1].SHA256 {
 			return refusal.New(ErrSubjectMismatch, "ledger %s has SHA-256 %s, the commitment's subject %q has %s", in.LedgerName, got, s.Subjects[1].Name, s.Subjects[1].SHA256)
 		}
 	}
@@ -296,12 +281,7 @@ func diff(section string, signed, derived any) string {
 		}
 		return ""
 	}
-	keys := make([]string, 0, len(dm))
-	for k := range dm {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(dm)) {
 		sv, dv := canon.String(sm[k], canon.JCSForm), canon.String(dm[k], canon.JCSForm)
 		if sv != dv {
 			return fmt.Sprintf("%s.%s: signed %s, the files say %s", section, k, sv, dv)

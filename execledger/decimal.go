@@ -4,14 +4,6 @@ import "github.com/obaudit/obaudit/internal/amount"
 
 // USD amounts are exact decimals (internal/amount), never floats.
 
-// Precision is the number of significant digits every derived amount is
-// computed to (upstream LEDGER_PRICING_PRECISION).
-const Precision = amount.Precision
-
-// TokensPerRateUnit is the divisor that turns tokens × USD-per-million-tokens
-// into USD (upstream TOKENS_PER_RATE_UNIT).
-const TokensPerRateUnit = 1_000_000
-
 // Decimal is an exact decimal amount.
 type Decimal = amount.Decimal
 

@@ -1,11 +1,6 @@
 package execledger
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-
-	"github.com/obaudit/obaudit/canon"
-)
+import "github.com/obaudit/obaudit/canon"
 
 // digester computes row digests: SHA-256 over the upstream canonical JSON of
 // the row without its row_digest_sha256 key.
@@ -25,10 +20,5 @@ func (d *digester) rowDigest(m map[string]any) (string, error) {
 		return "", err
 	}
 	d.buf = b
-	return sum(b), nil
-}
-
-func sum(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+	return canon.SHA256Hex(b), nil
 }

@@ -4,6 +4,25 @@ import "slices"
 
 // What only the tests use: the field table and the field set it must cover.
 
+// The writer's state, for the durability tests.
+
+// Finalized reports whether the terminal row is durable.
+func (w *Writer) Finalized() bool { return w.terminal != nil }
+
+// ChainTip is the digest of the last durable row.
+func (w *Writer) ChainTip() string { return w.prev }
+
+// LedgerDigest is the terminal row's digest, or "" before Finalize.
+func (w *Writer) LedgerDigest() string {
+	if w.terminal == nil {
+		return ""
+	}
+	return w.prev
+}
+
+// Calls returns the number of durable call rows.
+func (w *Writer) Calls() int64 { return w.t.calls }
+
 // FieldKinds returns the ledger's field table, in row order.
 func FieldKinds() []FieldKind { return slices.Clone(fieldKinds) }
 

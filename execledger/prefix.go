@@ -1,5 +1,7 @@
 package execledger
 
+import "unicode/utf8"
+
 // recoverablePrefix reports whether b is a strict prefix of one JSON object
 // (upstream's recoverable-prefix test): it starts with '{', has no lexical
 // error so far, is not already a complete object, and if it ends inside a
@@ -15,11 +17,12 @@ func recoverablePrefix(b []byte) bool {
 		return false
 	}
 	const (
-		sValue      = iota // expecting a value
-		sKeyOrClose        // after '{'
-		sKey               // after ',' in an object
-		sColon             // after a key
-		sCommaOrEnd        // after a value
+		sValue        = iota // expecting a value
+		sValueOrClose        // after '['
+		sKeyOrClose          // after '{'
+		sKey                 // after ',' in an object
+		sColon               // after a key
+		sCommaOrEnd          // after a value
 		sString
 		sEscape
 		sUnicode
@@ -70,12 +73,13 @@ func recoverablePrefix(b []byte) bool {
 			case c < 0x20:
 				return false
 			case c >= 0x80:
-				n, ok := utf8Prefix(b[i:])
-				if !ok {
-					return false
-				}
-				if n < 0 { // a valid cut at the very end, inside a string
+				// FullRune is false only for a valid prefix of an encoding.
+				if !utf8.FullRune(b[i:]) { // a valid cut at the very end, inside a string
 					return true
+				}
+				r, n := utf8.DecodeRune(b[i:])
+				if r == utf8.RuneError && n == 1 {
+					return false
 				}
 				i += n
 				continue
@@ -144,27 +148,17 @@ func recoverablePrefix(b []byte) bool {
 				break
 			}
 			switch state {
-			case sValue:
+			case sValue, sValueOrClose:
 				switch {
+				case c == ']' && state == sValueOrClose: // an empty array
+					stack = stack[:len(stack)-1]
+					afterValue()
 				case c == '{':
 					stack = append(stack, '{')
 					state = sKeyOrClose
 				case c == '[':
 					stack = append(stack, '[')
-					// an empty array may close at once
-					if i+1 < len(b) {
-						j := i + 1
-						for j < len(b) && isWS(b[j]) {
-							j++
-						}
-						if j < len(b) && b[j] == ']' {
-							stack = stack[:len(stack)-1]
-							i = j
-							afterValue()
-							break
-						}
-					}
-					state = sValue
+					state = sValueOrClose
 				case c == '"':
 					state, strIsKey = sString, false
 				case c == 't':
@@ -173,12 +167,10 @@ func recoverablePrefix(b []byte) bool {
 					state, lit, litPos = sLiteral, "false", 1
 				case c == 'n':
 					state, lit, litPos = sLiteral, "null", 1
-				case c == '-':
+				case c == '-' || c >= '0' && c <= '9':
 					state, num = sNumber, nSign
-				case c >= '0' && c <= '9':
-					state, num = sNumber, nInt
-					if c == '0' {
-						num = nZero
+					if c != '-' {
+						continue // the first digit, read as the number's
 					}
 				default:
 					return false
@@ -217,46 +209,4 @@ func recoverablePrefix(b []byte) bool {
 	}
 	// A number may be complete at the end (e.g. "{\"x\":1"): still a prefix.
 	return state != sDone
-}
-
-// utf8Prefix checks the multi-byte sequence at the start of b. It returns
-// (n, true) for a complete valid sequence of n bytes, (-1, true) when b ends
-// inside a sequence whose bytes so far are a valid prefix of a real code
-// point, and (0, false) for an invalid sequence.
-func utf8Prefix(b []byte) (int, bool) {
-	c := b[0]
-	var n int
-	lo, hi := byte(0x80), byte(0xBF)
-	switch {
-	case c >= 0xC2 && c <= 0xDF:
-		n = 2
-	case c == 0xE0:
-		n, lo = 3, 0xA0
-	case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
-		n = 3
-	case c == 0xED:
-		n, hi = 3, 0x9F
-	case c == 0xF0:
-		n, lo = 4, 0x90
-	case c >= 0xF1 && c <= 0xF3:
-		n = 4
-	case c == 0xF4:
-		n, hi = 4, 0x8F
-	default:
-		return 0, false
-	}
-	for k := 1; k < n; k++ {
-		if k >= len(b) {
-			return -1, true
-		}
-		x := b[k]
-		if k == 1 {
-			if x < lo || x > hi {
-				return 0, false
-			}
-		} else if x < 0x80 || x > 0xBF {
-			return 0, false
-		}
-	}
-	return n, true
 }

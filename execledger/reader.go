@@ -3,11 +3,12 @@ package execledger
 import (
 	"bufio"
 	"errors"
-	"github.com/obaudit/obaudit/internal/safefs"
 	"io"
+	"strconv"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/internal/limits"
+	"github.com/obaudit/obaudit/internal/safefs"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -135,7 +136,7 @@ func ReadFile(path string, opts Options) (*Audit, error) {
 // set. Refusals are the classes in errors.go; I/O errors are returned as
 // they are.
 func Read(r io.Reader, opts Options) (*Audit, error) {
-	rd := &reader{opts: opts, br: newBufReader(r), a: &Audit{}, prev: GenesisDigest}
+	rd := &reader{opts: opts, br: bufio.NewReaderSize(r, 256<<10), a: &Audit{}, prev: GenesisDigest}
 	if err := rd.run(); err != nil {
 		return nil, err
 	}
@@ -151,8 +152,6 @@ func Read(r io.Reader, opts Options) (*Audit, error) {
 	}
 	return a, nil
 }
-
-func newBufReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 256<<10) }
 
 type reader struct {
 	opts Options
@@ -214,7 +213,7 @@ func (rd *reader) run() error {
 			}
 			return refusal.New(ErrNotJSON, "row %d: not one UTF-8 JSON object", i)
 		}
-		if err := rd.row(i, line, v); err != nil {
+		if err := rd.row(i, v); err != nil {
 			return err
 		}
 		rd.a.LedgerBytes += int64(len(line))
@@ -224,7 +223,7 @@ func (rd *reader) run() error {
 	}
 }
 
-func (rd *reader) row(i int, line []byte, v any) error {
+func (rd *reader) row(i int, v any) error {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return refusal.New(ErrSchema, "row %d: a ledger row is a JSON object", i)
@@ -246,11 +245,11 @@ func (rd *reader) row(i int, line []byte, v any) error {
 		return refusal.New(ErrVocabulary, "row %d: row_kind is not a value this build writes", i)
 	}
 	var c check
-	c.exact(m, append(append([]string(nil), envelopeBase...), kind), "row "+itoa(i), rd.a.Version)
+	c.record(m, append(append([]string(nil), envelopeBase...), kind), "row "+strconv.Itoa(i), rd.a.Version)
 	if c.err != nil {
 		return c.err
 	}
-	if err := Scan(m, "row "+itoa(i)); err != nil {
+	if err := Scan(m, "row "+strconv.Itoa(i)); err != nil {
 		return err
 	}
 	if idx, ok := m["row_index"].(int64); !ok || idx != int64(i) {

@@ -1,11 +1,12 @@
 package execledger
 
 import (
-	"github.com/obaudit/obaudit/internal/instant"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/instant"
 	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -243,18 +244,19 @@ func (c *check) fail(class *refusal.Refusal, format string, args ...any) {
 	}
 }
 
-func (c *check) exact(m map[string]any, names []string, where string, version int) {
+// record reads v as an object of exactly the fields names.
+func (c *check) record(v any, names []string, where string, version int) map[string]any {
+	m := c.object(v, where)
 	if c.err != nil {
-		return
+		return m
 	}
 	if missing := jsonfield.Missing(m, names); missing != nil {
 		c.fail(ErrSchema, "%s: missing required field(s) %s", where, strings.Join(missing, ", "))
-		return
-	}
-	if unknown := jsonfield.Unknown(m, names); unknown != nil {
+	} else if unknown := jsonfield.Unknown(m, names); unknown != nil {
 		// Unknown names are not echoed: they are input.
 		c.fail(ErrSchema, "%s: %d field(s) are not part of execution ledger version %d", where, len(unknown), version)
 	}
+	return m
 }
 
 func (c *check) object(v any, where string) map[string]any {
@@ -296,18 +298,9 @@ func (c *check) flag(v any, where string) bool {
 }
 
 func (c *check) seconds(v any, where string) any {
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case int64:
-		if x < 0 {
-			c.fail(ErrSchema, "%s: a duration is never negative", where)
-		}
-	case float64:
-		if x < 0 {
-			c.fail(ErrSchema, "%s: a duration is never negative", where)
-		}
-	default:
+	if s, ok := seconds(v); ok && s < 0 {
+		c.fail(ErrSchema, "%s: a duration is never negative", where)
+	} else if !ok && v != nil {
 		c.fail(ErrSchema, "%s: expected a number of seconds or null", where)
 	}
 	return v
@@ -349,9 +342,7 @@ func (c *check) member(v any, allowed []string, where string) string {
 	s, ok := v.(string)
 	if !ok {
 		c.fail(ErrSchema, "%s: expected a string from a closed vocabulary", where)
-		return s
-	}
-	if !slices.Contains(allowed, s) {
+	} else if !slices.Contains(allowed, s) {
 		c.fail(ErrVocabulary, "%s: not a value this build writes; allowed: %s", where, strings.Join(allowed, ", "))
 	}
 	return s
@@ -365,9 +356,7 @@ func (c *check) amount(v any, where string) string {
 	s, ok := v.(string)
 	if !ok {
 		c.fail(ErrSchema, "%s: a USD amount is an exact decimal string, not a JSON number", where)
-		return ""
-	}
-	if _, ok := ParseAmount(s); !ok {
+	} else if _, ok := ParseAmount(s); !ok {
 		c.fail(ErrSchema, "%s: not the canonical rendering of a finite, non-negative decimal amount", where)
 	}
 	return s
@@ -379,12 +368,10 @@ func (c *check) optAmount(v any, where string) *string {
 
 func (c *check) instant(v any, where string) (string, int64) {
 	s, ok := v.(string)
+	t, valid := instant.Parse(s) // "" is no instant
 	if !ok {
 		c.fail(ErrSchema, "%s: expected an instant YYYY-MM-DDTHH:MM:SSZ", where)
-		return "", 0
-	}
-	t, ok := instant.Parse(s)
-	if !ok {
+	} else if !valid {
 		c.fail(ErrSchema, "%s: not a real instant in the form YYYY-MM-DDTHH:MM:SSZ", where)
 	}
 	return s, t
@@ -393,12 +380,10 @@ func (c *check) instant(v any, where string) (string, int64) {
 // rate reads a pinned per-million-token rate: a decimal string, finite, ≥ 0.
 func (c *check) rate(v any, where string) Decimal {
 	s, ok := v.(string)
+	d, valid := ParseDecimal(s) // "" is no decimal
 	if !ok {
 		c.fail(ErrSchema, "%s: a rate is an exact decimal string", where)
-		return Decimal{}
-	}
-	d, ok := ParseDecimal(s)
-	if !ok || d.Sign() < 0 {
+	} else if !valid || d.Sign() < 0 {
 		c.fail(ErrSchema, "%s: a rate is a finite, non-negative decimal", where)
 	}
 	return d
@@ -439,46 +424,18 @@ var (
 	}
 )
 
-// jsonPlain reports whether v is a plain JSON value tree.
-func jsonPlain(v any) bool {
-	switch x := v.(type) {
-	case nil, bool, string, int64, float64:
-		return true
-	case []any:
-		for _, e := range x {
-			if !jsonPlain(e) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		for _, e := range x {
-			if !jsonPlain(e) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
 // parsedHeader is a validated header with its derived rates.
 type parsedHeader struct {
 	Header
 	rates Rates
 }
 
+// decodeHeader reads the header payload v, a tree canon.Parse returned (of
+// the reader's line, of the writer's round trip): plain JSON all through.
 func decodeHeader(v any, version int) (*parsedHeader, error) {
 	var c check
-	m := c.object(v, "header")
-	if c.err != nil {
-		return nil, c.err
-	}
-	c.exact(m, headerFields, "header", version)
+	m := c.record(v, headerFields, "header", version)
 	h := &parsedHeader{}
-	if c.err != nil {
-		return nil, c.err
-	}
 	h.ExecutionRunID = c.str(m["execution_run_id"], "header.execution_run_id")
 	if c.err == nil && !isPrefixedID(h.ExecutionRunID, "exec_") {
 		c.fail(ErrSchema, "header.execution_run_id: an execution run identity is exec_ and 32 lowercase hex")
@@ -499,11 +456,7 @@ func decodeHeader(v any, version int) (*parsedHeader, error) {
 	}
 	h.StartedAt, _ = c.instant(m["started_at"], "header.started_at")
 
-	p := c.object(m["provider"], "header.provider")
-	c.exact(p, providerFields, "header.provider", version)
-	if c.err != nil {
-		return nil, c.err
-	}
+	p := c.record(m["provider"], providerFields, "header.provider", version)
 	for _, f := range []struct {
 		dst *string
 		key string
@@ -523,20 +476,13 @@ func decodeHeader(v any, version int) (*parsedHeader, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	if !jsonPlain(h.Provider.Settings) {
-		return nil, refusal.New(ErrSchema, "header.provider.settings: not a plain JSON object")
-	}
 	if d, err := canon.UpstreamDigest(h.Provider.Settings); err != nil {
 		return nil, refusal.Wrap(ErrSchema, err, "header.provider.settings")
 	} else if d != h.Provider.SettingsDigest {
 		return nil, refusal.New(ErrDerivedDigest, "header.provider: the stated settings digest is not the digest of the settings mapping beside it")
 	}
 
-	k := c.object(m["controls"], "header.controls")
-	c.exact(k, controlsFields, "header.controls", version)
-	if c.err != nil {
-		return nil, c.err
-	}
+	k := c.record(m["controls"], controlsFields, "header.controls", version)
 	ct := &h.Controls
 	ct.MaxProviderCalls = c.count(k["max_provider_calls"], "header.controls.max_provider_calls", 1)
 	ct.MaxAttemptsPerCall = c.count(k["max_attempts_per_call"], "header.controls.max_attempts_per_call", 1)
@@ -563,9 +509,6 @@ func decodeHeader(v any, version int) (*parsedHeader, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	if !jsonPlain(ct.Pricing) {
-		return nil, refusal.New(ErrSchema, "header.controls.pricing: not a plain JSON object")
-	}
 	for _, key := range []string{"input_usd_per_mtok", "output_usd_per_mtok"} {
 		if _, ok := ct.Pricing[key]; !ok {
 			return nil, refusal.New(ErrSchema, "header.controls.pricing: missing required field %s", key)
@@ -589,11 +532,7 @@ func decodeHeader(v any, version int) (*parsedHeader, error) {
 
 func decodeAttempt(v any, where string, version int, vc *vocab) (Attempt, error) {
 	var c check
-	m := c.object(v, where)
-	c.exact(m, attemptFields, where, version)
-	if c.err != nil {
-		return Attempt{}, c.err
-	}
+	m := c.record(v, attemptFields, where, version)
 	var a Attempt
 	a.AttemptIndex = c.count(m["attempt_index"], where+".attempt_index", 1)
 	a.Outcome = c.member(m["outcome"], vc.outcomes, where+".outcome")
@@ -659,14 +598,10 @@ func (a Attempt) rules(where string, vc *vocab) error {
 func decodeCall(v any, version int) (*Call, error) {
 	vc := vocabFor(int64(version))
 	var c check
-	m := c.object(v, "call")
-	c.exact(m, callFields, "call", version)
-	if c.err != nil {
-		return nil, c.err
-	}
+	m := c.record(v, callFields, "call", version)
 	call := &Call{}
 	call.CallIndex = c.count(m["call_index"], "call.call_index", 0)
-	where := "call " + itoa(int(call.CallIndex))
+	where := "call " + strconv.Itoa(int(call.CallIndex))
 	call.InvocationIndex = c.count(m["invocation_index"], where+".invocation_index", 0)
 	call.TurnIndex = c.count(m["turn_index"], where+".turn_index", 0)
 	call.RequestDigest = c.digest(m["request_digest_sha256"], where+".request_digest_sha256")
@@ -706,7 +641,7 @@ func decodeCall(v any, version int) (*Call, error) {
 		return nil, c.err
 	}
 	for i, av := range atts {
-		a, err := decodeAttempt(av, where+".attempts["+itoa(i)+"]", version, vc)
+		a, err := decodeAttempt(av, where+".attempts["+strconv.Itoa(i)+"]", version, vc)
 		if err != nil {
 			return nil, err
 		}
@@ -720,11 +655,7 @@ func decodeCall(v any, version int) (*Call, error) {
 		return nil, refusal.New(ErrSchema, "%s: the exact wire request is stated in full or not at all", where)
 	}
 	if dv := m["decision"]; dv != nil {
-		dm := c.object(dv, where+".decision")
-		c.exact(dm, decisionFields, where+".decision", version)
-		if c.err != nil {
-			return nil, c.err
-		}
+		dm := c.record(dv, decisionFields, where+".decision", version)
 		d := &Decision{
 			Kind:               c.token(dm["kind"], where+".decision.kind"),
 			DecisionDigest:     c.digest(dm["decision_digest_sha256"], where+".decision.decision_digest_sha256"),
@@ -766,11 +697,7 @@ func (call *Call) rules(where string, vc *vocab) error {
 func decodeTerminal(v any, version int) (*Terminal, error) {
 	vc := vocabFor(int64(version))
 	var c check
-	m := c.object(v, "terminal")
-	c.exact(m, terminalFields, "terminal", version)
-	if c.err != nil {
-		return nil, c.err
-	}
+	m := c.record(v, terminalFields, "terminal", version)
 	t := &Terminal{}
 	t.Kind = c.member(m["kind"], terminalKinds, "terminal.kind")
 	t.EndedAt, _ = c.instant(m["ended_at"], "terminal.ended_at")
@@ -792,11 +719,7 @@ func decodeTerminal(v any, version int) (*Terminal, error) {
 	if t.ExclusionDetail != "" && t.ExclusionDetail != TerminalDetail(t.Kind) {
 		return nil, refusal.New(ErrSchema, "terminal.exclusion_detail: not this build's fixed sentence for a %s run", t.Kind)
 	}
-	tm := c.object(m["totals"], "terminal.totals")
-	c.exact(tm, totalsFields, "terminal.totals", version)
-	if c.err != nil {
-		return nil, c.err
-	}
+	tm := c.record(m["totals"], totalsFields, "terminal.totals", version)
 	tt := &t.Totals
 	tt.ProviderCalls = c.count(tm["provider_calls"], "terminal.totals.provider_calls", 0)
 	tt.Attempts = c.count(tm["attempts"], "terminal.totals.attempts", 0)

@@ -1,9 +1,12 @@
 package execledger
 
 import (
+	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -41,26 +44,12 @@ func scan(v any, where string, depth int) error {
 		}
 	case []any:
 		for i, el := range x {
-			if err := scan(el, where+"["+itoa(i)+"]", depth+1); err != nil {
+			if err := scan(el, where+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-func itoa(i int) string {
-	var b [20]byte
-	n := len(b)
-	if i == 0 {
-		return "0"
-	}
-	for i > 0 {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-	}
-	return string(b[n:])
 }
 
 // forbidden returns the label of the first rule s breaks, or "".
@@ -70,17 +59,13 @@ func itoa(i int) string {
 // an "s", U+0130 and U+0131 are "i"), and word boundaries where a word
 // character is a Unicode letter or number or '_'.
 func forbidden(s string) string {
-	if utf8.RuneCountInString(s) > MaxTextCharacters {
+	n := utf8.RuneCountInString(s)
+	if n > MaxTextCharacters {
 		return "text longer than 256 characters"
 	}
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii && !asciiCandidate(s) {
+	// n == len(s): no multi-byte character (a byte that is no UTF-8 counts
+	// as one character and folds to no letter), so the byte filter holds.
+	if n == len(s) && !asciiCandidate(s) {
 		return ""
 	}
 	// Fold into a buffer of runes (lowered), for the word-boundary rules.
@@ -262,24 +247,11 @@ func isToken(s string) bool {
 }
 
 // IsDigest reports whether s is 64 lowercase hexadecimal characters.
-func IsDigest(s string) bool { return len(s) == 64 && isLowerHex(s) }
-
-func isLowerHex(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+func IsDigest(s string) bool { return jsonfield.IsLowerHex(s, 64) }
 
 // isPrefixedID reports whether s is prefix followed by 32 lowercase hex.
 func isPrefixedID(s, prefix string) bool {
-	return len(s) == len(prefix)+32 && s[:len(prefix)] == prefix && isLowerHex(s[len(prefix):])
+	return strings.HasPrefix(s, prefix) && jsonfield.IsLowerHex(s[len(prefix):], 32)
 }
 
 // isLedgerURL matches https://host[:port][/path] with host [A-Za-z0-9.-]+ and

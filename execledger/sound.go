@@ -1,6 +1,8 @@
 package execledger
 
 import (
+	"strconv"
+
 	"github.com/obaudit/obaudit/internal/instant"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -126,10 +128,9 @@ func (t *tally) watchCall(c *Call) {
 	s := &t.sound
 	h := t.h
 	ct := h.Controls
-	where := "call " + itoa(int(c.CallIndex))
+	where := "call " + strconv.Itoa(int(c.CallIndex))
 	if !s.started {
 		s.started = true
-		s.reserved = DecimalFromInt(0)
 		if ct.CostCapPolicy == CostCapPolicy {
 			s.costCap, s.capped = ParseDecimal(ct.CostCapUSD)
 		}
@@ -158,7 +159,7 @@ func (t *tally) watchCall(c *Call) {
 		}
 	}
 	for _, a := range c.Attempts {
-		aw := where + " attempt " + itoa(int(a.AttemptIndex))
+		aw := where + " attempt " + strconv.Itoa(int(a.AttemptIndex))
 		if l, ok := seconds(a.LatencySeconds); ok && hasTurn && l > turnDeadline {
 			s.fail(ErrDeadlineExceeded, "%s: latency %v s against a turn deadline of %v s", aw, l, turnDeadline)
 		}
@@ -185,12 +186,11 @@ func (t *tally) watchCall(c *Call) {
 		if a.CostReservationUSD == nil {
 			continue
 		}
-		reserve, _ := ParseAmount(*a.CostReservationUSD)
 		s.tokens += c.InputTokenUpperBound + ct.MaxOutputTokens
 		if s.tokens > ct.TokenHardCap {
 			s.fail(ErrTokenCapExceeded, "%s: cumulative token exposure %d passes the token cap of %d", aw, s.tokens, ct.TokenHardCap)
 		}
-		s.reserved = s.reserved.Add(reserve)
+		s.reserved = plus(s.reserved, a.CostReservationUSD)
 		if s.capped && s.reserved.Cmp(s.costCap) > 0 {
 			s.fail(ErrCostCapExceeded, "%s: cumulative reservations of %s USD pass the cost cap of %s USD", aw, s.reserved, ct.CostCapUSD)
 		}

@@ -3,6 +3,7 @@ package execledger
 import (
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -26,15 +27,14 @@ type tally struct {
 }
 
 func newTally(h *parsedHeader) *tally {
-	return &tally{h: h, faults: map[string]int64{}, allDecided: true,
-		measured: DecimalFromInt(0), forfeit: DecimalFromInt(0), reserv: DecimalFromInt(0)}
+	return &tally{h: h, faults: map[string]int64{}, allDecided: true} // a zero Decimal is 0
 }
 
 // admitCall checks a call against the header and the calls before it
 // (upstream check_call_admissible, then the amounts of §5.6).
 func (t *tally) admitCall(c *Call) error {
 	ct := t.h.Controls
-	where := "call " + itoa(int(c.CallIndex))
+	where := "call " + strconv.Itoa(int(c.CallIndex))
 	if c.CallIndex >= ct.MaxProviderCalls {
 		return refusal.New(ErrInadmissible, "%s: the run was authorised for %d provider calls", where, ct.MaxProviderCalls)
 	}
@@ -52,7 +52,7 @@ func (t *tally) admitCall(c *Call) error {
 	}
 	want := t.memoReserve
 	for _, a := range c.Attempts {
-		aw := where + " attempt " + itoa(int(a.AttemptIndex))
+		aw := where + " attempt " + strconv.Itoa(int(a.AttemptIndex))
 		if a.CostReservationUSD != nil && *a.CostReservationUSD != want {
 			return refusal.New(ErrArithmetic, "%s: the reservation is not the call's input bound and the run's output ceiling at the pinned rates", aw)
 		}
@@ -88,18 +88,9 @@ func (t *tally) addCall(c *Call) {
 		if a.OutputTokens != nil {
 			t.out += *a.OutputTokens
 		}
-		if a.CostMeasuredUSD != nil {
-			d, _ := ParseAmount(*a.CostMeasuredUSD)
-			t.measured = t.measured.Add(d)
-		}
-		if a.CostForfeitedUSD != nil {
-			d, _ := ParseAmount(*a.CostForfeitedUSD)
-			t.forfeit = t.forfeit.Add(d)
-		}
-		if a.CostReservationUSD != nil {
-			d, _ := ParseAmount(*a.CostReservationUSD)
-			t.reserv = t.reserv.Add(d)
-		}
+		t.measured = plus(t.measured, a.CostMeasuredUSD)
+		t.forfeit = plus(t.forfeit, a.CostForfeitedUSD)
+		t.reserv = plus(t.reserv, a.CostReservationUSD)
 		if a.Fault != nil {
 			t.faults[*a.Fault]++
 		}
@@ -113,6 +104,15 @@ func (t *tally) addCall(c *Call) {
 	if c.TerminalReason != nil && slices.Contains(earlyTurnReasons, *c.TerminalReason) {
 		t.anyEarly = true
 	}
+}
+
+// plus is sum and the stored amount s, when s is stated.
+func plus(sum Decimal, s *string) Decimal {
+	if s == nil {
+		return sum
+	}
+	d, _ := ParseAmount(*s)
+	return sum.Add(d)
 }
 
 // totals returns the totals derived from the calls so far.

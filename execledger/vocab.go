@@ -128,7 +128,6 @@ var vocabV3 = vocab{
 }
 
 var (
-	rowKinds          = []string{RowCall, RowHeader, RowTerminal}
 	terminalKinds     = []string{TerminalAborted, TerminalExcluded, TerminalScored}
 	stopClasses       = []string{"completed", "max_tokens"}
 	earlyTurnReasons  = []string{"backoff_unaffordable", "cost_cap_exhausted", "deadline_exceeded", "pre_dispatch_refused"}

@@ -1,8 +1,6 @@
 package execledger
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -18,10 +16,6 @@ type WriterOptions struct {
 	// Ops is the fault-injection seam over write(2) and fsync(2); nil
 	// fields mean the real calls.
 	Ops safefs.Ops
-	// SkipDirectoryCheck skips the 0700/owner check of the ledger's
-	// directory. Unsafe: only for tests that write into a temporary
-	// directory whose mode they do not control.
-	SkipDirectoryCheckUnsafe bool
 }
 
 // WriteError is returned when a row could not be made durable (a failed
@@ -84,11 +78,7 @@ func Create(path string, h Header, opts WriterOptions) (*Writer, error) {
 	if name := filepath.Base(path); name == "" || name == "." || name == ".." || name == "/" {
 		return nil, refusal.New(ErrLocation, "the ledger needs a plain file name")
 	}
-	check := checkDirectory
-	if opts.SkipDirectoryCheckUnsafe {
-		check = nil
-	}
-	f, err := safefs.CreateAppendChecked(path, 0o600, opts.Ops, check)
+	f, err := safefs.CreateAppendChecked(path, 0o600, opts.Ops, checkDirectory)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +220,7 @@ func (w *Writer) Finalize(kind, endedAt string, code *string) error {
 // append writes one row whole: envelope, scan, digest, line; on any write or
 // fsync error it truncates back to the row's start and poisons the writer.
 func (w *Writer) append(kind string, payload map[string]any) error {
-	if err := Scan(payload, "row "+itoa(w.rows)+"."+kind); err != nil {
+	if err := Scan(payload, "row "+strconv.Itoa(w.rows)+"."+kind); err != nil {
 		return err
 	}
 	var err error
@@ -278,35 +268,6 @@ func (w *Writer) Close() error {
 // Poisoned reports whether a failed write has finished the journal.
 func (w *Writer) Poisoned() bool { return w.poison != nil }
 
-// Finalized reports whether the terminal row is durable.
-func (w *Writer) Finalized() bool { return w.terminal != nil }
-
-// RowsWritten counts the durable rows.
-func (w *Writer) RowsWritten() int { return w.rows }
-
-// ChainTip is the digest of the last durable row.
-func (w *Writer) ChainTip() string { return w.prev }
-
-// LedgerDigest is the terminal row's digest, or "" before Finalize.
-func (w *Writer) LedgerDigest() string {
-	if w.terminal == nil {
-		return ""
-	}
-	return w.prev
-}
-
-// Header returns the header as written (with its derived digests).
-func (w *Writer) Header() Header { return w.h.Header }
-
-// Totals returns the totals derived from the durable call rows.
-func (w *Writer) Totals() Totals { return w.t.totals() }
-
-// Calls returns the number of durable call rows.
-func (w *Writer) Calls() int64 { return w.t.calls }
-
-// Rates returns the header's pinned rates.
-func (w *Writer) Rates() Rates { return w.h.rates }
-
 // normalizeSeconds accepts nil, int64, int or float64 durations and refuses
 // anything else, so that Call.Map yields only parse-shaped values.
 func normalizeSeconds(c *Call) error {
@@ -323,8 +284,7 @@ func normalizeSeconds(c *Call) error {
 	if c.TurnLatencySeconds, ok = norm(c.TurnLatencySeconds); !ok {
 		return refusal.New(ErrSchema, "call %d.turn_latency_seconds: expected a number of seconds or null", c.CallIndex)
 	}
-	atts := make([]Attempt, len(c.Attempts))
-	copy(atts, c.Attempts)
+	atts := slices.Clone(c.Attempts)
 	for i := range atts {
 		if atts[i].LatencySeconds, ok = norm(atts[i].LatencySeconds); !ok {
 			return refusal.New(ErrSchema, "call %d attempt %d.latency_seconds: expected a number of seconds or null", c.CallIndex, i+1)
@@ -342,40 +302,33 @@ func normalizeSeconds(c *Call) error {
 func renderRow(dst, scratch []byte, kind string, payload []byte, index int, prev string) (string, []byte, []byte) {
 	var ixb [20]byte
 	ix := strconv.AppendInt(ixb[:0], int64(index), 10)
-	version := itoa(Version)
-
-	c := append(scratch, '{')
-	if kind < "ledger_version" {
-		c = member(c, ",", ":", kind, "", payload, "")
-	}
-	c = member(c, ",", ":", "ledger_version", "", version, "")
-	c = member(c, ",", ":", "previous_row_digest_sha256", `"`, prev, `"`)
-	c = member(c, ",", ":", "row_index", "", ix, "")
-	c = member(c, ",", ":", "row_kind", `"`, kind, `"`)
-	if kind > "row_kind" {
-		c = member(c, ",", ":", kind, "", payload, "")
-	}
-	c = append(c, '}')
-	sum := sha256.Sum256(c)
-	var d [64]byte
-	hex.Encode(d[:], sum[:])
-
+	version := strconv.Itoa(Version)
+	c := envelope(scratch, ",", ":", kind, payload, version, prev, ix, "")
+	d := canon.SHA256Hex(c)
 	// The spaced line: the same members plus the digest, ", " and ": ".
-	spaced := appendSpaced(nil, payload)
-	line := append(dst, '{')
+	line := envelope(dst, ", ", ": ", kind, appendSpaced(nil, payload), version, prev, ix, d)
+	return d, append(line, '\n'), c
+}
+
+// envelope appends the row object, its members in key order between comma
+// and colon: the envelope's, row_digest_sha256 unless digest is "", and the
+// payload under kind.
+func envelope(dst []byte, comma, colon, kind string, payload []byte, version, prev string, ix []byte, digest string) []byte {
+	dst = append(dst, '{')
 	if kind < "ledger_version" {
-		line = member(line, ", ", ": ", kind, "", spaced, "")
+		dst = member(dst, comma, colon, kind, "", payload, "")
 	}
-	line = member(line, ", ", ": ", "ledger_version", "", version, "")
-	line = member(line, ", ", ": ", "previous_row_digest_sha256", `"`, prev, `"`)
-	line = member(line, ", ", ": ", "row_digest_sha256", `"`, d[:], `"`)
-	line = member(line, ", ", ": ", "row_index", "", ix, "")
-	line = member(line, ", ", ": ", "row_kind", `"`, kind, `"`)
+	dst = member(dst, comma, colon, "ledger_version", "", version, "")
+	dst = member(dst, comma, colon, "previous_row_digest_sha256", `"`, prev, `"`)
+	if digest != "" {
+		dst = member(dst, comma, colon, "row_digest_sha256", `"`, digest, `"`)
+	}
+	dst = member(dst, comma, colon, "row_index", "", ix, "")
+	dst = member(dst, comma, colon, "row_kind", `"`, kind, `"`)
 	if kind > "row_kind" {
-		line = member(line, ", ", ": ", kind, "", spaced, "")
+		dst = member(dst, comma, colon, kind, "", payload, "")
 	}
-	line = append(line, '}', '\n')
-	return string(d[:]), line, c
+	return append(dst, '}')
 }
 
 // member appends one object member (preceded by comma unless it opens the

@@ -241,19 +241,6 @@ func Rechain(rows []map[string]any) []byte {
 	return Rewrite(rows)
 }
 
-// Clone deep-copies rows.
-func Clone(rows []map[string]any) []map[string]any {
-	out := make([]map[string]any, len(rows))
-	for i, r := range rows {
-		v, err := canon.Parse(Line(r))
-		if err != nil {
-			panic(err)
-		}
-		out[i] = v.(map[string]any)
-	}
-	return out
-}
-
 // Get walks a path of keys and indexes into v.
 func Get(v any, path ...any) any {
 	for _, p := range path {

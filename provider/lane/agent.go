@@ -261,15 +261,13 @@ func (a *Agent) Decide(obs *engine.Observation) (engine.Decision, error) {
 	if w.digest != req.PayloadDigest || w.method != http.MethodPost {
 		return a.stop(refusal.New(ErrWireDispatch, "turn (%d, %d): the bytes handed to the transport are not the body built", req.InvocationIndex, req.TurnIndex))
 	}
-	if doErr != nil {
-		// A refusal raised inside the transport (a dial guard, say) is not a
-		// provider fault: nothing left this machine.
-		if _, ok := refusal.ClassOf(doErr); ok {
-			if a.cfg.Guard != nil {
-				a.cfg.Guard.Cancel(res)
-			}
-			return a.stop(doErr)
+	// A refusal raised inside the transport (a dial guard, say) is not a
+	// provider fault: nothing left this machine. (A nil doErr has no class.)
+	if _, ok := refusal.ClassOf(doErr); ok {
+		if a.cfg.Guard != nil {
+			a.cfg.Guard.Cancel(res)
 		}
+		return a.stop(doErr)
 	}
 
 	att := execledger.Attempt{AttemptIndex: 1, LatencySeconds: seconds(started, ended)}

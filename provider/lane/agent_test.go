@@ -69,6 +69,13 @@ func referenceSteps(t *testing.T) []step {
 	return r.steps
 }
 
+// fixtureRates are the rates h's pricing pins.
+func fixtureRates(h execledger.Header) execledger.Rates {
+	in, _ := execledger.ParseDecimal(h.Controls.Pricing["input_usd_per_mtok"].(string))
+	out, _ := execledger.ParseDecimal(h.Controls.Pricing["output_usd_per_mtok"].(string))
+	return execledger.Rates{In: in, Out: out}
+}
+
 type harness struct {
 	srv   *httptest.Server
 	file  *ledgertest.MemFile
@@ -100,8 +107,7 @@ func newHarness(t *testing.T, h http.HandlerFunc, mod func(*lane.Config)) *harne
 		t.Fatal(err)
 	}
 	capUSD, _ := execledger.ParseDecimal("10")
-	rates := x.w.Rates()
-	if x.guard, err = provider.NewGuard(capUSD, rates, provider.MaxOutputTokens, provider.TokenHardCap); err != nil {
+	if x.guard, err = provider.NewGuard(capUSD, fixtureRates(head), provider.MaxOutputTokens, provider.TokenHardCap); err != nil {
 		t.Fatal(err)
 	}
 	c := ledgertest.NewClock()
@@ -312,7 +318,7 @@ func TestGuardRefusesBeforeDispatch(t *testing.T) {
 			var x *harness
 			x = newHarness(t, answer(t, steps[0].rec, 4211), func(cfg *lane.Config) {
 				capUSD, _ := execledger.ParseDecimal(c.cap)
-				g, err := provider.NewGuard(capUSD, cfg.Ledger.Rates(), provider.MaxOutputTokens, c.tokenCap)
+				g, err := provider.NewGuard(capUSD, fixtureRates(ledgertest.Header()), provider.MaxOutputTokens, c.tokenCap)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -2,6 +2,7 @@ package lane
 
 import (
 	"errors"
+	"maps"
 	"slices"
 
 	"github.com/obaudit/obaudit/canon"
@@ -185,32 +186,24 @@ func ObjectArguments(v any) any {
 	return v
 }
 
-// Usage reads a usage object's two exact, non-negative integer counts
-// under the names a lane's vendor uses: (false, nil) when u is absent,
-// [ErrNotAnAnswer] when it is present and not both counts.
-func Usage(u any, inName, outName string) (reported bool, in, out int64, err error) {
+// WithUsage ends every lane's ParseAnswer: it reads the usage object u into
+// a and returns a, or [ErrNotAnAnswer]. A usage object states two exact,
+// non-negative integer counts under the names a lane's vendor uses; an
+// absent one states no usage, and one present without both counts is
+// [ErrNotAnAnswer].
+func (a *Answer) WithUsage(u any, inName, outName string) (*Answer, error) {
 	switch u := u.(type) {
 	case nil:
-		return false, 0, 0, nil
+		return a, nil
 	case map[string]any:
 		in, ok1 := u[inName].(int64)
 		out, ok2 := u[outName].(int64)
-		if !ok1 || !ok2 || in < 0 || out < 0 {
-			return false, 0, 0, ErrNotAnAnswer
+		if ok1 && ok2 && in >= 0 && out >= 0 {
+			a.UsageReported, a.InputTokens, a.OutputTokens = true, in, out
+			return a, nil
 		}
-		return true, in, out, nil
 	}
-	return false, 0, 0, ErrNotAnAnswer
-}
-
-// WithUsage ends every lane's ParseAnswer: it reads the usage object u
-// ([Usage]) into a and returns a, or [ErrNotAnAnswer].
-func (a *Answer) WithUsage(u any, inName, outName string) (*Answer, error) {
-	var err error
-	if a.UsageReported, a.InputTokens, a.OutputTokens, err = Usage(u, inName, outName); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return nil, ErrNotAnAnswer
 }
 
 // NormalizedDigest is response_normalized_digest_sha256: the canonical
@@ -259,10 +252,7 @@ func (a *Answer) Decision() engine.Decision {
 	if !ok || !exactKeys(args, toolArguments[name]) {
 		return &engine.Malformed{Code: CodeMalformedArgs}
 	}
-	rec := make(map[string]any, len(args)+1)
-	for k, v := range args {
-		rec[k] = v
-	}
+	rec := maps.Clone(args)
 	rec["kind"] = kind
 	switch name {
 	case "ask":
@@ -270,10 +260,7 @@ func (a *Answer) Decision() engine.Decision {
 		if !ok || !exactKeys(w, toolArguments["wait"]) {
 			return &engine.Malformed{Code: CodeMalformedArgs}
 		}
-		nested := make(map[string]any, len(w)+1)
-		for k, v := range w {
-			nested[k] = v
-		}
+		nested := maps.Clone(w)
 		nested["kind"] = decision.KindWait
 		rec["wait"] = nested
 	case "retrieve":
@@ -299,15 +286,7 @@ func (a *Answer) Decision() engine.Decision {
 }
 
 func exactKeys(m map[string]any, names []string) bool {
-	if len(m) != len(names) {
-		return false
-	}
-	for _, n := range names {
-		if _, ok := m[n]; !ok {
-			return false
-		}
-	}
-	return true
+	return len(m) == len(names) && !slices.ContainsFunc(names, func(n string) bool { _, ok := m[n]; return !ok })
 }
 
 // Arguments returns the function name and arguments that state decision
@@ -324,19 +303,11 @@ func Arguments(rec map[string]any) (string, map[string]any, bool) {
 	if name == "" {
 		return "", nil, false
 	}
-	args := make(map[string]any, len(rec))
-	for k, v := range rec {
-		if k != "kind" {
-			args[k] = v
-		}
-	}
+	args := maps.Clone(rec)
+	delete(args, "kind")
 	if w, ok := args["wait"].(map[string]any); ok && name == "ask" {
-		nested := make(map[string]any, len(w))
-		for k, v := range w {
-			if k != "kind" {
-				nested[k] = v
-			}
-		}
+		nested := maps.Clone(w)
+		delete(nested, "kind")
 		args["wait"] = nested
 	}
 	return name, args, exactKeys(args, toolArguments[name])

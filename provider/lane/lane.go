@@ -45,6 +45,7 @@
 package lane
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -54,6 +55,7 @@ import (
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/execledger"
+	"github.com/obaudit/obaudit/internal/instant"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -187,14 +189,11 @@ func SDKVersion() string {
 }
 
 // Instant formats t as a ledger instant (UTC, whole seconds).
-func Instant(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+func Instant(t time.Time) string { return t.UTC().Format(instant.Layout) }
 
 // FieldsSent are the request body's top-level fields under p, sorted.
 func FieldsSent(l Lane, p Profile) []string {
-	f := l.MappingFields()
-	for k := range p.Send {
-		f = append(f, k)
-	}
+	f := slices.AppendSeq(l.MappingFields(), maps.Keys(p.Send))
 	slices.Sort(f)
 	return f
 }
@@ -204,12 +203,9 @@ func FieldsSent(l Lane, p Profile) []string {
 // the ledger's settings_digest_sha256 and the binding's. baseURL is the
 // ledger form.
 func Settings(l Lane, p Profile, baseURL, sdkVersion string) map[string]any {
-	omit := slices.Clone(p.Omit)
-	slices.Sort(omit)
+	omit := slices.Sorted(slices.Values(p.Omit))
 	send := map[string]any{}
-	for k, v := range p.Send {
-		send[k] = v
-	}
+	maps.Copy(send, p.Send)
 	var limitation any
 	if p.IdentifierLimitation != "" {
 		limitation = p.IdentifierLimitation
@@ -233,9 +229,7 @@ func Settings(l Lane, p Profile, baseURL, sdkVersion string) map[string]any {
 		"sdk": SDK, "sdk_version": sdkVersion,
 		"turn_deadline_seconds": p.TurnDeadlineSeconds, "wall_clock_deadline_seconds": p.WallClockDeadlineSeconds,
 	}
-	for k, v := range l.Settings() {
-		s[k] = v
-	}
+	maps.Copy(s, l.Settings())
 	return s
 }
 

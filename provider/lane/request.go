@@ -1,6 +1,8 @@
 package lane
 
 import (
+	"maps"
+
 	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/format/decision"
@@ -42,11 +44,7 @@ var toolArguments = map[string][]string{
 }
 
 func schemaObject(props map[string]any, required []string) map[string]any {
-	req := make([]any, len(required))
-	for i, r := range required {
-		req[i] = r
-	}
-	return map[string]any{"type": "object", "properties": props, "required": req, "additionalProperties": false}
+	return map[string]any{"type": "object", "properties": props, "required": canon.StringList(required), "additionalProperties": false}
 }
 
 // ToolSpec is one function a request offers, in lane-neutral form: each
@@ -72,35 +70,28 @@ func ToolSpecs() []ToolSpec {
 			"fallback_after_minutes": map[string]any{"type": []any{"integer", "null"}, "minimum": int64(1)},
 		}, toolArguments["wait"])
 	}
-	desc := map[string]string{
-		"act":      "Propose one authorised business action.",
-		"wait":     "Wait for a declared event, a fallback deadline in minutes, or both.",
-		"ask":      "Send a message fixture to an actor, then wait.",
-		"escalate": "Open a typed exception checkpoint for a human.",
-		"complete": "Propose the guarded terminal transition.",
-		"retrieve": "Read published records before deciding.",
-	}
-	params := map[string]map[string]any{
-		"act": schemaObject(map[string]any{
+	specs := map[string]ToolSpec{
+		"act": {Description: "Propose one authorised business action.", Parameters: schemaObject(map[string]any{
 			"action_type": str, "payload": anyObject, "evidence_refs": strList, "rationale": str,
-		}, toolArguments["act"]),
-		"wait": waitSchema(),
-		"ask": schemaObject(map[string]any{
+		}, toolArguments["act"])},
+		"wait": {Description: "Wait for a declared event, a fallback deadline in minutes, or both.", Parameters: waitSchema()},
+		"ask": {Description: "Send a message fixture to an actor, then wait.", Parameters: schemaObject(map[string]any{
 			"recipient_actor_id": str, "message_fixture_id": str,
 			"correlation_id": map[string]any{"type": []any{"string", "null"}}, "wait": waitSchema(),
-		}, toolArguments["ask"]),
-		"escalate": schemaObject(map[string]any{
+		}, toolArguments["ask"])},
+		"escalate": {Description: "Open a typed exception checkpoint for a human.", Parameters: schemaObject(map[string]any{
 			"checkpoint_id": str, "exception_type": str, "evidence_refs": strList,
 			"deadline_after_minutes": posInt, "rationale": str,
-		}, toolArguments["escalate"]),
-		"complete": schemaObject(map[string]any{"reason": str, "evidence_refs": strList}, toolArguments["complete"]),
-		"retrieve": schemaObject(map[string]any{
+		}, toolArguments["escalate"])},
+		"complete": {Description: "Propose the guarded terminal transition.", Parameters: schemaObject(map[string]any{"reason": str, "evidence_refs": strList}, toolArguments["complete"])},
+		"retrieve": {Description: "Read published records before deciding.", Parameters: schemaObject(map[string]any{
 			"requests": map[string]any{"type": "array", "items": schemaObject(map[string]any{"tool": str, "arguments": anyObject}, []string{"arguments", "tool"})},
-		}, toolArguments["retrieve"]),
+		}, toolArguments["retrieve"])},
 	}
 	out := make([]ToolSpec, len(ToolNames))
 	for i, n := range ToolNames {
-		out[i] = ToolSpec{Name: n, Description: desc[n], Parameters: params[n]}
+		out[i] = specs[n]
+		out[i].Name = n
 	}
 	return out
 }
@@ -180,9 +171,7 @@ func BuildRequest(l Lane, obs *engine.Observation, p Profile) (*Request, error) 
 		return nil, err
 	}
 	payload := l.Payload(p, Prompt{Instructions: Instructions, User: string(obs.ProjectionJSON()), Tools: ToolSpecs()})
-	for k, v := range p.Send {
-		payload[k] = v
-	}
+	maps.Copy(payload, p.Send)
 	if r.Body, err = canon.Upstream(payload); err != nil {
 		return nil, err
 	}

@@ -2,12 +2,16 @@ package profile
 
 import (
 	"bytes"
+	_ "embed"
 	"errors"
 
 	"github.com/obaudit/obaudit/internal/jsonfield"
 )
 
 // What only the tests use.
+
+//go:embed profile.schema.json
+var schemaJSON []byte
 
 // SchemaJSON returns the profile schema.
 func SchemaJSON() []byte { return bytes.Clone(schemaJSON) }

@@ -11,7 +11,7 @@
 // tree rule (internal/jsonfield), then each member read from the checked
 // tree into the [Profile], then the rules of the profile's lane. The
 // published JSON
-// Schema (profile.schema.json, [SchemaID]; embedded as bytes, never
+// Schema (profile.schema.json, [SchemaID]; embedded by the tests, never
 // compiled here) is held to the field rules as an oracle by
 // TestSchemaOracle: every committed profile and a mutation corpus of them
 // get the same verdict from both, save documented exceptions (the lane's
@@ -65,9 +65,6 @@ var (
 
 // SchemaID is the profile schema's $id.
 const SchemaID = "https://obaudit.dev/schemas/model-profile/v1.json"
-
-//go:embed profile.schema.json
-var schemaJSON []byte
 
 //go:embed profiles/*.json
 var embedded embed.FS
@@ -318,13 +315,10 @@ func ForLane(id string) (*Profile, error) {
 // AgentID is the artefact's agent id for a run under p: the provider and
 // the model with every character outside [a-z0-9] as "-".
 func AgentID(p lane.Profile) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(p.Provider + "-" + p.Model) {
+	return strings.Map(func(r rune) rune {
 		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('-')
+			return r
 		}
-	}
-	return b.String()
+		return '-'
+	}, strings.ToLower(p.Provider+"-"+p.Model))
 }
