@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -87,16 +88,6 @@ func (v View) Get(root string) (any, error) {
 	return x, nil
 }
 
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 // must is the lazy access the rules use; a miss unwinds to Decide.
 func (v View) must(root string) any {
 	x, ok := v.lookup(root)
@@ -177,7 +168,6 @@ func decide(v View, policy map[string]any) engine.Decision {
 	if cid, ok := cycleID.(string); ok {
 		cycle, _ = v.mapRoot("cycles")[cid].(map[string]any)
 	}
-	cycleID = v.must("current_cycle_id")
 
 	// 1. A human has taken the operation over: tell the customer, then close.
 	if v.must("ownership_transferred_to") != nil {
@@ -235,7 +225,7 @@ func decide(v View, policy map[string]any) engine.Decision {
 	}
 	// 6. An above-threshold quote with no checkpoint: open the one that is due.
 	quotes := v.mapRoot("quotes")
-	for _, key := range slices.Sorted(mapKeys(quotes)) {
+	for _, key := range slices.Sorted(maps.Keys(quotes)) {
 		q, _ := quotes[key].(map[string]any)
 		if q["status"] != quoteReceived || asInt(q["amount_minor"]) <= asInt(policy["approval_threshold_minor"]) {
 			continue
@@ -293,20 +283,11 @@ func wakeForVisit(status string) []string {
 
 func afterVerifiedWork(v View, cycle map[string]any, cid string) engine.Decision {
 	if pay, _ := cycle["requires_payment"].(bool); pay {
+		// The cycle's invoice: the first by invoice id.
 		var inv map[string]any
-		invoices := v.mapRoot("invoices")
-		var list []map[string]any
-		for _, x := range invoices {
-			m, _ := x.(map[string]any)
-			list = append(list, m)
-		}
-		slices.SortFunc(list, func(a, b map[string]any) int {
-			return strings.Compare(sprint(a["invoice_id"]), sprint(b["invoice_id"]))
-		})
-		for _, m := range list {
-			if m["cycle_id"] == cid {
+		for _, x := range v.mapRoot("invoices") {
+			if m, _ := x.(map[string]any); m["cycle_id"] == cid && (inv == nil || sprint(m["invoice_id"]) < sprint(inv["invoice_id"])) {
 				inv = m
-				break
 			}
 		}
 		if inv == nil {
@@ -500,6 +481,20 @@ func (p *Planner) Gate(obs *engine.Observation, d engine.Decision) engine.Decisi
 	return d
 }
 
+// ReadMissing answers a decision rule that reached for a root no served
+// result carries: a top-up read of the tool that serves it, or a fallback
+// WAIT when that tool is unknown, already served or already attempted.
+func (p *Planner) ReadMissing(obs *engine.Observation, miss *MissingRootError) engine.Decision {
+	tool, ok := RootTool[miss.Root]
+	if _, served := obs.Served[tool]; !ok || served {
+		return &engine.Wait{Reason: "the record does not carry what this decision needs", FallbackAfterMinutes: engine.Minutes(1440)}
+	}
+	if topup := p.PlanTools(obs, []string{tool}); topup != nil {
+		return topup
+	}
+	return &engine.Wait{Reason: "a required record read failed in this invocation", FallbackAfterMinutes: engine.Minutes(1440)}
+}
+
 // OutcomeReadKey is the published schema an outcome's reads come from:
 // the action type (ACT), send_message (ASK), request_exception_resolution
 // (ESCALATE), complete (COMPLETE), or "" (WAIT rests on nothing).
@@ -536,11 +531,7 @@ func OutstandingReads(obs *engine.Observation, d engine.Decision) (string, []str
 // Reference is the retrieving reference agent: the decision cascade run over
 // records it asked for through the published reads. It keeps no memory
 // between invocations.
-type Reference struct {
-	planner *Planner
-	// TopupBatches counts batches the phase table alone did not plan.
-	TopupBatches int
-}
+type Reference struct{ planner *Planner }
 
 var _ engine.Agent = (*Reference)(nil)
 
@@ -548,10 +539,7 @@ var _ engine.Agent = (*Reference)(nil)
 func NewReference() *Reference { return &Reference{planner: NewPlanner()} }
 
 // BeginEpisode implements [engine.Agent].
-func (a *Reference) BeginEpisode(engine.AgentIdentity) {
-	a.planner.BeginEpisode()
-	a.TopupBatches = 0
-}
+func (a *Reference) BeginEpisode(engine.AgentIdentity) { a.planner.BeginEpisode() }
 
 // DecisionBoundary forwards a business-outcome boundary to the planner
 // (wrappers that emit their own proposal call it).
@@ -564,31 +552,9 @@ func (a *Reference) Decide(obs *engine.Observation) (engine.Decision, error) {
 	}
 	d, err := Decide(ViewOf(obs.Served), obs.Static().Policy)
 	if err != nil {
-		root := err.(*MissingRootError).Root
-		tool, ok := RootTool[root]
-		if _, served := obs.Served[tool]; !ok || served {
-			return &engine.Wait{Reason: "the record does not carry what this decision needs", FallbackAfterMinutes: engine.Minutes(1440)}, nil
-		}
-		topup := a.planner.PlanTools(obs, []string{tool})
-		if topup == nil {
-			return &engine.Wait{Reason: "a required record read failed in this invocation", FallbackAfterMinutes: engine.Minutes(1440)}, nil
-		}
-		a.TopupBatches++
-		return topup, nil
+		return a.planner.ReadMissing(obs, err.(*MissingRootError)), nil
 	}
-	key, outstanding := OutstandingReads(obs, d)
-	if len(outstanding) > 0 {
-		topup := a.planner.PlanTools(obs, outstanding)
-		if topup == nil {
-			return &engine.Wait{Reason: "a required action read failed in this invocation", FallbackAfterMinutes: engine.Minutes(1440)}, nil
-		}
-		a.TopupBatches++
-		return topup, nil
-	}
-	if key != "" {
-		a.planner.DecisionBoundary(key)
-	}
-	return d, nil
+	return a.planner.Gate(obs, d), nil
 }
 
 // sprint is fmt.Sprint(x) without formatting when x is already a string
