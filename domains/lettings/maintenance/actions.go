@@ -33,18 +33,14 @@ func (r *runState) ApplyAction(ctx *engine.Context, actionType string, payload m
 	return h(r, ctx, payload, refs)
 }
 
-var handlers map[string]func(*runState, *engine.Context, map[string]any, []string) engine.Verdict
-
-func init() {
-	handlers = map[string]func(*runState, *engine.Context, map[string]any, []string) engine.Verdict{
-		"request_supplier_visit":       (*runState).actRequestVisit,
-		"request_approval":             (*runState).actRequestApproval,
-		"send_message":                 (*runState).actSendMessage,
-		"authorise_supplier_work":      (*runState).actAuthoriseWork,
-		"request_invoice_validation":   (*runState).actRequestInvoiceValidation,
-		"request_payment":              (*runState).actRequestPayment,
-		"request_exception_resolution": (*runState).actRequestException,
-	}
+var handlers = map[string]func(*runState, *engine.Context, map[string]any, []string) engine.Verdict{
+	"request_supplier_visit":       (*runState).actRequestVisit,
+	"request_approval":             (*runState).actRequestApproval,
+	"send_message":                 (*runState).actSendMessage,
+	"authorise_supplier_work":      (*runState).actAuthoriseWork,
+	"request_invoice_validation":   (*runState).actRequestInvoiceValidation,
+	"request_payment":              (*runState).actRequestPayment,
+	"request_exception_resolution": (*runState).actRequestException,
 }
 
 func (r *runState) unresolvedEvidence(refs []string) (engine.Verdict, bool) {
@@ -159,9 +155,11 @@ func resolveRequiredEvidence(outcomeKey string, payload, records map[string]any)
 	return required, ""
 }
 
-func (r *runState) allocate(prefix string, used func(string) bool, n int) string {
-	i := n + 1
-	for used(fmt.Sprintf("%s_%d", prefix, i)) {
+// allocate is prefix_<i> for the first i from len(used)+1 that used does
+// not hold.
+func allocate(prefix string, used map[string]bool) string {
+	i := len(used) + 1
+	for used[fmt.Sprintf("%s_%d", prefix, i)] {
 		i++
 	}
 	return fmt.Sprintf("%s_%d", prefix, i)
@@ -174,7 +172,7 @@ func (r *runState) allocateVisit() string {
 			used[*c.visitID] = true
 		}
 	})
-	return r.allocate("visit", func(s string) bool { return used[s] }, len(used))
+	return allocate("visit", used)
 }
 
 func (r *runState) allocateCheckpoint() string {
@@ -185,15 +183,7 @@ func (r *runState) allocateCheckpoint() string {
 	for _, k := range r.s.exceptions.keys {
 		used[k] = true
 	}
-	return r.allocate("checkpoint", func(s string) bool { return used[s] }, len(used))
-}
-
-func (r *runState) allocatePayment() string {
-	used := map[string]bool{}
-	if r.s.payment.requestID != nil {
-		used[*r.s.payment.requestID] = true
-	}
-	return r.allocate("payment", func(s string) bool { return used[s] }, len(used))
+	return allocate("checkpoint", used)
 }
 
 func (r *runState) actRequestVisit(ctx *engine.Context, p map[string]any, refs []string) engine.Verdict {
@@ -352,7 +342,9 @@ func (r *runState) actRequestPayment(ctx *engine.Context, p map[string]any, refs
 	if v, bad := r.requiredEvidence("request_payment", p, refs, "MISSING_AUTHORITY_EVIDENCE"); bad {
 		return v
 	}
-	id := r.allocatePayment()
+	// The operation's one payment request: payment is NOT_REQUESTED, so no
+	// request id is taken yet.
+	id := allocate("payment", nil)
 	s.payment.requestID, s.payment.invoiceID, s.payment.cycleID = sp(id), sp(inv.invoiceID), sp(inv.cycleID)
 	s.payment.status = paymentRequested
 	return engine.Accept("", inv.cycleID, bindings("payment_request_id", id))
@@ -399,11 +391,9 @@ func (r *runState) actSendMessage(ctx *engine.Context, p map[string]any, refs []
 			"channel": "message_dispatch", "message_fixture_id": fixture, "recipient_actor_id": recipient, "status": "DELIVERED",
 		})
 	}
-	var verdictCycle any
-	if hasCycle && cid != "" {
+	verdictCycle := optString(s.currentCycleID)
+	if cid != "" {
 		verdictCycle = cid
-	} else {
-		verdictCycle = optString(s.currentCycleID)
 	}
 	return engine.Accept("", verdictCycle, nil)
 }

@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -124,11 +125,7 @@ func (op *Operation) buildStatic() *engine.Static {
 	for id, a := range op.spec.Actors {
 		actors[id] = a.Role
 	}
-	fixtures := make([]string, 0, len(op.spec.MessageFixtures))
-	for id := range op.spec.MessageFixtures {
-		fixtures = append(fixtures, id)
-	}
-	slices.Sort(fixtures)
+	fixtures := slices.Sorted(maps.Keys(op.spec.MessageFixtures))
 	schemas := map[string]map[string]any{}
 	agent := op.spec.Actors["agent"]
 	for _, at := range actionOrder {
@@ -351,7 +348,6 @@ func visitBindings(c *cycle) map[string]string {
 // ReduceEvent implements [engine.State].
 func (r *runState) ReduceEvent(ctx *engine.Context, ev *engine.Event) engine.Verdict {
 	r.touch(ev.EventType)
-	r.touch(ev.EventType)
 	op := r.op
 	actor := op.spec.Actors[ev.ActorID]
 	if actor == nil {
@@ -372,28 +368,24 @@ func (r *runState) ReduceEvent(ctx *engine.Context, ev *engine.Event) engine.Ver
 	return reducers[ev.EventType](r, ctx, ev)
 }
 
-var reducers map[string]func(*runState, *engine.Context, *engine.Event) engine.Verdict
-
-func init() {
-	reducers = map[string]func(*runState, *engine.Context, *engine.Event) engine.Verdict{
-		"customer_issue_reported":      (*runState).reduceIssueReported,
-		"customer_resolution_reported": (*runState).reduceCustomerResolution,
-		"supplier_visit_response":      (*runState).reduceVisitResponse,
-		"supplier_work_reported":       (*runState).reduceWorkReported,
-		"supplier_quote_received":      (*runState).reduceQuoteReceived,
-		"supplier_invoice_received":    (*runState).reduceInvoiceReceived,
-		"supplier_assertion_received":  (*runState).reduceAssertion,
-		"approver_decision_received":   (*runState).reduceApproverDecision,
-		"operator_exception_resolved":  (*runState).reduceOperatorResolution,
-		"visit_attendance_verified":    (*runState).reduceAttendanceVerified,
-		"work_evidence_verified":       (*runState).reduceWorkEvidence,
-		"invoice_validation_completed": (*runState).reduceInvoiceValidation,
-		"payment_settlement_confirmed": (*runState).reduceSettlement,
-		"approval_reminder_due":        (*runState).reduceReminderDue,
-		"approval_deadline_due":        (*runState).reduceDeadlineDue,
-		"visit_followup_due":           (*runState).reduceVisitFollowupDue,
-		"provisional_close_expired":    (*runState).reduceProvisionalExpired,
-	}
+var reducers = map[string]func(*runState, *engine.Context, *engine.Event) engine.Verdict{
+	"customer_issue_reported":      (*runState).reduceIssueReported,
+	"customer_resolution_reported": (*runState).reduceCustomerResolution,
+	"supplier_visit_response":      (*runState).reduceVisitResponse,
+	"supplier_work_reported":       (*runState).reduceWorkReported,
+	"supplier_quote_received":      (*runState).reduceQuoteReceived,
+	"supplier_invoice_received":    (*runState).reduceInvoiceReceived,
+	"supplier_assertion_received":  (*runState).reduceAssertion,
+	"approver_decision_received":   (*runState).reduceApproverDecision,
+	"operator_exception_resolved":  (*runState).reduceOperatorResolution,
+	"visit_attendance_verified":    (*runState).reduceAttendanceVerified,
+	"work_evidence_verified":       (*runState).reduceWorkEvidence,
+	"invoice_validation_completed": (*runState).reduceInvoiceValidation,
+	"payment_settlement_confirmed": (*runState).reduceSettlement,
+	"approval_reminder_due":        (*runState).reduceReminderDue,
+	"approval_deadline_due":        (*runState).reduceDeadlineDue,
+	"visit_followup_due":           (*runState).reduceVisitFollowupDue,
+	"provisional_close_expired":    (*runState).reduceProvisionalExpired,
 }
 
 func str(p map[string]any, k string) string {
@@ -525,13 +517,9 @@ func (r *runState) reduceInvoiceReceived(ctx *engine.Context, ev *engine.Event) 
 func (r *runState) reduceAssertion(ctx *engine.Context, ev *engine.Event) engine.Verdict {
 	p := ev.Payload
 	cyc, _ := p["cycle_id"].(string)
-	var cycV any
-	if _, ok := p["cycle_id"]; ok {
-		cycV = p["cycle_id"]
-	}
 	r.s.assertions = append(r.s.assertions, map[string]any{
 		"assertion_id": str(p, "assertion_id"), "actor_id": ev.ActorID, "assertion": str(p, "assertion"),
-		"cycle_id": cycV, "at": ctx.Now(),
+		"cycle_id": p["cycle_id"], "at": ctx.Now(),
 	})
 	v := engine.Verdict{Accepted: true, Code: "OBSERVATIONAL_ONLY", Detail: "an actor claim is recorded, never made true", Observational: true}
 	if cyc != "" {
