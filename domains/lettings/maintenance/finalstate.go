@@ -130,22 +130,6 @@ func stateFail(sentinel *refusal.Refusal, pointer, format string, args ...any) e
 	return r
 }
 
-// ValidateFinalState holds an untrusted final_state (a canon.Parse tree) to
-// the exact canonical state this operation writes, strictly: every root,
-// registry, record and list item with exactly its fields, every text
-// non-empty, every integer an integer in range, every instant canonical,
-// every status, kind and phase in its vocabulary, every registry record
-// filed under its own identity, every reference the operation only writes
-// to a record it holds resolving to that record, and hidden plain JSON
-// without floats. It returns nil or the first refusal (classes state/…)
-// with the value's pointer; records are visited in key order, so the
-// refusal is deterministic.
-//
-// engineVersion selects the root set (issue_reporting_actor_id for engines
-// 0.11.0 to 0.13.0); recovery admits operation 0.7.0's delivery-recovery
-// communications. Communications carry dispatch_status when recovery is on
-// or any of them does (all of them then). contract is accepted for the
-// artefact reader's hook; the state's shape does not depend on it.
 // Terminal reads the terminal outcome and the replay-final flag out of a
 // final state [ValidateFinalState] accepted: terminal.outcome, or nil with
 // no terminal (a re-grade's input, domains.Pack.Terminal).
@@ -171,8 +155,23 @@ const RecoveryOperationVersion = "0.7.0"
 // RecoveryFixture is the one message fixture a recovery re-sends.
 const RecoveryFixture = MsgTransferNotice
 
+// ValidateFinalState holds an untrusted final_state (a canon.Parse tree) to
+// the exact canonical state this operation writes, strictly: every root,
+// registry, record and list item with exactly its fields, every text
+// non-empty, every integer an integer in range, every instant canonical,
+// every status, kind and phase in its vocabulary, every registry record
+// filed under its own identity, every reference the operation only writes
+// to a record it holds resolving to that record, and hidden plain JSON
+// without floats. It returns nil or the first refusal (classes state/…)
+// with the value's pointer; records are visited in key order, so the
+// refusal is deterministic.
+//
+// engineVersion selects the root set (issue_reporting_actor_id for engines
+// 0.11.0 to 0.13.0); recovery admits operation 0.7.0's delivery-recovery
+// communications. Communications carry dispatch_status when recovery is on
+// or any of them does (all of them then). contract is accepted for the
+// artefact reader's hook; the state's shape does not depend on it.
 func ValidateFinalState(state map[string]any, engineVersion string, contract int, recovery bool) error {
-	_ = contract
 	v := stateValidator{s: state}
 	return v.validate(engineVersion, recovery)
 }
@@ -637,28 +636,20 @@ func (v *stateValidator) references(held map[string]map[string]any) error {
 			return err
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(v.quotes)) {
-		if err := cycle(v.quotes[k].(map[string]any)["cycle_id"], jsonfield.Key("/quotes", k)+"/cycle_id"); err != nil {
-			return err
-		}
-	}
-	approvals := held["approvals"]
-	for _, k := range slices.Sorted(maps.Keys(approvals)) {
-		a := approvals[k].(map[string]any)
-		p := jsonfield.Key("/approvals", k)
-		if err := cycle(a["cycle_id"], p+"/cycle_id"); err != nil {
-			return err
-		}
-		qk := quoteKey(a["quote_id"].(string), a["quote_version"].(int64))
-		if _, ok := v.quotes[qk]; !ok {
-			return stateFail(ErrStateDanglingReference, p+"/quote_id", "binds quote %q, which the state does not hold", qk)
-		}
-	}
-	for _, name := range []string{"exceptions", "obligations"} {
+	for _, name := range []string{"quotes", "approvals", "exceptions", "obligations"} {
 		reg := held[name]
 		for _, k := range slices.Sorted(maps.Keys(reg)) {
-			if err := cycle(reg[k].(map[string]any)["cycle_id"], jsonfield.Key("/"+name, k)+"/cycle_id"); err != nil {
+			r := reg[k].(map[string]any)
+			p := jsonfield.Key("/"+name, k)
+			if err := cycle(r["cycle_id"], p+"/cycle_id"); err != nil {
 				return err
+			}
+			if name != "approvals" {
+				continue
+			}
+			qk := quoteKey(r["quote_id"].(string), r["quote_version"].(int64))
+			if _, ok := v.quotes[qk]; !ok {
+				return stateFail(ErrStateDanglingReference, p+"/quote_id", "binds quote %q, which the state does not hold", qk)
 			}
 		}
 	}

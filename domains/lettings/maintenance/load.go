@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/obaudit/obaudit/canon"
@@ -34,41 +35,32 @@ func DefaultOperation() []byte { return slices.Clone(defaultOperation) }
 const defaultSource = "embedded:lettings_maintenance_synthetic_v1.yaml"
 
 var (
-	treeOnce sync.Once
 	// defaultTree is the embedded default operation's tree. It is never
 	// handed out and FromTree copies what it keeps, so nothing changes it:
 	// every spec built from it hashes to one digest, computed by the first
 	// build that needs it (defaultDigest).
-	defaultTree map[string]any
-	treeErr     error
+	defaultTree = sync.OnceValues(func() (map[string]any, error) {
+		tree, err := canon.Parse(defaultOperationJSON)
+		if err != nil {
+			return nil, err
+		}
+		return tree.(map[string]any), nil
+	})
 
 	digestMu      sync.Mutex
 	defaultDigest string // "" until computed
 
-	specOnce    sync.Once
-	defaultSpec *Spec
-	specErr     error
+	defaultSpec = sync.OnceValues(buildDefault)
 )
-
-func loadTree() error {
-	treeOnce.Do(func() {
-		tree, err := canon.Parse(defaultOperationJSON)
-		if err != nil {
-			treeErr = err
-			return
-		}
-		defaultTree = tree.(map[string]any)
-	})
-	return treeErr
-}
 
 // buildDefault builds a spec from the default tree, hashing it only if no
 // build before it has.
 func buildDefault() (*Spec, error) {
-	if err := loadTree(); err != nil {
+	tree, err := defaultTree()
+	if err != nil {
 		return nil, err
 	}
-	spec, err := buildSpec(defaultTree, defaultSource)
+	spec, err := buildSpec(tree, defaultSource)
 	if err != nil {
 		return nil, err
 	}
@@ -85,10 +77,7 @@ func buildDefault() (*Spec, error) {
 
 // DefaultSpec loads the embedded default operation (once). The spec is
 // shared: [NewOperation] verifies it, as any caller may have changed it.
-func DefaultSpec() (*Spec, error) {
-	specOnce.Do(func() { defaultSpec, specErr = buildDefault() })
-	return defaultSpec, specErr
-}
+func DefaultSpec() (*Spec, error) { return defaultSpec() }
 
 // OpenOperation binds a spec of the operation's own to scenarioID: the
 // embedded default operation when b is nil, else b as [LoadSpec] reads it
@@ -458,7 +447,7 @@ func parseRejections(v any, events []AuthoredEvent, where string) ([]ExpectedRej
 	out := []ExpectedRejection{}
 	seen := map[string]bool{}
 	for i, body := range l {
-		pos := place + "[" + itoa(i) + "]"
+		pos := place + "[" + strconv.Itoa(i) + "]"
 		m, err := requireMapping(body, pos)
 		if err != nil {
 			return nil, err
@@ -496,7 +485,7 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 	var out []AuthoredEvent
 	seen := map[string]bool{}
 	for i, body := range l {
-		pos := where + ": event #" + itoa(i)
+		pos := where + ": event #" + strconv.Itoa(i)
 		m, err := requireMapping(body, pos)
 		if err != nil {
 			return nil, err
@@ -533,10 +522,8 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 		if ev.Trigger, err = parseTrigger(m, pos); err != nil {
 			return nil, err
 		}
-		atV, hasAt := m["at"]
-		if hasAt && atV == nil {
-			hasAt = false
-		}
+		atV := m["at"]
+		hasAt := atV != nil
 		if hasAt && ev.Trigger != nil {
 			return nil, refusal.New(ErrSchema, "%s: declares both an absolute instant and a cause; an authored event has exactly one answer to 'when'", pos)
 		}
@@ -588,18 +575,16 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 }
 
 func parseTrigger(m map[string]any, pos string) (*engine.Trigger, error) {
-	onAction, hasA := m["on_action"]
-	onEvent, hasE := m["on_event"]
-	hasA = hasA && onAction != nil
-	hasE = hasE && onEvent != nil
-	if hasA && hasE {
+	onAction := m["on_action"]
+	onEvent := m["on_event"]
+	if onAction != nil && onEvent != nil {
 		return nil, refusal.New(ErrSchema, "%s: declares both on_action and on_event; an authored event has one cause", pos)
 	}
-	if !hasA && !hasE {
+	if onAction == nil && onEvent == nil {
 		return nil, nil
 	}
 	kind, body := engine.TriggerOnAction, onAction
-	if hasE {
+	if onEvent != nil {
 		kind, body = engine.TriggerOnEvent, onEvent
 	}
 	where := pos + ": on_" + kind
@@ -623,7 +608,7 @@ func parseTrigger(m map[string]any, pos string) (*engine.Trigger, error) {
 		}
 	}
 	t := &engine.Trigger{Kind: kind, Type: typ}
-	if c, ok := b["cycle_id"]; ok && c != nil {
+	if c := b["cycle_id"]; c != nil {
 		s, ok := c.(string)
 		if !ok {
 			return nil, refusal.New(ErrSchema, "%s: on_%s cycle_id must be a string", pos, kind)
@@ -631,8 +616,4 @@ func parseTrigger(m map[string]any, pos string) (*engine.Trigger, error) {
 		t.CycleID = &s
 	}
 	return t, nil
-}
-
-func itoa(i int) string {
-	return engine.FormatInt(int64(i))
 }

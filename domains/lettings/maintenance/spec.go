@@ -1,7 +1,7 @@
 package maintenance
 
 import (
-	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/obaudit/obaudit/canon"
@@ -126,14 +126,7 @@ func (s *Spec) IdentityPayload() map[string]any {
 }
 
 // ScenarioIDs lists the scenario ids, sorted.
-func (s *Spec) ScenarioIDs() []string {
-	out := make([]string, 0, len(s.Scenarios))
-	for id := range s.Scenarios {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}
+func (s *Spec) ScenarioIDs() []string { return slices.Sorted(maps.Keys(s.Scenarios)) }
 
 func optString(p *string) any {
 	if p == nil {
@@ -252,5 +245,3 @@ func deepCopy(v any) any {
 func deepCopyMap(m map[string]any) map[string]any {
 	return deepCopy(m).(map[string]any)
 }
-
-var _ = fmt.Sprint

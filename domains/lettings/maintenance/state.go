@@ -483,13 +483,10 @@ func (s *opState) blockingCheckpoints() []string {
 }
 
 func (s *opState) cycleForVisit(visitID string) *cycle {
-	var found *cycle
 	for _, k := range s.cycles.keys {
-		c := s.cycles.m[k]
-		if c.visitID != nil && *c.visitID == visitID {
-			found = c
-			break
+		if c := s.cycles.m[k]; c.visitID != nil && *c.visitID == visitID {
+			return c
 		}
 	}
-	return found
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/internal/python"
 )
 
@@ -41,14 +42,7 @@ var ActionTypes = []string{
 }
 
 // WakeEventTypes is the published wake vocabulary (every event type, sorted).
-var WakeEventTypes = func() []string {
-	out := make([]string, 0, len(EventAuthority))
-	for t := range EventAuthority {
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
-}()
+var WakeEventTypes = slices.Sorted(maps.Keys(EventAuthority))
 
 // RoleAuthority is the authority class an actor's word carries, by role.
 var RoleAuthority = map[string]string{
@@ -100,15 +94,18 @@ const (
 // payloadSchema is (required, optional) field → kind.
 type payloadSchema struct {
 	required, optional map[string]string
-	// requiredOrder and optionalOrder are the field names, sorted.
-	requiredOrder, optionalOrder []string
+	// requiredOrder and optionalOrder are the field names, sorted, and
+	// allowed all of them, sorted.
+	requiredOrder, optionalOrder, allowed []string
 }
 
 func ps(req, opt map[string]string) payloadSchema {
 	if opt == nil {
 		opt = map[string]string{}
 	}
-	return payloadSchema{req, opt, slices.Sorted(maps.Keys(req)), slices.Sorted(maps.Keys(opt))}
+	all := maps.Clone(req)
+	maps.Copy(all, opt)
+	return payloadSchema{req, opt, slices.Sorted(maps.Keys(req)), slices.Sorted(maps.Keys(opt)), slices.Sorted(maps.Keys(all))}
 }
 
 // eventPayloadSchemas is the exact payload contract of every event type,
@@ -245,35 +242,11 @@ func payloadProblem(s payloadSchema, payload map[string]any, where, what string)
 // order, with its messages, allocating nothing for a payload that fits.
 func payloadProblemAt(s payloadSchema, payload map[string]any, wherePrefix, whereID, what string) (problem string, unknownField bool) {
 	where := func() string { return wherePrefix + whereID }
-	var unknown []string
-	for k := range payload {
-		_, r := s.required[k]
-		_, o := s.optional[k]
-		if !r && !o {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		allowed := make([]string, 0, len(s.required)+len(s.optional))
-		for k := range s.required {
-			allowed = append(allowed, k)
-		}
-		for k := range s.optional {
-			allowed = append(allowed, k)
-		}
-		slices.Sort(allowed)
+	if unknown := jsonfield.Unknown(payload, s.allowed); unknown != nil {
 		return fmt.Sprintf("%s: payload: unknown field(s) %s; this build refuses a spec it cannot fully honour. Known fields are %s",
-			where(), python.Loose.StrList(unknown), python.Loose.StrList(allowed)), true
+			where(), python.Loose.StrList(unknown), python.Loose.StrList(s.allowed)), true
 	}
-	var missing []string
-	for k := range s.required {
-		if _, ok := payload[k]; !ok {
-			missing = append(missing, k)
-		}
-	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
+	if missing := jsonfield.Missing(payload, s.requiredOrder); missing != nil {
 		return fmt.Sprintf("%s: payload for %s is missing required field(s) %s; the handler indexes these, so a payload without them cannot be executed",
 			where(), python.Loose.Quote(what), python.Loose.StrList(missing)), false
 	}
