@@ -167,6 +167,19 @@ func requireMapping(v any, where string) (map[string]any, error) {
 	return m, nil
 }
 
+// requireRecord is requireMapping, then keys (rejectUnknown or
+// requireExactly) holding the mapping's keys to fields.
+func requireRecord(v any, where string, fields []string, keys func(map[string]any, []string, string) error) (map[string]any, error) {
+	m, err := requireMapping(v, where)
+	if err != nil {
+		return nil, err
+	}
+	if err := keys(m, fields, where); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // requireEntries is requireMapping, refusing an empty mapping as well
 // ([ErrSchema], with the detail empty).
 func requireEntries(v any, where, empty string) (map[string]any, error) {
@@ -295,11 +308,8 @@ func parseActors(v any, source string) (map[string]*Actor, error) {
 	out := map[string]*Actor{}
 	for id, body := range m {
 		where := source + ": actor " + id
-		e, err := requireMapping(body, where)
+		e, err := requireRecord(body, where, actorFields, rejectUnknown)
 		if err != nil {
-			return nil, err
-		}
-		if err := rejectUnknown(e, actorFields, where); err != nil {
 			return nil, err
 		}
 		auth, err := requireStrings(e["authority"], where, "authority")
@@ -323,11 +333,8 @@ func parseActors(v any, source string) (map[string]*Actor, error) {
 
 func parsePolicy(v any, source string) (Policy, error) {
 	where := source + ": policy"
-	m, err := requireMapping(v, where)
+	m, err := requireRecord(v, where, PolicyFields, requireExactly)
 	if err != nil {
-		return Policy{}, err
-	}
-	if err := requireExactly(m, PolicyFields, where); err != nil {
 		return Policy{}, err
 	}
 	var p Policy
@@ -386,11 +393,8 @@ func parseScenarios(v any, s *Spec, source string) (map[string]*Scenario, error)
 	out := map[string]*Scenario{}
 	for _, id := range slices.Sorted(maps.Keys(m)) {
 		where := source + ": scenario " + id
-		e, err := requireMapping(m[id], where)
+		e, err := requireRecord(m[id], where, scenarioFields, requireExactly)
 		if err != nil {
-			return nil, err
-		}
-		if err := requireExactly(e, scenarioFields, where); err != nil {
 			return nil, err
 		}
 		sc := &Scenario{ID: id}
@@ -448,11 +452,8 @@ func parseRejections(v any, events []AuthoredEvent, where string) ([]ExpectedRej
 	seen := map[string]bool{}
 	for i, body := range l {
 		pos := place + "[" + strconv.Itoa(i) + "]"
-		m, err := requireMapping(body, pos)
+		m, err := requireRecord(body, pos, rejectionFields, requireExactly)
 		if err != nil {
-			return nil, err
-		}
-		if err := requireExactly(m, rejectionFields, pos); err != nil {
 			return nil, err
 		}
 		var r ExpectedRejection
@@ -486,11 +487,8 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 	seen := map[string]bool{}
 	for i, body := range l {
 		pos := where + ": event #" + strconv.Itoa(i)
-		m, err := requireMapping(body, pos)
+		m, err := requireRecord(body, pos, eventFields, rejectUnknown)
 		if err != nil {
-			return nil, err
-		}
-		if err := rejectUnknown(m, eventFields, pos); err != nil {
 			return nil, err
 		}
 		ev := AuthoredEvent{Sequence: int64(i), TriggersAgent: true}
@@ -588,11 +586,8 @@ func parseTrigger(m map[string]any, pos string) (*engine.Trigger, error) {
 		kind, body = engine.TriggerOnEvent, onEvent
 	}
 	where := pos + ": on_" + kind
-	b, err := requireMapping(body, where)
+	b, err := requireRecord(body, where, triggerFields, rejectUnknown)
 	if err != nil {
-		return nil, err
-	}
-	if err := rejectUnknown(b, triggerFields, where); err != nil {
 		return nil, err
 	}
 	typ, err := requireText(b, "type", where)
