@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/obaudit/obaudit/internal/jsonfield"
@@ -79,11 +80,7 @@ var (
 	stateExceptionFields  = []string{"checkpoint_id", "exception_type", "cycle_id", "opened_at", "deadline_at", "evidence_refs", "status", "resolution", "resolved_at"}
 	stateInvoiceFields    = []string{"invoice_id", "cycle_id", "quote_id", "quote_version", "amount_minor", "currency", "status", "validation_id"}
 	stateObligationFields = []string{"obligation_id", "kind", "cycle_id", "due_at", "status", "closed_at"}
-	statePaymentFields    = []string{"request_id", "invoice_id", "cycle_id", "status", "settlement_id"}
-	stateAssertionFields  = []string{"assertion_id", "actor_id", "assertion", "cycle_id", "at"}
 	stateMessageFields    = []string{"recipient_actor_id", "message_fixture_id", "correlation_id", "at"}
-	stateProvisionalField = []string{"cycle_id", "accepted_at", "reopen_until", "timer_event_id"}
-	stateTerminalFields   = []string{"outcome", "at", "cycle_id"}
 	// stateAuthoritative are the authoritative record variants by kind.
 	stateAuthoritative = map[string][]string{
 		"visit_attendance":   {"kind", "cycle_id", "visit_id", "at"},
@@ -271,20 +268,20 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 		}
 	}
 	v.records = records
-	if err := statePayment.check(s["payment"], "/payment", ""); err != nil {
+	if err := statePayment(s["payment"], "/payment"); err != nil {
 		return err
 	}
-	if err := stateAssertions(s["assertions"]); err != nil {
+	if err := stateAssertions(s["assertions"], "/assertions"); err != nil {
 		return err
 	}
 	if err := stateCommunications(s["communications"], recovery); err != nil {
 		return err
 	}
-	if err := stateProvisional.check(s["provisional_close"], "/provisional_close", ""); err != nil {
+	if err := stateProvisional(s["provisional_close"], "/provisional_close"); err != nil {
 		return err
 	}
 	if s["terminal"] != nil {
-		if err := stateTerminal.check(s["terminal"], "/terminal", ""); err != nil {
+		if err := stateTerminal(s["terminal"], "/terminal"); err != nil {
 			return err
 		}
 	}
@@ -299,7 +296,7 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 }
 
 // stateCheck holds one field's value, at pointer p, to its rule.
-type stateCheck func(x any, p string) error
+type stateCheck = jsonfield.Rule
 
 var (
 	stateIsText       stateCheck = stateField.Text
@@ -314,12 +311,7 @@ func stateIsInstant(x any, p string) error {
 	return err
 }
 
-func stateIsInt(minimum int64) stateCheck {
-	return func(x any, p string) error {
-		_, err := stateField.Int(x, p, minimum)
-		return err
-	}
-}
+func stateIsInt(minimum int64) stateCheck { return stateField.Integer(minimum, math.MaxInt64) }
 
 func stateIsOneOf(vocab []string) stateCheck {
 	return func(x any, p string) error { return stateField.OneOf(x, vocab, p) }
@@ -331,13 +323,13 @@ type stateRule struct {
 	check stateCheck
 }
 
-// stateRecord is the shape of one record: the exact field set, the
-// identity the record must be filed under, then each field's rule, in the
-// order they are checked (the first failure is the refusal).
+// stateRecord is the shape of one registry record: the exact field set,
+// the identity the record must be filed under, then each field's rule, in
+// the order they are checked (the first failure is the refusal).
 type stateRecord struct {
 	fields []string
-	// filed refuses a registry record whose identity is not the key it is
-	// filed under; nil for a record the state holds once.
+	// filed refuses a record whose identity is not the key it is filed
+	// under.
 	filed func(r map[string]any, p, key string) error
 	rules []stateRule
 }
@@ -350,10 +342,8 @@ func (s *stateRecord) check(x any, p, key string) error {
 	if err := stateField.Exact(r, s.fields, p); err != nil {
 		return err
 	}
-	if s.filed != nil {
-		if err := s.filed(r, p, key); err != nil {
-			return err
-		}
+	if err := s.filed(r, p, key); err != nil {
+		return err
 	}
 	return stateHold(r, s.rules, p)
 }
@@ -400,29 +390,30 @@ func stateQuoteFiled(q map[string]any, p, key string) error {
 	return nil
 }
 
-// The records the state holds once, and the items of its lists.
+// The records the state holds once, and the items of its lists: each of
+// exactly its members, held to their rules in order.
 var (
-	stateAssertion = &stateRecord{fields: stateAssertionFields, rules: []stateRule{
-		{"assertion_id", stateIsText}, {"actor_id", stateIsText}, {"assertion", stateIsText},
-		{"cycle_id", stateIsOptText}, {"at", stateIsInstant},
-	}}
+	stateAssertions = stateField.List(stateField.Closed(
+		jsonfield.Field("assertion_id", stateIsText), jsonfield.Field("actor_id", stateIsText), jsonfield.Field("assertion", stateIsText),
+		jsonfield.Field("cycle_id", stateIsOptText), jsonfield.Field("at", stateIsInstant),
+	))
 	// stateMessageRules are a communication's rules for the fields every
 	// one carries (its field set depends on the list: stateCommunications).
 	stateMessageRules = []stateRule{
 		{"recipient_actor_id", stateIsText}, {"message_fixture_id", stateIsText},
 		{"correlation_id", stateIsOptText}, {"at", stateIsInstant},
 	}
-	statePayment = &stateRecord{fields: statePaymentFields, rules: []stateRule{
-		{"request_id", stateIsOptText}, {"invoice_id", stateIsOptText}, {"cycle_id", stateIsOptText},
-		{"settlement_id", stateIsOptText}, {"status", stateIsOneOf(statePaymentStatuses)},
-	}}
-	stateProvisional = &stateRecord{fields: stateProvisionalField, rules: []stateRule{
-		{"cycle_id", stateIsOptText}, {"timer_event_id", stateIsOptText},
-		{"accepted_at", stateIsOptInstant}, {"reopen_until", stateIsOptInstant},
-	}}
-	stateTerminal = &stateRecord{fields: stateTerminalFields, rules: []stateRule{
-		{"outcome", stateIsOneOf(ProducibleTerminals)}, {"at", stateIsInstant}, {"cycle_id", stateIsOptText},
-	}}
+	statePayment = stateField.Closed(
+		jsonfield.Field("request_id", stateIsOptText), jsonfield.Field("invoice_id", stateIsOptText), jsonfield.Field("cycle_id", stateIsOptText),
+		jsonfield.Field("settlement_id", stateIsOptText), jsonfield.Field("status", stateIsOneOf(statePaymentStatuses)),
+	)
+	stateProvisional = stateField.Closed(
+		jsonfield.Field("cycle_id", stateIsOptText), jsonfield.Field("timer_event_id", stateIsOptText),
+		jsonfield.Field("accepted_at", stateIsOptInstant), jsonfield.Field("reopen_until", stateIsOptInstant),
+	)
+	stateTerminal = stateField.Closed(
+		jsonfield.Field("outcome", stateIsOneOf(ProducibleTerminals)), jsonfield.Field("at", stateIsInstant), jsonfield.Field("cycle_id", stateIsOptText),
+	)
 )
 
 // stateRegistries are the record registries of the canonical state, in the
@@ -504,20 +495,6 @@ func stateAuthoritativeRecord(x any, p, key string) error {
 	// which the record does not repeat).
 	if kind == "visit_attendance" && key != "attendance:"+r["visit_id"].(string) {
 		return stateFail(ErrStateKeyMismatch, p, "an attendance record is filed under attendance:<visit_id>, not %q", key)
-	}
-	return nil
-}
-
-func stateAssertions(x any) error {
-	const p = "/assertions"
-	list, err := stateField.Array(x, p)
-	if err != nil {
-		return err
-	}
-	for i, item := range list {
-		if err := stateAssertion.check(item, jsonfield.Index(p, i), ""); err != nil {
-			return err
-		}
 	}
 	return nil
 }
