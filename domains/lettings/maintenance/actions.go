@@ -47,14 +47,12 @@ func (r *runState) unresolvedEvidence(refs []string) (engine.Verdict, bool) {
 	s := r.s
 	var claimed []string
 	for _, a := range s.assertions {
-		id, _ := a["assertion_id"].(string)
-		if slices.Contains(refs, id) && !slices.Contains(claimed, id) {
+		if id, _ := a["assertion_id"].(string); slices.Contains(refs, id) {
 			claimed = append(claimed, id)
 		}
 	}
 	if len(claimed) > 0 {
-		slices.Sort(claimed)
-		return engine.Refuse("NON_AUTHORITATIVE_EVIDENCE", fmt.Sprintf("%s is an actor claim, not an authoritative record; a claim cannot establish attendance, completed work or payment", python.Loose.Quote(claimed[0]))), true
+		return engine.Refuse("NON_AUTHORITATIVE_EVIDENCE", fmt.Sprintf("%s is an actor claim, not an authoritative record; a claim cannot establish attendance, completed work or payment", python.Loose.Quote(slices.Min(claimed)))), true
 	}
 	for _, ref := range refs {
 		if _, ok := s.authoritative[ref]; ok {
@@ -272,12 +270,8 @@ func (r *runState) actAuthoriseWork(ctx *engine.Context, p map[string]any, refs 
 	if q == nil || q.status != quoteApproved {
 		return engine.Refuse("QUOTE_NOT_APPROVED", fmt.Sprintf("quote %s is not an approved quote", quoteKey(qid, qv)))
 	}
-	if q.validUntil != nil {
-		now, _ := engine.ParseInstant(ctx.Now())
-		until, _ := engine.ParseInstant(*q.validUntil)
-		if now > until {
-			return engine.Refuse("QUOTE_EXPIRED", fmt.Sprintf("quote %s expired at %s", quoteKey(qid, qv), *q.validUntil))
-		}
+	if q.validUntil != nil && past(ctx, *q.validUntil) {
+		return engine.Refuse("QUOTE_EXPIRED", fmt.Sprintf("quote %s expired at %s", quoteKey(qid, qv), *q.validUntil))
 	}
 	c := s.cycles.get(q.cycleID)
 	if c.visitStatus != visitNone {

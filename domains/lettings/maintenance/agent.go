@@ -41,7 +41,6 @@ func (e *MissingRootError) Error() string { return "no served record carries roo
 // records of every ok result. A miss is never a default: it is a
 // [*MissingRootError].
 type View struct {
-	facts map[string]any // a view over one {root: value} map
 	// layers are the Records of the ok results in tool order; where two
 	// carry a root, the later one's value is the union's (as a merge in
 	// tool order would keep it).
@@ -67,10 +66,6 @@ func ViewOf(served map[string]*engine.ToolResult) View {
 }
 
 func (v View) lookup(root string) (any, bool) {
-	if v.facts != nil {
-		x, ok := v.facts[root]
-		return x, ok
-	}
 	for i := len(v.layers) - 1; i >= 0; i-- {
 		if x, ok := v.layers[i][root]; ok {
 			return x, true
@@ -143,13 +138,10 @@ func approvalsWith(v View, statuses ...string) []map[string]any {
 
 func sent(v View, fixture string, correlation any) bool {
 	comms, _ := v.must("communications").([]any)
-	for _, c := range comms {
+	return slices.ContainsFunc(comms, func(c any) bool {
 		m, _ := c.(map[string]any)
-		if m["message_fixture_id"] == fixture && m["correlation_id"] == correlation {
-			return true
-		}
-	}
-	return false
+		return m["message_fixture_id"] == fixture && m["correlation_id"] == correlation
+	})
 }
 
 func obligationOpenIn(v View, id string) bool {

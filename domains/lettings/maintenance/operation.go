@@ -398,6 +398,14 @@ func i64(p map[string]any, k string) int64 {
 	return n
 }
 
+// past reports whether the episode's clock is past instant (the zero
+// instant when it does not parse).
+func past(ctx *engine.Context, instant string) bool {
+	now, _ := engine.ParseInstant(ctx.Now())
+	t, _ := engine.ParseInstant(instant)
+	return now > t
+}
+
 func (r *runState) reduceIssueReported(ctx *engine.Context, ev *engine.Event) engine.Verdict {
 	s := r.s
 	if s.issueID != nil {
@@ -546,9 +554,7 @@ func (r *runState) reduceApproverDecision(ctx *engine.Context, ev *engine.Event)
 			return engine.Refuse("QUOTE_BINDING_MISMATCH", fmt.Sprintf("the decision names %s=%s but the checkpoint bound %s; an approval authorises one exact quote version", f.name, python.Loose.Repr(got), python.Loose.Repr(f.want)))
 		}
 	}
-	now, _ := engine.ParseInstant(ctx.Now())
-	deadline, _ := engine.ParseInstant(a.deadlineAt)
-	if now > deadline {
+	if past(ctx, a.deadlineAt) {
 		return engine.Refuse("CHECKPOINT_DEADLINE_PASSED", "the decision arrived after "+a.deadlineAt)
 	}
 	q := s.quotes.get(quoteKey(a.quoteID, a.quoteVersion))
@@ -714,9 +720,7 @@ func (r *runState) reduceCustomerResolution(ctx *engine.Context, ev *engine.Even
 		if s.provisional.reopenUntil != nil {
 			until = *s.provisional.reopenUntil
 		}
-		now, _ := engine.ParseInstant(ctx.Now())
-		limit, _ := engine.ParseInstant(until)
-		if now > limit {
+		if past(ctx, until) {
 			return engine.Refuse("REOPEN_WINDOW_CLOSED", "the provisional window closed at "+until)
 		}
 		return r.reopen(ctx)

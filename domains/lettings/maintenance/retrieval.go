@@ -71,7 +71,7 @@ var RootTool = func() map[string]string {
 }()
 
 // RootShapes is the JSON shape each observable root is published in.
-var RootShapes = map[string]string{
+var RootShapes = map[string]engine.RootShape{
 	"approvals": "object", "assertions": "list", "authoritative_records": "object", "classification": "optional_text",
 	"communications": "list", "current_cycle_id": "optional_text", "customer_resolution": "text", "cycles": "object",
 	"exceptions": "object", "invoices": "object", "issue_id": "optional_text", "obligations": "object",
@@ -102,12 +102,8 @@ type entryCache struct {
 	tree map[string]any
 }
 
-// refreshRoot brings one root's cache up to date with the state.
-func (r *runState) refreshRoot(name string) *rootCache {
-	return r.refreshRootAt(rootIndex[name], name)
-}
-
-// refreshRootAt is refreshRoot of the root whose rootIndex is i.
+// refreshRootAt brings the cache of one root, name, whose rootIndex is i,
+// up to date with the state.
 func (r *runState) refreshRootAt(i int, name string) *rootCache {
 	rc := &r.roots[i]
 	s := r.s
@@ -132,7 +128,7 @@ func (r *runState) refreshRootAt(i int, name string) *rootCache {
 
 // rootTree is root(name), shared with the served-record cache while the
 // root's bytes hold.
-func (r *runState) rootTree(name string) any { return r.refreshRoot(name).tree }
+func (r *runState) rootTree(name string) any { return r.refreshRootAt(rootIndex[name], name).tree }
 
 // refreshRegistry encodes a registry root entry by entry (keys sorted, as
 // appendRegistry does), keeping each entry's bytes; when the root's bytes
