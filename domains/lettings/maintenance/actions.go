@@ -12,7 +12,8 @@ import (
 // ApplyAction implements [engine.State]: the action pipeline, first failure
 // wins.
 func (r *runState) ApplyAction(ctx *engine.Context, actionType string, payload map[string]any, refs []string) engine.Verdict {
-	r.touch(actionType)
+	act, known := actions[actionType]
+	r.touch(act.touches, known)
 	s := r.s
 	if s.replayFinal {
 		return engine.Refuse("OPERATION_IS_REPLAY_FINAL", "a replay-final operation accepts no further action")
@@ -20,8 +21,7 @@ func (r *runState) ApplyAction(ctx *engine.Context, actionType string, payload m
 	if a := r.op.spec.Actors["agent"]; a == nil || !a.Holds(actionType) {
 		return engine.Refuse("ACTION_OUTSIDE_AGENT_AUTHORITY", fmt.Sprintf("the agent does not hold %s", python.Loose.Quote(actionType)))
 	}
-	h, ok := handlers[actionType]
-	if !ok {
+	if !known {
 		return engine.Refuse("UNKNOWN_ACTION_TYPE", fmt.Sprintf("%s is not an action of this operation", python.Loose.Quote(actionType)))
 	}
 	if p, _ := payloadProblemAt(actionPayloadSchemas()[actionType], payload, "action ", actionType, actionType); p != "" {
@@ -30,17 +30,25 @@ func (r *runState) ApplyAction(ctx *engine.Context, actionType string, payload m
 	if v, bad := r.unresolvedEvidence(refs); bad {
 		return v
 	}
-	return h(r, ctx, payload, refs)
+	return act.apply(r, ctx, payload, refs)
 }
 
-var handlers = map[string]func(*runState, *engine.Context, map[string]any, []string) engine.Verdict{
-	"request_supplier_visit":       (*runState).actRequestVisit,
-	"request_approval":             (*runState).actRequestApproval,
-	"send_message":                 (*runState).actSendMessage,
-	"authorise_supplier_work":      (*runState).actAuthoriseWork,
-	"request_invoice_validation":   (*runState).actRequestInvoiceValidation,
-	"request_payment":              (*runState).actRequestPayment,
-	"request_exception_resolution": (*runState).actRequestException,
+// actionKind is one action type of the operation: the tools whose records
+// its handler may change (as eventKind.touches) and its handler.
+type actionKind struct {
+	touches uint8
+	apply   func(*runState, *engine.Context, map[string]any, []string) engine.Verdict
+}
+
+// actions are every action type of the operation, each with its handler.
+var actions = map[string]actionKind{
+	"request_supplier_visit":       {tCase | tObligations, (*runState).actRequestVisit},
+	"request_approval":             {tCase | tCheckpoints | tObligations, (*runState).actRequestApproval},
+	"send_message":                 {tCase | tComms | tObligations, (*runState).actSendMessage},
+	"authorise_supplier_work":      {tCase | tObligations, (*runState).actAuthoriseWork},
+	"request_invoice_validation":   {tBilling, (*runState).actRequestInvoiceValidation},
+	"request_payment":              {tBilling, (*runState).actRequestPayment},
+	"request_exception_resolution": {tCase | tCheckpoints, (*runState).actRequestException},
 }
 
 func (r *runState) unresolvedEvidence(refs []string) (engine.Verdict, bool) {
@@ -434,7 +442,7 @@ func (r *runState) armVisitFollowup(ctx *engine.Context, cid string) {
 
 // ApplyTerminal implements [engine.State]: two doors, both narrow.
 func (r *runState) ApplyTerminal(ctx *engine.Context, refs []string) engine.Verdict {
-	r.touch(engine.CompleteOutcomeKey)
+	r.touch(tCase, true) // completion changes only the case record
 	s := r.s
 	if s.replayFinal {
 		return engine.Refuse("OPERATION_IS_REPLAY_FINAL", "this operation has already ended")

@@ -502,7 +502,7 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 		if ev.Type, err = requireText(m, "type", pos); err != nil {
 			return nil, err
 		}
-		required, known := EventAuthority[ev.Type]
+		kind, known := events[ev.Type]
 		if !known {
 			return nil, refusal.New(ErrUnknownEventType, "%s: unknown event type %s; known types are %s", pos, python.Loose.Quote(ev.Type), python.Loose.StrList(WakeEventTypes))
 		}
@@ -513,9 +513,9 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 		if !ok {
 			return nil, refusal.New(ErrUnknownReference, "%s: unknown actor %s", pos, python.Loose.Quote(ev.Actor))
 		}
-		if !actor.Holds(required) {
+		if !actor.Holds(kind.authority) {
 			return nil, refusal.New(ErrActorLacksAuthority, "%s: actor %s does not hold %s, so it cannot emit %s; provenance is derived from the actor registry and cannot be self-asserted",
-				pos, python.Loose.Quote(ev.Actor), python.Loose.Quote(required), python.Loose.Quote(ev.Type))
+				pos, python.Loose.Quote(ev.Actor), python.Loose.Quote(kind.authority), python.Loose.Quote(ev.Type))
 		}
 		if ev.Trigger, err = parseTrigger(m, pos); err != nil {
 			return nil, err
@@ -598,7 +598,7 @@ func parseTrigger(m map[string]any, pos string) (*engine.Trigger, error) {
 		return nil, refusal.New(ErrUnknownReference, "%s: on_action names %s, which is not a known action type", pos, python.Loose.Quote(typ))
 	}
 	if kind == engine.TriggerOnEvent {
-		if _, ok := EventAuthority[typ]; !ok {
+		if _, ok := events[typ]; !ok {
 			return nil, refusal.New(ErrUnknownEventType, "%s: on_event names %s, which is not a known event type", pos, python.Loose.Quote(typ))
 		}
 	}

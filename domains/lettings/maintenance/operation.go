@@ -134,7 +134,7 @@ func (op *Operation) buildStatic() *engine.Static {
 		}
 		s := actionPayloadSchemas()[at]
 		schemas[at] = map[string]any{
-			"required": kindsTree(s.required), "optional": kindsTree(s.optional),
+			"required": stringsTree(s.required), "optional": stringsTree(s.optional),
 			"reads": readsPart(at), "evidence_refs": evidencePart(at),
 		}
 	}
@@ -270,42 +270,14 @@ const (
 	tAll uint8 = 0xff
 )
 
-// touches says which tools' records each reducer or handler may change. A
-// test re-derives every served record from scratch and holds the cache to it.
-var touches = map[string]uint8{
-	"customer_issue_reported":      tCase,
-	"customer_resolution_reported": tCase,
-	"supplier_visit_response":      tCase,
-	"supplier_work_reported":       tCase,
-	"supplier_quote_received":      tCase | tQuotes,
-	"supplier_invoice_received":    tBilling,
-	"supplier_assertion_received":  tEvents,
-	"approver_decision_received":   tCase | tCheckpoints | tQuotes | tObligations,
-	"operator_exception_resolved":  tCase | tCheckpoints,
-	"visit_attendance_verified":    tCase | tAuth | tObligations,
-	"work_evidence_verified":       tCase | tAuth | tObligations,
-	"invoice_validation_completed": tBilling | tAuth,
-	"payment_settlement_confirmed": tBilling | tAuth | tObligations,
-	"approval_reminder_due":        tCheckpoints,
-	"approval_deadline_due":        tCheckpoints | tQuotes | tObligations,
-	"visit_followup_due":           tObligations,
-	"provisional_close_expired":    tCase,
-	"request_supplier_visit":       tCase | tObligations,
-	"request_approval":             tCase | tCheckpoints | tObligations,
-	"send_message":                 tCase | tComms | tObligations,
-	"authorise_supplier_work":      tCase | tObligations,
-	"request_invoice_validation":   tBilling,
-	"request_payment":              tBilling,
-	"request_exception_resolution": tCase | tCheckpoints,
-	engine.CompleteOutcomeKey:      tCase,
-}
-
-func (r *runState) touch(key string) {
-	if t, ok := touches[key]; ok {
-		r.dirty |= t
-	} else {
-		r.dirty = tAll
+// touch marks the tools whose records a reducer or handler may change as
+// dirty: t, or every tool for an event or action type the operation does
+// not know.
+func (r *runState) touch(t uint8, known bool) {
+	if !known {
+		t = tAll
 	}
+	r.dirty |= t
 }
 
 func (r *runState) Phase() string     { return r.s.phase }
@@ -347,45 +319,24 @@ func visitBindings(c *cycle) map[string]string {
 
 // ReduceEvent implements [engine.State].
 func (r *runState) ReduceEvent(ctx *engine.Context, ev *engine.Event) engine.Verdict {
-	r.touch(ev.EventType)
-	op := r.op
-	actor := op.spec.Actors[ev.ActorID]
+	kind, known := events[ev.EventType]
+	r.touch(kind.touches, known)
+	actor := r.op.spec.Actors[ev.ActorID]
 	if actor == nil {
 		return engine.Refuse("UNKNOWN_ACTOR", fmt.Sprintf("actor %s is not in the registry", python.Loose.Quote(ev.ActorID)))
 	}
-	required, ok := EventAuthority[ev.EventType]
-	if !ok {
+	if !known {
 		return engine.Refuse("UNKNOWN_EVENT_TYPE", fmt.Sprintf("%s has no reducer in this operation", python.Loose.Quote(ev.EventType)))
 	}
-	if !actor.Holds(required) {
+	if !actor.Holds(kind.authority) {
 		return engine.Refuse("EVENT_ACTOR_LACKS_AUTHORITY", fmt.Sprintf(
 			"actor %s does not hold %s, so it cannot bring about %s; provenance is derived from the actor registry and is re-checked where the mutation would happen",
-			python.Loose.Quote(ev.ActorID), python.Loose.Quote(required), python.Loose.Quote(ev.EventType)))
+			python.Loose.Quote(ev.ActorID), python.Loose.Quote(kind.authority), python.Loose.Quote(ev.EventType)))
 	}
 	if p, _ := payloadProblemAt(eventPayloadSchemas()[ev.EventType], ev.Payload, "event ", ev.EventID, ev.EventType); p != "" {
 		return engine.Refuse("MALFORMED_EVENT_PAYLOAD", p)
 	}
-	return reducers[ev.EventType](r, ctx, ev)
-}
-
-var reducers = map[string]func(*runState, *engine.Context, *engine.Event) engine.Verdict{
-	"customer_issue_reported":      (*runState).reduceIssueReported,
-	"customer_resolution_reported": (*runState).reduceCustomerResolution,
-	"supplier_visit_response":      (*runState).reduceVisitResponse,
-	"supplier_work_reported":       (*runState).reduceWorkReported,
-	"supplier_quote_received":      (*runState).reduceQuoteReceived,
-	"supplier_invoice_received":    (*runState).reduceInvoiceReceived,
-	"supplier_assertion_received":  (*runState).reduceAssertion,
-	"approver_decision_received":   (*runState).reduceApproverDecision,
-	"operator_exception_resolved":  (*runState).reduceOperatorResolution,
-	"visit_attendance_verified":    (*runState).reduceAttendanceVerified,
-	"work_evidence_verified":       (*runState).reduceWorkEvidence,
-	"invoice_validation_completed": (*runState).reduceInvoiceValidation,
-	"payment_settlement_confirmed": (*runState).reduceSettlement,
-	"approval_reminder_due":        (*runState).reduceReminderDue,
-	"approval_deadline_due":        (*runState).reduceDeadlineDue,
-	"visit_followup_due":           (*runState).reduceVisitFollowupDue,
-	"provisional_close_expired":    (*runState).reduceProvisionalExpired,
+	return kind.reduce(r, ctx, ev)
 }
 
 func str(p map[string]any, k string) string {
@@ -469,11 +420,7 @@ func (r *runState) reduceWorkReported(ctx *engine.Context, ev *engine.Event) eng
 	c.visitStatus = visitWorkReported
 	c.reportedOutcome = sp(str(ev.Payload, "outcome"))
 	if c.scope == nil || *c.scope == "" {
-		if sd, ok := ev.Payload["scope_digest"].(string); ok {
-			c.scope = sp(sd)
-		} else {
-			c.scope = nil
-		}
+		c.scope = sp(str(ev.Payload, "scope_digest")) // a required string of the payload
 	}
 	return engine.Accept("", c.id, visitBindings(c))
 }

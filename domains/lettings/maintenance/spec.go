@@ -143,10 +143,6 @@ func (s *Spec) SemanticPayload() map[string]any {
 	for id, a := range s.Actors {
 		actors[id] = map[string]any{"role": a.Role, "authority": canon.StringList(a.Authority)}
 	}
-	fixtures := map[string]any{}
-	for k, v := range s.MessageFixtures {
-		fixtures[k] = v
-	}
 	scenarios := map[string]any{}
 	for id, sc := range s.Scenarios {
 		scenarios[id] = sc.semanticPayload()
@@ -156,7 +152,7 @@ func (s *Spec) SemanticPayload() map[string]any {
 		"operation_type": s.OperationType, "operation_version": s.OperationVersion,
 		"semantic_scenario_id": s.SemanticScenarioID, "privacy_status": s.PrivacyStatus,
 		"disclaimer": s.Disclaimer, "data_provenance": s.DataProvenance, "actors": actors,
-		"policy": s.Policy.tree(), "message_fixtures": fixtures, "hidden_state": deepCopy(s.HiddenState),
+		"policy": s.Policy.tree(), "message_fixtures": stringsTree(s.MessageFixtures), "hidden_state": deepCopy(s.HiddenState),
 		"scenarios": scenarios,
 	}
 }

@@ -11,38 +11,45 @@ import (
 	"github.com/obaudit/obaudit/internal/python"
 )
 
-// EventAuthority maps every event type of the operation to the authority an
-// actor must hold to emit it. It is the provenance contract, and a
-// completeness claim: every type here has a reducer.
-var EventAuthority = map[string]string{
-	"customer_issue_reported":      "report_issue",
-	"customer_resolution_reported": "confirm_resolution",
-	"supplier_visit_response":      "respond_to_visit",
-	"supplier_work_reported":       "report_work",
-	"supplier_quote_received":      "submit_quote",
-	"supplier_invoice_received":    "submit_invoice",
-	"supplier_assertion_received":  "assert_status",
-	"approver_decision_received":   "approve_repair_quote",
-	"operator_exception_resolved":  "resolve_exception",
-	"visit_attendance_verified":    "verify_attendance",
-	"work_evidence_verified":       "verify_work",
-	"invoice_validation_completed": "validate_invoice",
-	"payment_settlement_confirmed": "confirm_settlement",
-	"approval_reminder_due":        "emit_timer",
-	"approval_deadline_due":        "emit_timer",
-	"visit_followup_due":           "emit_timer",
-	"provisional_close_expired":    "emit_timer",
+// eventKind is one event type of the operation: the authority an actor
+// must hold to emit it, the tools whose records its reducer may change
+// (touches: a test re-derives every served record from scratch and holds
+// the cache to it), and its reducer.
+type eventKind struct {
+	authority string
+	touches   uint8
+	reduce    func(*runState, *engine.Context, *engine.Event) engine.Verdict
+}
+
+// events maps every event type of the operation to its authority, touches
+// and reducer. It is the provenance contract, and a completeness claim:
+// every type here has a reducer.
+var events = map[string]eventKind{
+	"customer_issue_reported":      {"report_issue", tCase, (*runState).reduceIssueReported},
+	"customer_resolution_reported": {"confirm_resolution", tCase, (*runState).reduceCustomerResolution},
+	"supplier_visit_response":      {"respond_to_visit", tCase, (*runState).reduceVisitResponse},
+	"supplier_work_reported":       {"report_work", tCase, (*runState).reduceWorkReported},
+	"supplier_quote_received":      {"submit_quote", tCase | tQuotes, (*runState).reduceQuoteReceived},
+	"supplier_invoice_received":    {"submit_invoice", tBilling, (*runState).reduceInvoiceReceived},
+	"supplier_assertion_received":  {"assert_status", tEvents, (*runState).reduceAssertion},
+	"approver_decision_received":   {"approve_repair_quote", tCase | tCheckpoints | tQuotes | tObligations, (*runState).reduceApproverDecision},
+	"operator_exception_resolved":  {"resolve_exception", tCase | tCheckpoints, (*runState).reduceOperatorResolution},
+	"visit_attendance_verified":    {"verify_attendance", tCase | tAuth | tObligations, (*runState).reduceAttendanceVerified},
+	"work_evidence_verified":       {"verify_work", tCase | tAuth | tObligations, (*runState).reduceWorkEvidence},
+	"invoice_validation_completed": {"validate_invoice", tBilling | tAuth, (*runState).reduceInvoiceValidation},
+	"payment_settlement_confirmed": {"confirm_settlement", tBilling | tAuth | tObligations, (*runState).reduceSettlement},
+	"approval_reminder_due":        {"emit_timer", tCheckpoints, (*runState).reduceReminderDue},
+	"approval_deadline_due":        {"emit_timer", tCheckpoints | tQuotes | tObligations, (*runState).reduceDeadlineDue},
+	"visit_followup_due":           {"emit_timer", tObligations, (*runState).reduceVisitFollowupDue},
+	"provisional_close_expired":    {"emit_timer", tCase, (*runState).reduceProvisionalExpired},
 }
 
 // ActionTypes are the actions the agent may propose, plus the terminal
 // pseudo-action "complete" a trigger may hang off.
-var ActionTypes = []string{
-	"request_supplier_visit", "request_approval", "send_message", "authorise_supplier_work",
-	"request_invoice_validation", "request_payment", "request_exception_resolution", "complete",
-}
+var ActionTypes = append(slices.Clone(actionOrder), engine.CompleteOutcomeKey)
 
 // WakeEventTypes is the published wake vocabulary (every event type, sorted).
-var WakeEventTypes = slices.Sorted(maps.Keys(EventAuthority))
+var WakeEventTypes = slices.Sorted(maps.Keys(events))
 
 // RoleAuthority is the authority class an actor's word carries, by role.
 var RoleAuthority = map[string]string{
@@ -69,11 +76,7 @@ func Vocabulary() []string {
 		out = append(out, spec.OperationID)
 	}
 	out = append(out, WakeEventTypes...)
-	for _, a := range ActionTypes {
-		if a != engine.CompleteOutcomeKey {
-			out = append(out, a)
-		}
-	}
+	out = append(out, actionOrder...)
 	for r := range RoleAuthority {
 		if r != "agent" {
 			out = append(out, r)
@@ -223,7 +226,8 @@ func evidencePart(key string) map[string]any {
 	return map[string]any{"required": req}
 }
 
-func kindsTree(m map[string]string) map[string]any {
+// stringsTree is m as a canon tree.
+func stringsTree(m map[string]string) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		out[k] = v
