@@ -1,5 +1,14 @@
 package maintenance
 
+// NewOperations binds a loaded spec to each of scenarioIDs, keyed by id:
+// NewOperation for each, with the spec's identity verified once for all.
+func NewOperations(spec *Spec, scenarioIDs []string) (map[string]*Operation, error) {
+	if err := spec.Verify(); err != nil {
+		return nil, err
+	}
+	return bindAll(spec, scenarioIDs)
+}
+
 // VerifyServeCache turns on the served-record cache check for a test.
 func VerifyServeCache(on bool) { verifyServeCache = on }
 

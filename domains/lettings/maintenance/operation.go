@@ -51,16 +51,8 @@ func NewOperation(spec *Spec, scenarioID string) (*Operation, error) {
 	return bind(spec, scenarioID)
 }
 
-// NewOperations binds a loaded spec to each of scenarioIDs, keyed by id:
-// NewOperation for each, with the spec's identity verified once for all.
-func NewOperations(spec *Spec, scenarioIDs []string) (map[string]*Operation, error) {
-	if err := spec.Verify(); err != nil {
-		return nil, err
-	}
-	return bindAll(spec, scenarioIDs)
-}
-
-// bindAll is NewOperations after the spec's identity is verified.
+// bindAll binds a spec whose identity is established to each of
+// scenarioIDs, keyed by id.
 func bindAll(spec *Spec, scenarioIDs []string) (map[string]*Operation, error) {
 	ops := make(map[string]*Operation, len(scenarioIDs))
 	for _, id := range scenarioIDs {
