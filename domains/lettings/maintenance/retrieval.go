@@ -80,11 +80,16 @@ var RootShapes = map[string]engine.RootShape{
 	"transfer_notice_sent": "flag",
 }
 
-// verifyServeCache makes every Serve and every final-state encoding
-// re-derive the records of every tool from scratch (trees built by root,
-// encoded by the generic encoder) and panic unless the cached and directly
-// encoded bytes equal them (tests set it).
-var verifyServeCache = false
+// verifyCache, when set (tests set it: export_test.go), makes every Serve
+// and every final-state encoding re-derive the records of every tool from
+// scratch (trees built by root, encoded by the generic encoder) and panic
+// unless the cached and directly encoded bytes equal them. No command sets
+// it.
+var verifyCache interface {
+	root(r *runState, name string, rc *rootCache)
+	served(r *runState, t *Tool, c *toolCache)
+	final(r *runState, b []byte)
+}
 
 // rootCache is the last canonical encoding of one observable root and the
 // tree built for it. The tree is rebuilt only when the directly encoded
@@ -118,10 +123,8 @@ func (r *runState) refreshRootAt(i int, name string) *rootCache {
 			rc.gen++
 		}
 	}
-	if verifyServeCache {
-		if want := engine.AppendCanonical(nil, s.root(&r.enc, name)); string(rc.json) != string(want) {
-			panic("maintenance: direct encoding of root " + name + " differs from its tree:\n" + string(rc.json) + "\n" + string(want))
-		}
+	if verifyCache != nil {
+		verifyCache.root(r, name, rc)
 	}
 	return rc
 }
@@ -229,23 +232,8 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 			}
 			r.dirty &^= bit
 		}
-		if verifyServeCache {
-			// Whether or not the dirty bits said so, the served bytes must be
-			// what fresh trees encode to, and the served trees must encode to
-			// the served bytes (this also holds the touches table exact).
-			fresh := make(map[string]any, len(t.Roots))
-			for _, root := range t.Roots {
-				fresh[root] = r.s.root(&r.enc, root)
-			}
-			if want := engine.AppendCanonical(nil, fresh); string(want) != string(c.json) {
-				panic("maintenance: stale served-record cache for " + name)
-			}
-			if got := engine.AppendCanonical(nil, c.records); string(got) != string(c.json) {
-				panic("maintenance: served records tree differs from its bytes for " + name)
-			}
-			if c.version != engine.VersionOf(c.json, RecordVersionLength) {
-				panic("maintenance: served record version differs from its bytes for " + name)
-			}
+		if verifyCache != nil {
+			verifyCache.served(r, t, c)
 		}
 		switch {
 		case c.last != nil && c.last.AsOf == asOf:
