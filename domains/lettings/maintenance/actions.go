@@ -89,13 +89,9 @@ func (r *runState) requiredEvidence(actionType string, payload map[string]any, r
 		}
 	}
 	required, problem := resolveRequiredEvidence(actionType, payload, records)
-	var missing []string
-	for _, id := range required {
-		if !slices.Contains(refs, id) && !slices.Contains(missing, id) {
-			missing = append(missing, id)
-		}
-	}
+	missing := slices.DeleteFunc(required, func(id string) bool { return slices.Contains(refs, id) })
 	slices.Sort(missing)
+	missing = slices.Compact(missing)
 	if problem == "" && len(missing) == 0 {
 		return engine.Verdict{}, false
 	}

@@ -284,34 +284,17 @@ func parseControl(item any, vocabulary []string, v Vocabulary, where string) (Co
 	if c.MustPass, err = names(raw, "must_pass_dimensions", named); err != nil {
 		return c, err
 	}
-	var unknown, both []string
-	for _, d := range c.Closure {
-		if !slices.Contains(vocabulary, d) {
-			unknown = append(unknown, d)
-		}
-		if slices.Contains(c.MustPass, d) {
-			both = append(both, d)
-		}
-	}
-	for _, d := range c.MustPass {
-		if !slices.Contains(vocabulary, d) {
-			unknown = append(unknown, d)
-		}
-	}
+	unknown := slices.DeleteFunc(slices.Concat(c.Closure, c.MustPass), func(d string) bool { return slices.Contains(vocabulary, d) })
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
 		return c, refusal.New(ErrUnknownDimension, "%s: names %v, which are not in the declared result_vector_dimensions", named, unknown)
 	}
+	both := slices.DeleteFunc(slices.Clone(c.Closure), func(d string) bool { return !slices.Contains(c.MustPass, d) })
 	if len(both) > 0 {
 		slices.Sort(both)
 		return c, refusal.New(ErrDimensionConflict, "%s: %v are declared as both failing and passing", named, both)
 	}
-	var unjudged []string
-	for _, d := range vocabulary {
-		if !slices.Contains(c.Closure, d) && !slices.Contains(c.MustPass, d) {
-			unjudged = append(unjudged, d)
-		}
-	}
+	unjudged := slices.DeleteFunc(slices.Clone(vocabulary), func(d string) bool { return slices.Contains(c.Closure, d) || slices.Contains(c.MustPass, d) })
 	if len(unjudged) > 0 {
 		return c, refusal.New(ErrDimensionUnjudged, "%s: %v are left unjudged; every control states an expectation for every dimension", named, unjudged)
 	}
