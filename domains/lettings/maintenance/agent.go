@@ -439,17 +439,14 @@ func (p *Planner) Plan(obs *engine.Observation) *engine.Retrieve {
 // when every one was already attempted.
 func (p *Planner) PlanTools(obs *engine.Observation, tools []string) *engine.Retrieve {
 	p.sync(obs)
-	var pending []string
+	var r *engine.Retrieve
 	for _, t := range tools {
-		if !p.attempted[t] {
-			pending = append(pending, t)
+		if p.attempted[t] {
+			continue
 		}
-	}
-	if len(pending) == 0 {
-		return nil
-	}
-	r := &engine.Retrieve{Requests: make([]engine.Request, 0, len(pending))}
-	for _, t := range pending {
+		if r == nil {
+			r = &engine.Retrieve{}
+		}
 		p.attempted[t] = true
 		r.Requests = append(r.Requests, engine.Request{Tool: t})
 	}
@@ -511,13 +508,10 @@ func OutstandingReads(obs *engine.Observation, d engine.Decision) (string, []str
 	if key == "" {
 		return "", nil
 	}
-	var out []string
-	for _, t := range obs.RequiredReads(key) {
-		if _, ok := obs.Served[t]; !ok {
-			out = append(out, t)
-		}
-	}
-	return key, out
+	return key, slices.DeleteFunc(slices.Clone(obs.RequiredReads(key)), func(t string) bool {
+		_, served := obs.Served[t]
+		return served
+	})
 }
 
 // Reference is the retrieving reference agent: the decision cascade run over

@@ -95,15 +95,11 @@ var (
 // issue_reporting_actor_id for the engines that wrote it (0.11.0 to 0.13.0).
 func StateFields(engineVersion string) []string {
 	out := append(slices.Clone(ObservableRoots), "hidden")
-	if reportingActorEngine(engineVersion) {
+	if slices.Contains([]string{"0.11.0", "0.12.0", "0.13.0"}, engineVersion) {
 		out = append(out, "issue_reporting_actor_id")
 	}
 	slices.Sort(out)
 	return out
-}
-
-func reportingActorEngine(v string) bool {
-	return v == "0.11.0" || v == "0.12.0" || v == "0.13.0"
 }
 
 // stateError is a state refusal's cause: the pointer of the value it is
@@ -217,27 +213,7 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 	if err := stateField.Exact(s, StateFields(engineVersion), ""); err != nil {
 		return err
 	}
-	if err := stateField.OneOf(s["phase"], statePhases, "/phase"); err != nil {
-		return err
-	}
-	names := []string{"issue_id", "classification", "current_cycle_id", "ownership_transferred_to"}
-	if reportingActorEngine(engineVersion) {
-		names = append(names, "issue_reporting_actor_id")
-	}
-	for _, name := range names {
-		if err := stateField.OptText(s[name], "/"+name); err != nil {
-			return err
-		}
-	}
-	if err := stateField.OneOf(s["customer_resolution"], stateResolutions, "/customer_resolution"); err != nil {
-		return err
-	}
-	for _, name := range []string{"transfer_notice_sent", "replay_final"} {
-		if err := stateField.Flag(s[name], "/"+name); err != nil {
-			return err
-		}
-	}
-	if _, err := stateField.Int(s["reopen_count"], "/reopen_count", 0); err != nil {
+	if err := stateHold(s, stateRootRules, ""); err != nil {
 		return err
 	}
 	// Registries: shapes first (every record), then references between them.
@@ -390,6 +366,16 @@ func stateQuoteFiled(q map[string]any, p, key string) error {
 	return nil
 }
 
+// stateRootRules are the root's scalar fields, in the order they are
+// checked (issue_reporting_actor_id, absent for the engines that do not
+// write it, is then null).
+var stateRootRules = []stateRule{
+	{"phase", stateIsOneOf(statePhases)}, {"issue_id", stateIsOptText}, {"classification", stateIsOptText},
+	{"current_cycle_id", stateIsOptText}, {"ownership_transferred_to", stateIsOptText}, {"issue_reporting_actor_id", stateIsOptText},
+	{"customer_resolution", stateIsOneOf(stateResolutions)}, {"transfer_notice_sent", stateIsFlag}, {"replay_final", stateIsFlag},
+	{"reopen_count", stateIsInt(0)},
+}
+
 // The records the state holds once, and the items of its lists: each of
 // exactly its members, held to their rules in order.
 var (
@@ -509,14 +495,11 @@ func stateCommunications(x any, recovery bool) error {
 	if err != nil {
 		return err
 	}
-	delivery := recovery
-	for _, item := range list {
-		if m, ok := item.(map[string]any); ok {
-			if _, has := m["dispatch_status"]; has {
-				delivery = true
-			}
-		}
-	}
+	delivery := recovery || slices.ContainsFunc(list, func(item any) bool {
+		m, _ := item.(map[string]any)
+		_, has := m["dispatch_status"]
+		return has
+	})
 	recovered := map[int64]bool{}
 	for i, item := range list {
 		ip := jsonfield.Index(p, i)
