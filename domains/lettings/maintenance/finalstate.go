@@ -561,16 +561,17 @@ func stateCommunications(x any, recovery bool) error {
 // correlation) are claims, not links, and are not held to resolve.
 func (v *stateValidator) references(held map[string]map[string]any) error {
 	s := v.s
-	cycle := func(x any, p string) error {
-		id, ok := x.(string)
-		if !ok {
-			return nil // null (shapes already checked)
+	// in is the rule that a reference names a record of reg (a null one,
+	// the shapes already checked, names none).
+	in := func(reg map[string]any, what string) func(x any, p string) error {
+		return func(x any, p string) error {
+			if id, ok := x.(string); ok && reg[id] == nil {
+				return stateFail(ErrStateDanglingReference, p, "names %s %q, which the state does not hold", what, id)
+			}
+			return nil
 		}
-		if _, ok := v.cycles[id]; !ok {
-			return stateFail(ErrStateDanglingReference, p, "names cycle %q, which the state does not hold", id)
-		}
-		return nil
 	}
+	cycle, invoice := in(v.cycles, "cycle"), in(v.invoices, "invoice")
 	record := func(x any, p, kind string, match map[string]any) error {
 		id, ok := x.(string)
 		if !ok {
@@ -621,23 +622,20 @@ func (v *stateValidator) references(held map[string]map[string]any) error {
 	for _, k := range slices.Sorted(maps.Keys(v.records)) {
 		r := v.records[k].(map[string]any)
 		p := jsonfield.Key("/authoritative_records", k)
+		var err error
 		switch r["kind"] {
 		case "visit_attendance", "work_evidence":
-			if err := cycle(r["cycle_id"], p+"/cycle_id"); err != nil {
-				return err
-			}
+			err = cycle(r["cycle_id"], p+"/cycle_id")
 		case "invoice_validation", "payment_settlement":
-			id := r["invoice_id"].(string)
-			if _, ok := v.invoices[id]; !ok {
-				return stateFail(ErrStateDanglingReference, p+"/invoice_id", "names invoice %q, which the state does not hold", id)
-			}
+			err = invoice(r["invoice_id"], p+"/invoice_id")
+		}
+		if err != nil {
+			return err
 		}
 	}
 	pay := s["payment"].(map[string]any)
-	if id, ok := pay["invoice_id"].(string); ok {
-		if _, held := v.invoices[id]; !held {
-			return stateFail(ErrStateDanglingReference, "/payment/invoice_id", "names invoice %q, which the state does not hold", id)
-		}
+	if err := invoice(pay["invoice_id"], "/payment/invoice_id"); err != nil {
+		return err
 	}
 	if err := cycle(pay["cycle_id"], "/payment/cycle_id"); err != nil {
 		return err
@@ -648,10 +646,6 @@ func (v *stateValidator) references(held map[string]map[string]any) error {
 	if err := cycle(s["provisional_close"].(map[string]any)["cycle_id"], "/provisional_close/cycle_id"); err != nil {
 		return err
 	}
-	if t, ok := s["terminal"].(map[string]any); ok {
-		if err := cycle(t["cycle_id"], "/terminal/cycle_id"); err != nil {
-			return err
-		}
-	}
-	return nil
+	terminal, _ := s["terminal"].(map[string]any) // nil: no terminal, no cycle
+	return cycle(terminal["cycle_id"], "/terminal/cycle_id")
 }

@@ -521,14 +521,13 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 			return nil, err
 		}
 		atV := m["at"]
-		hasAt := atV != nil
-		if hasAt && ev.Trigger != nil {
+		if atV != nil && ev.Trigger != nil {
 			return nil, refusal.New(ErrSchema, "%s: declares both an absolute instant and a cause; an authored event has exactly one answer to 'when'", pos)
 		}
-		if !hasAt && ev.Trigger == nil {
+		if atV == nil && ev.Trigger == nil {
 			return nil, refusal.New(ErrSchema, "%s: declares neither 'at' nor 'on_action'/'on_event', so nothing can ever schedule it", pos)
 		}
-		if hasAt {
+		if atV != nil {
 			var sec int64
 			if ev.At, sec, err = instant(atV, pos+": at"); err != nil {
 				return nil, err
