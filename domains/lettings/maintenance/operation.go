@@ -117,11 +117,10 @@ func (op *Operation) buildStatic() *engine.Static {
 	for id, a := range op.spec.Actors {
 		actors[id] = a.Role
 	}
-	fixtures := slices.Sorted(maps.Keys(op.spec.MessageFixtures))
 	schemas := map[string]map[string]any{}
 	agent := op.spec.Actors["agent"]
-	for _, at := range actionOrder {
-		if agent == nil || !agent.Holds(at) {
+	for _, at := range ActionTypes { // the actions the agent holds, and complete (no payload)
+		if at != engine.CompleteOutcomeKey && (agent == nil || !agent.Holds(at)) {
 			continue
 		}
 		s := actionPayloadSchemas()[at]
@@ -129,10 +128,6 @@ func (op *Operation) buildStatic() *engine.Static {
 			"required": stringsTree(s.required), "optional": stringsTree(s.optional),
 			"reads": readsPart(at), "evidence_refs": evidencePart(at),
 		}
-	}
-	schemas[engine.CompleteOutcomeKey] = map[string]any{
-		"required": map[string]any{}, "optional": map[string]any{},
-		"reads": readsPart(engine.CompleteOutcomeKey), "evidence_refs": evidencePart(engine.CompleteOutcomeKey),
 	}
 	cat := map[string]engine.CatalogueEntry{}
 	for _, t := range Tools {
@@ -148,7 +143,7 @@ func (op *Operation) buildStatic() *engine.Static {
 			"completion_notice_within_minutes": pol.CompletionNoticeWithinMinutes,
 		},
 		Actors:            actors,
-		MessageFixtureIDs: fixtures,
+		MessageFixtureIDs: slices.Sorted(maps.Keys(op.spec.MessageFixtures)),
 		ActionSchemas:     schemas,
 		WakeEventTypes:    WakeEventTypes,
 		Catalogue:         cat,
