@@ -163,12 +163,10 @@ func (op *Operation) RequiredReads(key string) []string { return RequiredReads(k
 
 // EventAuthority implements [engine.Domain]: derived from the actor's role.
 func (op *Operation) EventAuthority(actorID, eventType string) string {
-	role := ""
 	if a := op.spec.Actors[actorID]; a != nil {
-		role = a.Role
-	}
-	if auth, ok := RoleAuthority[role]; ok {
-		return auth
+		if auth, ok := RoleAuthority[a.Role]; ok {
+			return auth
+		}
 	}
 	return engine.AuthorityActorClaim
 }

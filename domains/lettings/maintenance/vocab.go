@@ -97,9 +97,11 @@ const (
 // payloadSchema is (required, optional) field → kind.
 type payloadSchema struct {
 	required, optional map[string]string
-	// requiredOrder and optionalOrder are the field names, sorted, and
-	// allowed all of them, sorted.
-	requiredOrder, optionalOrder, allowed []string
+	// kinds is every field's kind; requiredOrder the required field names,
+	// sorted; checkOrder those and then the optional ones, sorted; allowed
+	// every field name, sorted.
+	kinds                              map[string]string
+	requiredOrder, checkOrder, allowed []string
 }
 
 func ps(req, opt map[string]string) payloadSchema {
@@ -108,7 +110,8 @@ func ps(req, opt map[string]string) payloadSchema {
 	}
 	all := maps.Clone(req)
 	maps.Copy(all, opt)
-	return payloadSchema{req, opt, slices.Sorted(maps.Keys(req)), slices.Sorted(maps.Keys(opt)), slices.Sorted(maps.Keys(all))}
+	reqOrder := slices.Sorted(maps.Keys(req))
+	return payloadSchema{req, opt, all, reqOrder, append(slices.Clone(reqOrder), slices.Sorted(maps.Keys(opt))...), slices.Sorted(maps.Keys(all))}
 }
 
 // eventPayloadSchemas is the exact payload contract of every event type,
@@ -254,45 +257,39 @@ func payloadProblemAt(s payloadSchema, payload map[string]any, wherePrefix, wher
 		return fmt.Sprintf("%s: payload for %s is missing required field(s) %s; the handler indexes these, so a payload without them cannot be executed",
 			where(), python.Loose.Quote(what), python.Loose.StrList(missing)), false
 	}
-	check := func(fields map[string]string, order []string) string {
-		for _, name := range order {
-			kind := fields[name]
-			v, ok := payload[name]
-			if !ok {
-				continue
-			}
-			if kind == kOptString && v == nil {
-				continue
-			}
-			_, isBool := v.(bool)
-			if kind == kInteger && isBool {
-				return fmt.Sprintf("%s: payload field %s must be an integer, got a boolean; a yes/no answer is not a quantity", where(), python.Loose.Quote(name))
-			}
-			if (kind == kString || kind == kOptString) && isBool {
-				return fmt.Sprintf("%s: payload field %s must be a string, got a boolean", where(), python.Loose.Quote(name))
-			}
-			okType := false
-			switch kind {
-			case kString, kOptString:
-				_, okType = v.(string)
-			case kInteger:
-				_, okType = v.(int64)
-			case kBoolean:
-				okType = isBool
-			}
-			if !okType {
-				return fmt.Sprintf("%s: payload field %s must be a %s, got %s", where(), python.Loose.Quote(name), kind, python.TypeName(v))
-			}
-			if s, ok := v.(string); ok && s == "" {
-				return fmt.Sprintf("%s: payload field %s must be a non-empty string", where(), python.Loose.Quote(name))
-			}
+	for _, name := range s.checkOrder {
+		kind := s.kinds[name]
+		v, ok := payload[name]
+		if !ok {
+			continue
 		}
-		return ""
+		if kind == kOptString && v == nil {
+			continue
+		}
+		_, isBool := v.(bool)
+		if kind == kInteger && isBool {
+			return fmt.Sprintf("%s: payload field %s must be an integer, got a boolean; a yes/no answer is not a quantity", where(), python.Loose.Quote(name)), false
+		}
+		if (kind == kString || kind == kOptString) && isBool {
+			return fmt.Sprintf("%s: payload field %s must be a string, got a boolean", where(), python.Loose.Quote(name)), false
+		}
+		okType := false
+		switch kind {
+		case kString, kOptString:
+			_, okType = v.(string)
+		case kInteger:
+			_, okType = v.(int64)
+		case kBoolean:
+			okType = isBool
+		}
+		if !okType {
+			return fmt.Sprintf("%s: payload field %s must be a %s, got %s", where(), python.Loose.Quote(name), kind, python.TypeName(v)), false
+		}
+		if s, ok := v.(string); ok && s == "" {
+			return fmt.Sprintf("%s: payload field %s must be a non-empty string", where(), python.Loose.Quote(name)), false
+		}
 	}
-	if p := check(s.required, s.requiredOrder); p != "" {
-		return p, false
-	}
-	return check(s.optional, s.optionalOrder), false
+	return "", false
 }
 
 func quoteKey(id string, version int64) string { return fmt.Sprintf("%s:v%d", id, version) }
