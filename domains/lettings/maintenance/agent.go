@@ -217,20 +217,16 @@ func decide(v View, policy map[string]any) engine.Decision {
 	}
 	// 6. An above-threshold quote with no checkpoint: open the one that is due.
 	quotes := v.mapRoot("quotes")
+quotes:
 	for _, key := range slices.Sorted(maps.Keys(quotes)) {
 		q, _ := quotes[key].(map[string]any)
 		if q["status"] != quoteReceived || asInt(q["amount_minor"]) <= asInt(policy["approval_threshold_minor"]) {
 			continue
 		}
-		covered := false
 		for _, a := range v.mapRoot("approvals") {
-			am, _ := a.(map[string]any)
-			if am["quote_id"] == q["quote_id"] && am["quote_version"] == q["version"] {
-				covered = true
+			if am, _ := a.(map[string]any); am["quote_id"] == q["quote_id"] && am["quote_version"] == q["version"] {
+				continue quotes // a checkpoint covers it
 			}
-		}
-		if covered {
-			continue
 		}
 		return &engine.Act{
 			ActionType: "request_approval",
@@ -412,23 +408,16 @@ func (p *Planner) Plan(obs *engine.Observation) *engine.Retrieve {
 		reads = settlementReads
 	}
 	var stack [16]string
-	list := stack[:0]
-	add := func(t string) {
-		if !slices.Contains(list, t) {
-			list = append(list, t)
-		}
-	}
-	for _, t := range reads {
-		add(t)
-	}
+	list := append(stack[:0], reads...)
 	if obs.Event != nil {
 		for _, tr := range EventTermReads {
 			if strings.Contains(obs.Event.EventType, tr[0]) {
-				add(tr[1])
+				list = append(list, tr[1])
 			}
 		}
 	}
 	slices.Sort(list)
+	list = slices.Compact(list)
 	if len(list) > engine.MaxRequestsPerBatch {
 		list = list[:engine.MaxRequestsPerBatch]
 	}
