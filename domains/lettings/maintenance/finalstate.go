@@ -440,6 +440,13 @@ var stateRegistries = []struct {
 	}}},
 }
 
+// stateAuthoritativeRules are the rules of the authoritative records'
+// fields that are not text (kind, its variant's, is already held).
+var stateAuthoritativeRules = map[string]stateCheck{
+	"kind": func(any, string) error { return nil }, "at": stateIsInstant, "valid": stateIsFlag,
+	"amount_minor": stateIsInt(0), "reason_code": stateField.String,
+}
+
 func stateAuthoritativeRecord(x any, p, key string) error {
 	r, err := stateField.Object(x, p)
 	if err != nil {
@@ -458,21 +465,11 @@ func stateAuthoritativeRecord(x any, p, key string) error {
 		return err
 	}
 	for _, name := range fields {
-		fp := p + "/" + name
-		switch name {
-		case "kind":
-		case "at":
-			_, err = stateField.Instant(r[name], fp)
-		case "valid":
-			err = stateField.Flag(r[name], fp)
-		case "amount_minor":
-			_, err = stateField.Int(r[name], fp, 0)
-		case "reason_code":
-			err = stateField.String(r[name], fp)
-		default:
-			err = stateField.Text(r[name], fp)
+		rule, ok := stateAuthoritativeRules[name]
+		if !ok {
+			rule = stateIsText
 		}
-		if err != nil {
+		if err := rule(r[name], p+"/"+name); err != nil {
 			return err
 		}
 	}
