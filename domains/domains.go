@@ -42,8 +42,6 @@ type Pack struct {
 	Name string
 	// OperationType is the spec's operation_type this pack executes.
 	OperationType string
-	// DefaultOperation is the embedded default spec file.
-	DefaultOperation func() []byte
 	// Operation loads spec bytes (nil: the embedded default) and binds one
 	// scenario, returning the engine domain and the spec's identity payload.
 	Operation func(spec []byte, source, scenarioID string) (engine.Domain, error)
@@ -121,10 +119,9 @@ func Packs() []*Pack {
 func Default() *Pack { return Packs()[0] }
 
 func maintenancePack() *Pack {
-	p := &Pack{
-		Name:             "lettings/maintenance",
-		OperationType:    maintenance.OperationType,
-		DefaultOperation: maintenance.DefaultOperation,
+	return &Pack{
+		Name:          "lettings/maintenance",
+		OperationType: maintenance.OperationType,
 		Operation: func(b []byte, source, scenarioID string) (engine.Domain, error) {
 			op, err := maintenance.OpenOperation(b, source, scenarioID)
 			if err != nil {
@@ -142,5 +139,4 @@ func maintenancePack() *Pack {
 		Agents:          agents.Entries(),
 		Presentation:    maintenancePresentation(),
 	}
-	return p
 }

@@ -26,8 +26,9 @@ type AgentFacts struct {
 }
 
 func maintenancePresentation() Presentation {
-	p := Presentation{
+	return Presentation{
 		ReadTools: len(maintenance.Tools),
+		Expiry:    struct{ EventType, CheckpointKey, Resolution string }{maintenance.CheckpointExpiryEvent, "checkpoint_id", "EXPIRED"},
 		Agents: map[string]AgentFacts{
 			"reference":       {Strategy: "the reference decision cascade: on every wake, read the published records, then act, wait, escalate or complete as the record and policy require", Memory: "retrieval"},
 			"complete_early":  {Strategy: "proposes completion before the operation is legitimately terminal", Memory: "retrieval"},
@@ -43,6 +44,4 @@ func maintenancePresentation() Presentation {
 				MemoryNote: "it remembers its own first visit request in its session and re-proposes it once after a wake"},
 		},
 	}
-	p.Expiry.EventType, p.Expiry.CheckpointKey, p.Expiry.Resolution = maintenance.CheckpointExpiryEvent, "checkpoint_id", "EXPIRED"
-	return p
 }

@@ -12,7 +12,8 @@ import (
 // ApplyAction implements [engine.State]: the action pipeline, first failure
 // wins.
 func (r *runState) ApplyAction(ctx *engine.Context, actionType string, payload map[string]any, refs []string) engine.Verdict {
-	r.touch(actionType)
+	act, known := actions[actionType]
+	r.touch(act.touches, known)
 	s := r.s
 	if s.replayFinal {
 		return engine.Refuse("OPERATION_IS_REPLAY_FINAL", "a replay-final operation accepts no further action")
@@ -20,8 +21,7 @@ func (r *runState) ApplyAction(ctx *engine.Context, actionType string, payload m
 	if a := r.op.spec.Actors["agent"]; a == nil || !a.Holds(actionType) {
 		return engine.Refuse("ACTION_OUTSIDE_AGENT_AUTHORITY", fmt.Sprintf("the agent does not hold %s", python.Loose.Quote(actionType)))
 	}
-	h, ok := handlers[actionType]
-	if !ok {
+	if !known {
 		return engine.Refuse("UNKNOWN_ACTION_TYPE", fmt.Sprintf("%s is not an action of this operation", python.Loose.Quote(actionType)))
 	}
 	if p, _ := payloadProblemAt(actionPayloadSchemas()[actionType], payload, "action ", actionType, actionType); p != "" {
@@ -30,35 +30,37 @@ func (r *runState) ApplyAction(ctx *engine.Context, actionType string, payload m
 	if v, bad := r.unresolvedEvidence(refs); bad {
 		return v
 	}
-	return h(r, ctx, payload, refs)
+	return act.apply(r, ctx, payload, refs)
 }
 
-var handlers map[string]func(*runState, *engine.Context, map[string]any, []string) engine.Verdict
+// actionKind is one action type of the operation: the tools whose records
+// its handler may change (as eventKind.touches) and its handler.
+type actionKind struct {
+	touches uint8
+	apply   func(*runState, *engine.Context, map[string]any, []string) engine.Verdict
+}
 
-func init() {
-	handlers = map[string]func(*runState, *engine.Context, map[string]any, []string) engine.Verdict{
-		"request_supplier_visit":       (*runState).actRequestVisit,
-		"request_approval":             (*runState).actRequestApproval,
-		"send_message":                 (*runState).actSendMessage,
-		"authorise_supplier_work":      (*runState).actAuthoriseWork,
-		"request_invoice_validation":   (*runState).actRequestInvoiceValidation,
-		"request_payment":              (*runState).actRequestPayment,
-		"request_exception_resolution": (*runState).actRequestException,
-	}
+// actions are every action type of the operation, each with its handler.
+var actions = map[string]actionKind{
+	"request_supplier_visit":       {tCase | tObligations, (*runState).actRequestVisit},
+	"request_approval":             {tCase | tCheckpoints | tObligations, (*runState).actRequestApproval},
+	"send_message":                 {tCase | tComms | tObligations, (*runState).actSendMessage},
+	"authorise_supplier_work":      {tCase | tObligations, (*runState).actAuthoriseWork},
+	"request_invoice_validation":   {tBilling, (*runState).actRequestInvoiceValidation},
+	"request_payment":              {tBilling, (*runState).actRequestPayment},
+	"request_exception_resolution": {tCase | tCheckpoints, (*runState).actRequestException},
 }
 
 func (r *runState) unresolvedEvidence(refs []string) (engine.Verdict, bool) {
 	s := r.s
 	var claimed []string
 	for _, a := range s.assertions {
-		id, _ := a["assertion_id"].(string)
-		if slices.Contains(refs, id) && !slices.Contains(claimed, id) {
+		if id, _ := a["assertion_id"].(string); slices.Contains(refs, id) {
 			claimed = append(claimed, id)
 		}
 	}
 	if len(claimed) > 0 {
-		slices.Sort(claimed)
-		return engine.Refuse("NON_AUTHORITATIVE_EVIDENCE", fmt.Sprintf("%s is an actor claim, not an authoritative record; a claim cannot establish attendance, completed work or payment", python.Loose.Quote(claimed[0]))), true
+		return engine.Refuse("NON_AUTHORITATIVE_EVIDENCE", fmt.Sprintf("%s is an actor claim, not an authoritative record; a claim cannot establish attendance, completed work or payment", python.Loose.Quote(slices.Min(claimed)))), true
 	}
 	for _, ref := range refs {
 		if _, ok := s.authoritative[ref]; ok {
@@ -87,13 +89,9 @@ func (r *runState) requiredEvidence(actionType string, payload map[string]any, r
 		}
 	}
 	required, problem := resolveRequiredEvidence(actionType, payload, records)
-	var missing []string
-	for _, id := range required {
-		if !slices.Contains(refs, id) && !slices.Contains(missing, id) {
-			missing = append(missing, id)
-		}
-	}
+	missing := slices.DeleteFunc(required, func(id string) bool { return slices.Contains(refs, id) })
 	slices.Sort(missing)
+	missing = slices.Compact(missing)
 	if problem == "" && len(missing) == 0 {
 		return engine.Verdict{}, false
 	}
@@ -159,9 +157,11 @@ func resolveRequiredEvidence(outcomeKey string, payload, records map[string]any)
 	return required, ""
 }
 
-func (r *runState) allocate(prefix string, used func(string) bool, n int) string {
-	i := n + 1
-	for used(fmt.Sprintf("%s_%d", prefix, i)) {
+// allocate is prefix_<i> for the first i from len(used)+1 that used does
+// not hold.
+func allocate(prefix string, used map[string]bool) string {
+	i := len(used) + 1
+	for used[fmt.Sprintf("%s_%d", prefix, i)] {
 		i++
 	}
 	return fmt.Sprintf("%s_%d", prefix, i)
@@ -174,7 +174,7 @@ func (r *runState) allocateVisit() string {
 			used[*c.visitID] = true
 		}
 	})
-	return r.allocate("visit", func(s string) bool { return used[s] }, len(used))
+	return allocate("visit", used)
 }
 
 func (r *runState) allocateCheckpoint() string {
@@ -185,15 +185,7 @@ func (r *runState) allocateCheckpoint() string {
 	for _, k := range r.s.exceptions.keys {
 		used[k] = true
 	}
-	return r.allocate("checkpoint", func(s string) bool { return used[s] }, len(used))
-}
-
-func (r *runState) allocatePayment() string {
-	used := map[string]bool{}
-	if r.s.payment.requestID != nil {
-		used[*r.s.payment.requestID] = true
-	}
-	return r.allocate("payment", func(s string) bool { return used[s] }, len(used))
+	return allocate("checkpoint", used)
 }
 
 func (r *runState) actRequestVisit(ctx *engine.Context, p map[string]any, refs []string) engine.Verdict {
@@ -282,12 +274,8 @@ func (r *runState) actAuthoriseWork(ctx *engine.Context, p map[string]any, refs 
 	if q == nil || q.status != quoteApproved {
 		return engine.Refuse("QUOTE_NOT_APPROVED", fmt.Sprintf("quote %s is not an approved quote", quoteKey(qid, qv)))
 	}
-	if q.validUntil != nil {
-		now, _ := engine.ParseInstant(ctx.Now())
-		until, _ := engine.ParseInstant(*q.validUntil)
-		if now > until {
-			return engine.Refuse("QUOTE_EXPIRED", fmt.Sprintf("quote %s expired at %s", quoteKey(qid, qv), *q.validUntil))
-		}
+	if q.validUntil != nil && past(ctx, *q.validUntil) {
+		return engine.Refuse("QUOTE_EXPIRED", fmt.Sprintf("quote %s expired at %s", quoteKey(qid, qv), *q.validUntil))
 	}
 	c := s.cycles.get(q.cycleID)
 	if c.visitStatus != visitNone {
@@ -352,7 +340,9 @@ func (r *runState) actRequestPayment(ctx *engine.Context, p map[string]any, refs
 	if v, bad := r.requiredEvidence("request_payment", p, refs, "MISSING_AUTHORITY_EVIDENCE"); bad {
 		return v
 	}
-	id := r.allocatePayment()
+	// The operation's one payment request: payment is NOT_REQUESTED, so no
+	// request id is taken yet.
+	id := allocate("payment", nil)
 	s.payment.requestID, s.payment.invoiceID, s.payment.cycleID = sp(id), sp(inv.invoiceID), sp(inv.cycleID)
 	s.payment.status = paymentRequested
 	return engine.Accept("", inv.cycleID, bindings("payment_request_id", id))
@@ -399,11 +389,9 @@ func (r *runState) actSendMessage(ctx *engine.Context, p map[string]any, refs []
 			"channel": "message_dispatch", "message_fixture_id": fixture, "recipient_actor_id": recipient, "status": "DELIVERED",
 		})
 	}
-	var verdictCycle any
-	if hasCycle && cid != "" {
+	verdictCycle := optString(s.currentCycleID)
+	if cid != "" {
 		verdictCycle = cid
-	} else {
-		verdictCycle = optString(s.currentCycleID)
 	}
 	return engine.Accept("", verdictCycle, nil)
 }
@@ -450,7 +438,7 @@ func (r *runState) armVisitFollowup(ctx *engine.Context, cid string) {
 
 // ApplyTerminal implements [engine.State]: two doors, both narrow.
 func (r *runState) ApplyTerminal(ctx *engine.Context, refs []string) engine.Verdict {
-	r.touch(engine.CompleteOutcomeKey)
+	r.touch(tCase, true) // completion changes only the case record
 	s := r.s
 	if s.replayFinal {
 		return engine.Refuse("OPERATION_IS_REPLAY_FINAL", "this operation has already ended")

@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -40,7 +41,6 @@ func (e *MissingRootError) Error() string { return "no served record carries roo
 // records of every ok result. A miss is never a default: it is a
 // [*MissingRootError].
 type View struct {
-	facts map[string]any // a view over one {root: value} map
 	// layers are the Records of the ok results in tool order; where two
 	// carry a root, the later one's value is the union's (as a merge in
 	// tool order would keep it).
@@ -66,10 +66,6 @@ func ViewOf(served map[string]*engine.ToolResult) View {
 }
 
 func (v View) lookup(root string) (any, bool) {
-	if v.facts != nil {
-		x, ok := v.facts[root]
-		return x, ok
-	}
 	for i := len(v.layers) - 1; i >= 0; i-- {
 		if x, ok := v.layers[i][root]; ok {
 			return x, true
@@ -85,16 +81,6 @@ func (v View) Get(root string) (any, error) {
 		return nil, &MissingRootError{root}
 	}
 	return x, nil
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // must is the lazy access the rules use; a miss unwinds to Decide.
@@ -152,13 +138,10 @@ func approvalsWith(v View, statuses ...string) []map[string]any {
 
 func sent(v View, fixture string, correlation any) bool {
 	comms, _ := v.must("communications").([]any)
-	for _, c := range comms {
+	return slices.ContainsFunc(comms, func(c any) bool {
 		m, _ := c.(map[string]any)
-		if m["message_fixture_id"] == fixture && m["correlation_id"] == correlation {
-			return true
-		}
-	}
-	return false
+		return m["message_fixture_id"] == fixture && m["correlation_id"] == correlation
+	})
 }
 
 func obligationOpenIn(v View, id string) bool {
@@ -177,7 +160,6 @@ func decide(v View, policy map[string]any) engine.Decision {
 	if cid, ok := cycleID.(string); ok {
 		cycle, _ = v.mapRoot("cycles")[cid].(map[string]any)
 	}
-	cycleID = v.must("current_cycle_id")
 
 	// 1. A human has taken the operation over: tell the customer, then close.
 	if v.must("ownership_transferred_to") != nil {
@@ -235,20 +217,16 @@ func decide(v View, policy map[string]any) engine.Decision {
 	}
 	// 6. An above-threshold quote with no checkpoint: open the one that is due.
 	quotes := v.mapRoot("quotes")
-	for _, key := range slices.Sorted(mapKeys(quotes)) {
+quotes:
+	for _, key := range slices.Sorted(maps.Keys(quotes)) {
 		q, _ := quotes[key].(map[string]any)
 		if q["status"] != quoteReceived || asInt(q["amount_minor"]) <= asInt(policy["approval_threshold_minor"]) {
 			continue
 		}
-		covered := false
 		for _, a := range v.mapRoot("approvals") {
-			am, _ := a.(map[string]any)
-			if am["quote_id"] == q["quote_id"] && am["quote_version"] == q["version"] {
-				covered = true
+			if am, _ := a.(map[string]any); am["quote_id"] == q["quote_id"] && am["quote_version"] == q["version"] {
+				continue quotes // a checkpoint covers it
 			}
-		}
-		if covered {
-			continue
 		}
 		return &engine.Act{
 			ActionType: "request_approval",
@@ -293,20 +271,11 @@ func wakeForVisit(status string) []string {
 
 func afterVerifiedWork(v View, cycle map[string]any, cid string) engine.Decision {
 	if pay, _ := cycle["requires_payment"].(bool); pay {
+		// The cycle's invoice: the first by invoice id.
 		var inv map[string]any
-		invoices := v.mapRoot("invoices")
-		var list []map[string]any
-		for _, x := range invoices {
-			m, _ := x.(map[string]any)
-			list = append(list, m)
-		}
-		slices.SortFunc(list, func(a, b map[string]any) int {
-			return strings.Compare(sprint(a["invoice_id"]), sprint(b["invoice_id"]))
-		})
-		for _, m := range list {
-			if m["cycle_id"] == cid {
+		for _, x := range v.mapRoot("invoices") {
+			if m, _ := x.(map[string]any); m["cycle_id"] == cid && (inv == nil || sprint(m["invoice_id"]) < sprint(inv["invoice_id"])) {
 				inv = m
-				break
 			}
 		}
 		if inv == nil {
@@ -439,23 +408,16 @@ func (p *Planner) Plan(obs *engine.Observation) *engine.Retrieve {
 		reads = settlementReads
 	}
 	var stack [16]string
-	list := stack[:0]
-	add := func(t string) {
-		if !slices.Contains(list, t) {
-			list = append(list, t)
-		}
-	}
-	for _, t := range reads {
-		add(t)
-	}
+	list := append(stack[:0], reads...)
 	if obs.Event != nil {
 		for _, tr := range EventTermReads {
 			if strings.Contains(obs.Event.EventType, tr[0]) {
-				add(tr[1])
+				list = append(list, tr[1])
 			}
 		}
 	}
 	slices.Sort(list)
+	list = slices.Compact(list)
 	if len(list) > engine.MaxRequestsPerBatch {
 		list = list[:engine.MaxRequestsPerBatch]
 	}
@@ -466,17 +428,14 @@ func (p *Planner) Plan(obs *engine.Observation) *engine.Retrieve {
 // when every one was already attempted.
 func (p *Planner) PlanTools(obs *engine.Observation, tools []string) *engine.Retrieve {
 	p.sync(obs)
-	var pending []string
+	var r *engine.Retrieve
 	for _, t := range tools {
-		if !p.attempted[t] {
-			pending = append(pending, t)
+		if p.attempted[t] {
+			continue
 		}
-	}
-	if len(pending) == 0 {
-		return nil
-	}
-	r := &engine.Retrieve{Requests: make([]engine.Request, 0, len(pending))}
-	for _, t := range pending {
+		if r == nil {
+			r = &engine.Retrieve{}
+		}
 		p.attempted[t] = true
 		r.Requests = append(r.Requests, engine.Request{Tool: t})
 	}
@@ -498,6 +457,20 @@ func (p *Planner) Gate(obs *engine.Observation, d engine.Decision) engine.Decisi
 		p.DecisionBoundary(key)
 	}
 	return d
+}
+
+// ReadMissing answers a decision rule that reached for a root no served
+// result carries: a top-up read of the tool that serves it, or a fallback
+// WAIT when that tool is unknown, already served or already attempted.
+func (p *Planner) ReadMissing(obs *engine.Observation, miss *MissingRootError) engine.Decision {
+	tool, ok := RootTool[miss.Root]
+	if _, served := obs.Served[tool]; !ok || served {
+		return &engine.Wait{Reason: "the record does not carry what this decision needs", FallbackAfterMinutes: engine.Minutes(1440)}
+	}
+	if topup := p.PlanTools(obs, []string{tool}); topup != nil {
+		return topup
+	}
+	return &engine.Wait{Reason: "a required record read failed in this invocation", FallbackAfterMinutes: engine.Minutes(1440)}
 }
 
 // OutcomeReadKey is the published schema an outcome's reads come from:
@@ -524,23 +497,16 @@ func OutstandingReads(obs *engine.Observation, d engine.Decision) (string, []str
 	if key == "" {
 		return "", nil
 	}
-	var out []string
-	for _, t := range obs.RequiredReads(key) {
-		if _, ok := obs.Served[t]; !ok {
-			out = append(out, t)
-		}
-	}
-	return key, out
+	return key, slices.DeleteFunc(slices.Clone(obs.RequiredReads(key)), func(t string) bool {
+		_, served := obs.Served[t]
+		return served
+	})
 }
 
 // Reference is the retrieving reference agent: the decision cascade run over
 // records it asked for through the published reads. It keeps no memory
 // between invocations.
-type Reference struct {
-	planner *Planner
-	// TopupBatches counts batches the phase table alone did not plan.
-	TopupBatches int
-}
+type Reference struct{ planner *Planner }
 
 var _ engine.Agent = (*Reference)(nil)
 
@@ -548,10 +514,7 @@ var _ engine.Agent = (*Reference)(nil)
 func NewReference() *Reference { return &Reference{planner: NewPlanner()} }
 
 // BeginEpisode implements [engine.Agent].
-func (a *Reference) BeginEpisode(engine.AgentIdentity) {
-	a.planner.BeginEpisode()
-	a.TopupBatches = 0
-}
+func (a *Reference) BeginEpisode(engine.AgentIdentity) { a.planner.BeginEpisode() }
 
 // DecisionBoundary forwards a business-outcome boundary to the planner
 // (wrappers that emit their own proposal call it).
@@ -564,31 +527,9 @@ func (a *Reference) Decide(obs *engine.Observation) (engine.Decision, error) {
 	}
 	d, err := Decide(ViewOf(obs.Served), obs.Static().Policy)
 	if err != nil {
-		root := err.(*MissingRootError).Root
-		tool, ok := RootTool[root]
-		if _, served := obs.Served[tool]; !ok || served {
-			return &engine.Wait{Reason: "the record does not carry what this decision needs", FallbackAfterMinutes: engine.Minutes(1440)}, nil
-		}
-		topup := a.planner.PlanTools(obs, []string{tool})
-		if topup == nil {
-			return &engine.Wait{Reason: "a required record read failed in this invocation", FallbackAfterMinutes: engine.Minutes(1440)}, nil
-		}
-		a.TopupBatches++
-		return topup, nil
+		return a.planner.ReadMissing(obs, err.(*MissingRootError)), nil
 	}
-	key, outstanding := OutstandingReads(obs, d)
-	if len(outstanding) > 0 {
-		topup := a.planner.PlanTools(obs, outstanding)
-		if topup == nil {
-			return &engine.Wait{Reason: "a required action read failed in this invocation", FallbackAfterMinutes: engine.Minutes(1440)}, nil
-		}
-		a.TopupBatches++
-		return topup, nil
-	}
-	if key != "" {
-		a.planner.DecisionBoundary(key)
-	}
-	return d, nil
+	return a.planner.Gate(obs, d), nil
 }
 
 // sprint is fmt.Sprint(x) without formatting when x is already a string

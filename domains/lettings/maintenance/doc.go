@@ -53,7 +53,7 @@
 // final_state) is every root plus hidden, in canonical key order.
 //
 // A claim is never a fact: an event's provenance is its actor's authority
-// in the registry ([EventAuthority], [RoleAuthority]), an assertion is
+// in the registry ([Operation.EventAuthority], [RoleAuthority]), an assertion is
 // recorded as an actor claim, and attendance, work, invoice validity and
 // settlement exist only as authoritative records an agent must read and
 // cite.

@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/obaudit/obaudit/internal/jsonfield"
@@ -79,11 +80,7 @@ var (
 	stateExceptionFields  = []string{"checkpoint_id", "exception_type", "cycle_id", "opened_at", "deadline_at", "evidence_refs", "status", "resolution", "resolved_at"}
 	stateInvoiceFields    = []string{"invoice_id", "cycle_id", "quote_id", "quote_version", "amount_minor", "currency", "status", "validation_id"}
 	stateObligationFields = []string{"obligation_id", "kind", "cycle_id", "due_at", "status", "closed_at"}
-	statePaymentFields    = []string{"request_id", "invoice_id", "cycle_id", "status", "settlement_id"}
-	stateAssertionFields  = []string{"assertion_id", "actor_id", "assertion", "cycle_id", "at"}
 	stateMessageFields    = []string{"recipient_actor_id", "message_fixture_id", "correlation_id", "at"}
-	stateProvisionalField = []string{"cycle_id", "accepted_at", "reopen_until", "timer_event_id"}
-	stateTerminalFields   = []string{"outcome", "at", "cycle_id"}
 	// stateAuthoritative are the authoritative record variants by kind.
 	stateAuthoritative = map[string][]string{
 		"visit_attendance":   {"kind", "cycle_id", "visit_id", "at"},
@@ -98,15 +95,11 @@ var (
 // issue_reporting_actor_id for the engines that wrote it (0.11.0 to 0.13.0).
 func StateFields(engineVersion string) []string {
 	out := append(slices.Clone(ObservableRoots), "hidden")
-	if reportingActorEngine(engineVersion) {
+	if slices.Contains([]string{"0.11.0", "0.12.0", "0.13.0"}, engineVersion) {
 		out = append(out, "issue_reporting_actor_id")
 	}
 	slices.Sort(out)
 	return out
-}
-
-func reportingActorEngine(v string) bool {
-	return v == "0.11.0" || v == "0.12.0" || v == "0.13.0"
 }
 
 // stateError is a state refusal's cause: the pointer of the value it is
@@ -130,22 +123,6 @@ func stateFail(sentinel *refusal.Refusal, pointer, format string, args ...any) e
 	return r
 }
 
-// ValidateFinalState holds an untrusted final_state (a canon.Parse tree) to
-// the exact canonical state this operation writes, strictly: every root,
-// registry, record and list item with exactly its fields, every text
-// non-empty, every integer an integer in range, every instant canonical,
-// every status, kind and phase in its vocabulary, every registry record
-// filed under its own identity, every reference the operation only writes
-// to a record it holds resolving to that record, and hidden plain JSON
-// without floats. It returns nil or the first refusal (classes state/…)
-// with the value's pointer; records are visited in key order, so the
-// refusal is deterministic.
-//
-// engineVersion selects the root set (issue_reporting_actor_id for engines
-// 0.11.0 to 0.13.0); recovery admits operation 0.7.0's delivery-recovery
-// communications. Communications carry dispatch_status when recovery is on
-// or any of them does (all of them then). contract is accepted for the
-// artefact reader's hook; the state's shape does not depend on it.
 // Terminal reads the terminal outcome and the replay-final flag out of a
 // final state [ValidateFinalState] accepted: terminal.outcome, or nil with
 // no terminal (a re-grade's input, domains.Pack.Terminal).
@@ -171,8 +148,23 @@ const RecoveryOperationVersion = "0.7.0"
 // RecoveryFixture is the one message fixture a recovery re-sends.
 const RecoveryFixture = MsgTransferNotice
 
+// ValidateFinalState holds an untrusted final_state (a canon.Parse tree) to
+// the exact canonical state this operation writes, strictly: every root,
+// registry, record and list item with exactly its fields, every text
+// non-empty, every integer an integer in range, every instant canonical,
+// every status, kind and phase in its vocabulary, every registry record
+// filed under its own identity, every reference the operation only writes
+// to a record it holds resolving to that record, and hidden plain JSON
+// without floats. It returns nil or the first refusal (classes state/…)
+// with the value's pointer; records are visited in key order, so the
+// refusal is deterministic.
+//
+// engineVersion selects the root set (issue_reporting_actor_id for engines
+// 0.11.0 to 0.13.0); recovery admits operation 0.7.0's delivery-recovery
+// communications. Communications carry dispatch_status when recovery is on
+// or any of them does (all of them then). contract is accepted for the
+// artefact reader's hook; the state's shape does not depend on it.
 func ValidateFinalState(state map[string]any, engineVersion string, contract int, recovery bool) error {
-	_ = contract
 	v := stateValidator{s: state}
 	return v.validate(engineVersion, recovery)
 }
@@ -221,27 +213,7 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 	if err := stateField.Exact(s, StateFields(engineVersion), ""); err != nil {
 		return err
 	}
-	if err := stateField.OneOf(s["phase"], statePhases, "/phase"); err != nil {
-		return err
-	}
-	names := []string{"issue_id", "classification", "current_cycle_id", "ownership_transferred_to"}
-	if reportingActorEngine(engineVersion) {
-		names = append(names, "issue_reporting_actor_id")
-	}
-	for _, name := range names {
-		if err := stateField.OptText(s[name], "/"+name); err != nil {
-			return err
-		}
-	}
-	if err := stateField.OneOf(s["customer_resolution"], stateResolutions, "/customer_resolution"); err != nil {
-		return err
-	}
-	for _, name := range []string{"transfer_notice_sent", "replay_final"} {
-		if err := stateField.Flag(s[name], "/"+name); err != nil {
-			return err
-		}
-	}
-	if _, err := stateField.Int(s["reopen_count"], "/reopen_count", 0); err != nil {
+	if err := stateHold(s, stateRootRules, ""); err != nil {
 		return err
 	}
 	// Registries: shapes first (every record), then references between them.
@@ -272,20 +244,20 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 		}
 	}
 	v.records = records
-	if err := statePayment.check(s["payment"], "/payment", ""); err != nil {
+	if err := statePayment(s["payment"], "/payment"); err != nil {
 		return err
 	}
-	if err := stateAssertions(s["assertions"]); err != nil {
+	if err := stateAssertions(s["assertions"], "/assertions"); err != nil {
 		return err
 	}
 	if err := stateCommunications(s["communications"], recovery); err != nil {
 		return err
 	}
-	if err := stateProvisional.check(s["provisional_close"], "/provisional_close", ""); err != nil {
+	if err := stateProvisional(s["provisional_close"], "/provisional_close"); err != nil {
 		return err
 	}
 	if s["terminal"] != nil {
-		if err := stateTerminal.check(s["terminal"], "/terminal", ""); err != nil {
+		if err := stateTerminal(s["terminal"], "/terminal"); err != nil {
 			return err
 		}
 	}
@@ -300,7 +272,7 @@ func (v *stateValidator) validate(engineVersion string, recovery bool) error {
 }
 
 // stateCheck holds one field's value, at pointer p, to its rule.
-type stateCheck func(x any, p string) error
+type stateCheck = jsonfield.Rule
 
 var (
 	stateIsText       stateCheck = stateField.Text
@@ -315,12 +287,7 @@ func stateIsInstant(x any, p string) error {
 	return err
 }
 
-func stateIsInt(minimum int64) stateCheck {
-	return func(x any, p string) error {
-		_, err := stateField.Int(x, p, minimum)
-		return err
-	}
-}
+func stateIsInt(minimum int64) stateCheck { return stateField.Integer(minimum, math.MaxInt64) }
 
 func stateIsOneOf(vocab []string) stateCheck {
 	return func(x any, p string) error { return stateField.OneOf(x, vocab, p) }
@@ -332,13 +299,13 @@ type stateRule struct {
 	check stateCheck
 }
 
-// stateRecord is the shape of one record: the exact field set, the
-// identity the record must be filed under, then each field's rule, in the
-// order they are checked (the first failure is the refusal).
+// stateRecord is the shape of one registry record: the exact field set,
+// the identity the record must be filed under, then each field's rule, in
+// the order they are checked (the first failure is the refusal).
 type stateRecord struct {
 	fields []string
-	// filed refuses a registry record whose identity is not the key it is
-	// filed under; nil for a record the state holds once.
+	// filed refuses a record whose identity is not the key it is filed
+	// under.
 	filed func(r map[string]any, p, key string) error
 	rules []stateRule
 }
@@ -351,10 +318,8 @@ func (s *stateRecord) check(x any, p, key string) error {
 	if err := stateField.Exact(r, s.fields, p); err != nil {
 		return err
 	}
-	if s.filed != nil {
-		if err := s.filed(r, p, key); err != nil {
-			return err
-		}
+	if err := s.filed(r, p, key); err != nil {
+		return err
 	}
 	return stateHold(r, s.rules, p)
 }
@@ -401,29 +366,40 @@ func stateQuoteFiled(q map[string]any, p, key string) error {
 	return nil
 }
 
-// The records the state holds once, and the items of its lists.
+// stateRootRules are the root's scalar fields, in the order they are
+// checked (issue_reporting_actor_id, absent for the engines that do not
+// write it, is then null).
+var stateRootRules = []stateRule{
+	{"phase", stateIsOneOf(statePhases)}, {"issue_id", stateIsOptText}, {"classification", stateIsOptText},
+	{"current_cycle_id", stateIsOptText}, {"ownership_transferred_to", stateIsOptText}, {"issue_reporting_actor_id", stateIsOptText},
+	{"customer_resolution", stateIsOneOf(stateResolutions)}, {"transfer_notice_sent", stateIsFlag}, {"replay_final", stateIsFlag},
+	{"reopen_count", stateIsInt(0)},
+}
+
+// The records the state holds once, and the items of its lists: each of
+// exactly its members, held to their rules in order.
 var (
-	stateAssertion = &stateRecord{fields: stateAssertionFields, rules: []stateRule{
-		{"assertion_id", stateIsText}, {"actor_id", stateIsText}, {"assertion", stateIsText},
-		{"cycle_id", stateIsOptText}, {"at", stateIsInstant},
-	}}
+	stateAssertions = stateField.List(stateField.Closed(
+		jsonfield.Field("assertion_id", stateIsText), jsonfield.Field("actor_id", stateIsText), jsonfield.Field("assertion", stateIsText),
+		jsonfield.Field("cycle_id", stateIsOptText), jsonfield.Field("at", stateIsInstant),
+	))
 	// stateMessageRules are a communication's rules for the fields every
 	// one carries (its field set depends on the list: stateCommunications).
 	stateMessageRules = []stateRule{
 		{"recipient_actor_id", stateIsText}, {"message_fixture_id", stateIsText},
 		{"correlation_id", stateIsOptText}, {"at", stateIsInstant},
 	}
-	statePayment = &stateRecord{fields: statePaymentFields, rules: []stateRule{
-		{"request_id", stateIsOptText}, {"invoice_id", stateIsOptText}, {"cycle_id", stateIsOptText},
-		{"settlement_id", stateIsOptText}, {"status", stateIsOneOf(statePaymentStatuses)},
-	}}
-	stateProvisional = &stateRecord{fields: stateProvisionalField, rules: []stateRule{
-		{"cycle_id", stateIsOptText}, {"timer_event_id", stateIsOptText},
-		{"accepted_at", stateIsOptInstant}, {"reopen_until", stateIsOptInstant},
-	}}
-	stateTerminal = &stateRecord{fields: stateTerminalFields, rules: []stateRule{
-		{"outcome", stateIsOneOf(ProducibleTerminals)}, {"at", stateIsInstant}, {"cycle_id", stateIsOptText},
-	}}
+	statePayment = stateField.Closed(
+		jsonfield.Field("request_id", stateIsOptText), jsonfield.Field("invoice_id", stateIsOptText), jsonfield.Field("cycle_id", stateIsOptText),
+		jsonfield.Field("settlement_id", stateIsOptText), jsonfield.Field("status", stateIsOneOf(statePaymentStatuses)),
+	)
+	stateProvisional = stateField.Closed(
+		jsonfield.Field("cycle_id", stateIsOptText), jsonfield.Field("timer_event_id", stateIsOptText),
+		jsonfield.Field("accepted_at", stateIsOptInstant), jsonfield.Field("reopen_until", stateIsOptInstant),
+	)
+	stateTerminal = stateField.Closed(
+		jsonfield.Field("outcome", stateIsOneOf(ProducibleTerminals)), jsonfield.Field("at", stateIsInstant), jsonfield.Field("cycle_id", stateIsOptText),
+	)
 )
 
 // stateRegistries are the record registries of the canonical state, in the
@@ -464,6 +440,13 @@ var stateRegistries = []struct {
 	}}},
 }
 
+// stateAuthoritativeRules are the rules of the authoritative records'
+// fields that are not text (kind, its variant's, is already held).
+var stateAuthoritativeRules = map[string]stateCheck{
+	"kind": func(any, string) error { return nil }, "at": stateIsInstant, "valid": stateIsFlag,
+	"amount_minor": stateIsInt(0), "reason_code": stateField.String,
+}
+
 func stateAuthoritativeRecord(x any, p, key string) error {
 	r, err := stateField.Object(x, p)
 	if err != nil {
@@ -482,21 +465,11 @@ func stateAuthoritativeRecord(x any, p, key string) error {
 		return err
 	}
 	for _, name := range fields {
-		fp := p + "/" + name
-		switch name {
-		case "kind":
-		case "at":
-			_, err = stateField.Instant(r[name], fp)
-		case "valid":
-			err = stateField.Flag(r[name], fp)
-		case "amount_minor":
-			_, err = stateField.Int(r[name], fp, 0)
-		case "reason_code":
-			err = stateField.String(r[name], fp)
-		default:
-			err = stateField.Text(r[name], fp)
+		rule, ok := stateAuthoritativeRules[name]
+		if !ok {
+			rule = stateIsText
 		}
-		if err != nil {
+		if err := rule(r[name], p+"/"+name); err != nil {
 			return err
 		}
 	}
@@ -505,20 +478,6 @@ func stateAuthoritativeRecord(x any, p, key string) error {
 	// which the record does not repeat).
 	if kind == "visit_attendance" && key != "attendance:"+r["visit_id"].(string) {
 		return stateFail(ErrStateKeyMismatch, p, "an attendance record is filed under attendance:<visit_id>, not %q", key)
-	}
-	return nil
-}
-
-func stateAssertions(x any) error {
-	const p = "/assertions"
-	list, err := stateField.Array(x, p)
-	if err != nil {
-		return err
-	}
-	for i, item := range list {
-		if err := stateAssertion.check(item, jsonfield.Index(p, i), ""); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -533,14 +492,11 @@ func stateCommunications(x any, recovery bool) error {
 	if err != nil {
 		return err
 	}
-	delivery := recovery
-	for _, item := range list {
-		if m, ok := item.(map[string]any); ok {
-			if _, has := m["dispatch_status"]; has {
-				delivery = true
-			}
-		}
-	}
+	delivery := recovery || slices.ContainsFunc(list, func(item any) bool {
+		m, _ := item.(map[string]any)
+		_, has := m["dispatch_status"]
+		return has
+	})
 	recovered := map[int64]bool{}
 	for i, item := range list {
 		ip := jsonfield.Index(p, i)
@@ -602,16 +558,17 @@ func stateCommunications(x any, recovery bool) error {
 // correlation) are claims, not links, and are not held to resolve.
 func (v *stateValidator) references(held map[string]map[string]any) error {
 	s := v.s
-	cycle := func(x any, p string) error {
-		id, ok := x.(string)
-		if !ok {
-			return nil // null (shapes already checked)
+	// in is the rule that a reference names a record of reg (a null one,
+	// the shapes already checked, names none).
+	in := func(reg map[string]any, what string) func(x any, p string) error {
+		return func(x any, p string) error {
+			if id, ok := x.(string); ok && reg[id] == nil {
+				return stateFail(ErrStateDanglingReference, p, "names %s %q, which the state does not hold", what, id)
+			}
+			return nil
 		}
-		if _, ok := v.cycles[id]; !ok {
-			return stateFail(ErrStateDanglingReference, p, "names cycle %q, which the state does not hold", id)
-		}
-		return nil
 	}
+	cycle, invoice := in(v.cycles, "cycle"), in(v.invoices, "invoice")
 	record := func(x any, p, kind string, match map[string]any) error {
 		id, ok := x.(string)
 		if !ok {
@@ -637,28 +594,20 @@ func (v *stateValidator) references(held map[string]map[string]any) error {
 			return err
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(v.quotes)) {
-		if err := cycle(v.quotes[k].(map[string]any)["cycle_id"], jsonfield.Key("/quotes", k)+"/cycle_id"); err != nil {
-			return err
-		}
-	}
-	approvals := held["approvals"]
-	for _, k := range slices.Sorted(maps.Keys(approvals)) {
-		a := approvals[k].(map[string]any)
-		p := jsonfield.Key("/approvals", k)
-		if err := cycle(a["cycle_id"], p+"/cycle_id"); err != nil {
-			return err
-		}
-		qk := quoteKey(a["quote_id"].(string), a["quote_version"].(int64))
-		if _, ok := v.quotes[qk]; !ok {
-			return stateFail(ErrStateDanglingReference, p+"/quote_id", "binds quote %q, which the state does not hold", qk)
-		}
-	}
-	for _, name := range []string{"exceptions", "obligations"} {
+	for _, name := range []string{"quotes", "approvals", "exceptions", "obligations"} {
 		reg := held[name]
 		for _, k := range slices.Sorted(maps.Keys(reg)) {
-			if err := cycle(reg[k].(map[string]any)["cycle_id"], jsonfield.Key("/"+name, k)+"/cycle_id"); err != nil {
+			r := reg[k].(map[string]any)
+			p := jsonfield.Key("/"+name, k)
+			if err := cycle(r["cycle_id"], p+"/cycle_id"); err != nil {
 				return err
+			}
+			if name != "approvals" {
+				continue
+			}
+			qk := quoteKey(r["quote_id"].(string), r["quote_version"].(int64))
+			if _, ok := v.quotes[qk]; !ok {
+				return stateFail(ErrStateDanglingReference, p+"/quote_id", "binds quote %q, which the state does not hold", qk)
 			}
 		}
 	}
@@ -670,23 +619,20 @@ func (v *stateValidator) references(held map[string]map[string]any) error {
 	for _, k := range slices.Sorted(maps.Keys(v.records)) {
 		r := v.records[k].(map[string]any)
 		p := jsonfield.Key("/authoritative_records", k)
+		var err error
 		switch r["kind"] {
 		case "visit_attendance", "work_evidence":
-			if err := cycle(r["cycle_id"], p+"/cycle_id"); err != nil {
-				return err
-			}
+			err = cycle(r["cycle_id"], p+"/cycle_id")
 		case "invoice_validation", "payment_settlement":
-			id := r["invoice_id"].(string)
-			if _, ok := v.invoices[id]; !ok {
-				return stateFail(ErrStateDanglingReference, p+"/invoice_id", "names invoice %q, which the state does not hold", id)
-			}
+			err = invoice(r["invoice_id"], p+"/invoice_id")
+		}
+		if err != nil {
+			return err
 		}
 	}
 	pay := s["payment"].(map[string]any)
-	if id, ok := pay["invoice_id"].(string); ok {
-		if _, held := v.invoices[id]; !held {
-			return stateFail(ErrStateDanglingReference, "/payment/invoice_id", "names invoice %q, which the state does not hold", id)
-		}
+	if err := invoice(pay["invoice_id"], "/payment/invoice_id"); err != nil {
+		return err
 	}
 	if err := cycle(pay["cycle_id"], "/payment/cycle_id"); err != nil {
 		return err
@@ -697,10 +643,6 @@ func (v *stateValidator) references(held map[string]map[string]any) error {
 	if err := cycle(s["provisional_close"].(map[string]any)["cycle_id"], "/provisional_close/cycle_id"); err != nil {
 		return err
 	}
-	if t, ok := s["terminal"].(map[string]any); ok {
-		if err := cycle(t["cycle_id"], "/terminal/cycle_id"); err != nil {
-			return err
-		}
-	}
-	return nil
+	terminal, _ := s["terminal"].(map[string]any) // nil: no terminal, no cycle
+	return cycle(terminal["cycle_id"], "/terminal/cycle_id")
 }

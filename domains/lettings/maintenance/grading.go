@@ -1,6 +1,7 @@
 package maintenance
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/obaudit/obaudit/engine"
@@ -31,10 +32,6 @@ func (op *Operation) GradingContract() *engine.GradingContract {
 	for _, t := range Tools {
 		tools[t.Name] = engine.GradingTool{Source: t.Source, Authority: t.Authority, SchemaID: t.SchemaID(), RecordID: t.RecordID(), Roots: slices.Clone(t.Roots)}
 	}
-	shapes := map[string]engine.RootShape{}
-	for k, v := range RootShapes {
-		shapes[k] = engine.RootShape(v)
-	}
 	outcomes := map[string]engine.GradingOutcome{}
 	for k, c := range evidenceContract {
 		outcomes[k] = engine.GradingOutcome{RequiredReads: slices.Clone(c.reads), Selectors: slices.Clone(c.evidence)}
@@ -48,7 +45,7 @@ func (op *Operation) GradingContract() *engine.GradingContract {
 		},
 		TerminalOutcomes:    slices.Clone(ProducibleTerminals),
 		Tools:               tools,
-		RootShapes:          shapes,
+		RootShapes:          maps.Clone(RootShapes),
 		RecordVersionLength: RecordVersionLength,
 		Outcomes:            outcomes,
 	}

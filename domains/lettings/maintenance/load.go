@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/obaudit/obaudit/canon"
@@ -34,41 +35,32 @@ func DefaultOperation() []byte { return slices.Clone(defaultOperation) }
 const defaultSource = "embedded:lettings_maintenance_synthetic_v1.yaml"
 
 var (
-	treeOnce sync.Once
 	// defaultTree is the embedded default operation's tree. It is never
 	// handed out and FromTree copies what it keeps, so nothing changes it:
 	// every spec built from it hashes to one digest, computed by the first
 	// build that needs it (defaultDigest).
-	defaultTree map[string]any
-	treeErr     error
+	defaultTree = sync.OnceValues(func() (map[string]any, error) {
+		tree, err := canon.Parse(defaultOperationJSON)
+		if err != nil {
+			return nil, err
+		}
+		return tree.(map[string]any), nil
+	})
 
 	digestMu      sync.Mutex
 	defaultDigest string // "" until computed
 
-	specOnce    sync.Once
-	defaultSpec *Spec
-	specErr     error
+	defaultSpec = sync.OnceValues(buildDefault)
 )
-
-func loadTree() error {
-	treeOnce.Do(func() {
-		tree, err := canon.Parse(defaultOperationJSON)
-		if err != nil {
-			treeErr = err
-			return
-		}
-		defaultTree = tree.(map[string]any)
-	})
-	return treeErr
-}
 
 // buildDefault builds a spec from the default tree, hashing it only if no
 // build before it has.
 func buildDefault() (*Spec, error) {
-	if err := loadTree(); err != nil {
+	tree, err := defaultTree()
+	if err != nil {
 		return nil, err
 	}
-	spec, err := buildSpec(defaultTree, defaultSource)
+	spec, err := buildSpec(tree, defaultSource)
 	if err != nil {
 		return nil, err
 	}
@@ -85,10 +77,7 @@ func buildDefault() (*Spec, error) {
 
 // DefaultSpec loads the embedded default operation (once). The spec is
 // shared: [NewOperation] verifies it, as any caller may have changed it.
-func DefaultSpec() (*Spec, error) {
-	specOnce.Do(func() { defaultSpec, specErr = buildDefault() })
-	return defaultSpec, specErr
-}
+func DefaultSpec() (*Spec, error) { return defaultSpec() }
 
 // OpenOperation binds a spec of the operation's own to scenarioID: the
 // embedded default operation when b is nil, else b as [LoadSpec] reads it
@@ -174,6 +163,19 @@ func requireMapping(v any, where string) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, refusal.New(ErrSchema, "%s: expected a mapping, got %s", where, python.TypeName(v))
+	}
+	return m, nil
+}
+
+// requireRecord is requireMapping, then keys (rejectUnknown or
+// requireExactly) holding the mapping's keys to fields.
+func requireRecord(v any, where string, fields []string, keys func(map[string]any, []string, string) error) (map[string]any, error) {
+	m, err := requireMapping(v, where)
+	if err != nil {
+		return nil, err
+	}
+	if err := keys(m, fields, where); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -306,11 +308,8 @@ func parseActors(v any, source string) (map[string]*Actor, error) {
 	out := map[string]*Actor{}
 	for id, body := range m {
 		where := source + ": actor " + id
-		e, err := requireMapping(body, where)
+		e, err := requireRecord(body, where, actorFields, rejectUnknown)
 		if err != nil {
-			return nil, err
-		}
-		if err := rejectUnknown(e, actorFields, where); err != nil {
 			return nil, err
 		}
 		auth, err := requireStrings(e["authority"], where, "authority")
@@ -334,11 +333,8 @@ func parseActors(v any, source string) (map[string]*Actor, error) {
 
 func parsePolicy(v any, source string) (Policy, error) {
 	where := source + ": policy"
-	m, err := requireMapping(v, where)
+	m, err := requireRecord(v, where, PolicyFields, requireExactly)
 	if err != nil {
-		return Policy{}, err
-	}
-	if err := requireExactly(m, PolicyFields, where); err != nil {
 		return Policy{}, err
 	}
 	var p Policy
@@ -397,11 +393,8 @@ func parseScenarios(v any, s *Spec, source string) (map[string]*Scenario, error)
 	out := map[string]*Scenario{}
 	for _, id := range slices.Sorted(maps.Keys(m)) {
 		where := source + ": scenario " + id
-		e, err := requireMapping(m[id], where)
+		e, err := requireRecord(m[id], where, scenarioFields, requireExactly)
 		if err != nil {
-			return nil, err
-		}
-		if err := requireExactly(e, scenarioFields, where); err != nil {
 			return nil, err
 		}
 		sc := &Scenario{ID: id}
@@ -458,12 +451,9 @@ func parseRejections(v any, events []AuthoredEvent, where string) ([]ExpectedRej
 	out := []ExpectedRejection{}
 	seen := map[string]bool{}
 	for i, body := range l {
-		pos := place + "[" + itoa(i) + "]"
-		m, err := requireMapping(body, pos)
+		pos := place + "[" + strconv.Itoa(i) + "]"
+		m, err := requireRecord(body, pos, rejectionFields, requireExactly)
 		if err != nil {
-			return nil, err
-		}
-		if err := requireExactly(m, rejectionFields, pos); err != nil {
 			return nil, err
 		}
 		var r ExpectedRejection
@@ -496,12 +486,9 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 	var out []AuthoredEvent
 	seen := map[string]bool{}
 	for i, body := range l {
-		pos := where + ": event #" + itoa(i)
-		m, err := requireMapping(body, pos)
+		pos := where + ": event #" + strconv.Itoa(i)
+		m, err := requireRecord(body, pos, eventFields, rejectUnknown)
 		if err != nil {
-			return nil, err
-		}
-		if err := rejectUnknown(m, eventFields, pos); err != nil {
 			return nil, err
 		}
 		ev := AuthoredEvent{Sequence: int64(i), TriggersAgent: true}
@@ -515,7 +502,7 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 		if ev.Type, err = requireText(m, "type", pos); err != nil {
 			return nil, err
 		}
-		required, known := EventAuthority[ev.Type]
+		kind, known := events[ev.Type]
 		if !known {
 			return nil, refusal.New(ErrUnknownEventType, "%s: unknown event type %s; known types are %s", pos, python.Loose.Quote(ev.Type), python.Loose.StrList(WakeEventTypes))
 		}
@@ -526,24 +513,21 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 		if !ok {
 			return nil, refusal.New(ErrUnknownReference, "%s: unknown actor %s", pos, python.Loose.Quote(ev.Actor))
 		}
-		if !actor.Holds(required) {
+		if !actor.Holds(kind.authority) {
 			return nil, refusal.New(ErrActorLacksAuthority, "%s: actor %s does not hold %s, so it cannot emit %s; provenance is derived from the actor registry and cannot be self-asserted",
-				pos, python.Loose.Quote(ev.Actor), python.Loose.Quote(required), python.Loose.Quote(ev.Type))
+				pos, python.Loose.Quote(ev.Actor), python.Loose.Quote(kind.authority), python.Loose.Quote(ev.Type))
 		}
 		if ev.Trigger, err = parseTrigger(m, pos); err != nil {
 			return nil, err
 		}
-		atV, hasAt := m["at"]
-		if hasAt && atV == nil {
-			hasAt = false
-		}
-		if hasAt && ev.Trigger != nil {
+		atV := m["at"]
+		if atV != nil && ev.Trigger != nil {
 			return nil, refusal.New(ErrSchema, "%s: declares both an absolute instant and a cause; an authored event has exactly one answer to 'when'", pos)
 		}
-		if !hasAt && ev.Trigger == nil {
+		if atV == nil && ev.Trigger == nil {
 			return nil, refusal.New(ErrSchema, "%s: declares neither 'at' nor 'on_action'/'on_event', so nothing can ever schedule it", pos)
 		}
-		if hasAt {
+		if atV != nil {
 			var sec int64
 			if ev.At, sec, err = instant(atV, pos+": at"); err != nil {
 				return nil, err
@@ -588,26 +572,21 @@ func parseEvents(v any, actors map[string]*Actor, where string, startSec int64) 
 }
 
 func parseTrigger(m map[string]any, pos string) (*engine.Trigger, error) {
-	onAction, hasA := m["on_action"]
-	onEvent, hasE := m["on_event"]
-	hasA = hasA && onAction != nil
-	hasE = hasE && onEvent != nil
-	if hasA && hasE {
+	onAction := m["on_action"]
+	onEvent := m["on_event"]
+	if onAction != nil && onEvent != nil {
 		return nil, refusal.New(ErrSchema, "%s: declares both on_action and on_event; an authored event has one cause", pos)
 	}
-	if !hasA && !hasE {
+	if onAction == nil && onEvent == nil {
 		return nil, nil
 	}
 	kind, body := engine.TriggerOnAction, onAction
-	if hasE {
+	if onEvent != nil {
 		kind, body = engine.TriggerOnEvent, onEvent
 	}
 	where := pos + ": on_" + kind
-	b, err := requireMapping(body, where)
+	b, err := requireRecord(body, where, triggerFields, rejectUnknown)
 	if err != nil {
-		return nil, err
-	}
-	if err := rejectUnknown(b, triggerFields, where); err != nil {
 		return nil, err
 	}
 	typ, err := requireText(b, "type", where)
@@ -618,12 +597,12 @@ func parseTrigger(m map[string]any, pos string) (*engine.Trigger, error) {
 		return nil, refusal.New(ErrUnknownReference, "%s: on_action names %s, which is not a known action type", pos, python.Loose.Quote(typ))
 	}
 	if kind == engine.TriggerOnEvent {
-		if _, ok := EventAuthority[typ]; !ok {
+		if _, ok := events[typ]; !ok {
 			return nil, refusal.New(ErrUnknownEventType, "%s: on_event names %s, which is not a known event type", pos, python.Loose.Quote(typ))
 		}
 	}
 	t := &engine.Trigger{Kind: kind, Type: typ}
-	if c, ok := b["cycle_id"]; ok && c != nil {
+	if c := b["cycle_id"]; c != nil {
 		s, ok := c.(string)
 		if !ok {
 			return nil, refusal.New(ErrSchema, "%s: on_%s cycle_id must be a string", pos, kind)
@@ -631,8 +610,4 @@ func parseTrigger(m map[string]any, pos string) (*engine.Trigger, error) {
 		t.CycleID = &s
 	}
 	return t, nil
-}
-
-func itoa(i int) string {
-	return engine.FormatInt(int64(i))
 }

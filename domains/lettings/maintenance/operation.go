@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -50,16 +51,8 @@ func NewOperation(spec *Spec, scenarioID string) (*Operation, error) {
 	return bind(spec, scenarioID)
 }
 
-// NewOperations binds a loaded spec to each of scenarioIDs, keyed by id:
-// NewOperation for each, with the spec's identity verified once for all.
-func NewOperations(spec *Spec, scenarioIDs []string) (map[string]*Operation, error) {
-	if err := spec.Verify(); err != nil {
-		return nil, err
-	}
-	return bindAll(spec, scenarioIDs)
-}
-
-// bindAll is NewOperations after the spec's identity is verified.
+// bindAll binds a spec whose identity is established to each of
+// scenarioIDs, keyed by id.
 func bindAll(spec *Spec, scenarioIDs []string) (map[string]*Operation, error) {
 	ops := make(map[string]*Operation, len(scenarioIDs))
 	for _, id := range scenarioIDs {
@@ -124,26 +117,17 @@ func (op *Operation) buildStatic() *engine.Static {
 	for id, a := range op.spec.Actors {
 		actors[id] = a.Role
 	}
-	fixtures := make([]string, 0, len(op.spec.MessageFixtures))
-	for id := range op.spec.MessageFixtures {
-		fixtures = append(fixtures, id)
-	}
-	slices.Sort(fixtures)
 	schemas := map[string]map[string]any{}
 	agent := op.spec.Actors["agent"]
-	for _, at := range actionOrder {
-		if agent == nil || !agent.Holds(at) {
+	for _, at := range ActionTypes { // the actions the agent holds, and complete (no payload)
+		if at != engine.CompleteOutcomeKey && (agent == nil || !agent.Holds(at)) {
 			continue
 		}
 		s := actionPayloadSchemas()[at]
 		schemas[at] = map[string]any{
-			"required": kindsTree(s.required), "optional": kindsTree(s.optional),
+			"required": stringsTree(s.required), "optional": stringsTree(s.optional),
 			"reads": readsPart(at), "evidence_refs": evidencePart(at),
 		}
-	}
-	schemas[engine.CompleteOutcomeKey] = map[string]any{
-		"required": map[string]any{}, "optional": map[string]any{},
-		"reads": readsPart(engine.CompleteOutcomeKey), "evidence_refs": evidencePart(engine.CompleteOutcomeKey),
 	}
 	cat := map[string]engine.CatalogueEntry{}
 	for _, t := range Tools {
@@ -159,7 +143,7 @@ func (op *Operation) buildStatic() *engine.Static {
 			"completion_notice_within_minutes": pol.CompletionNoticeWithinMinutes,
 		},
 		Actors:            actors,
-		MessageFixtureIDs: fixtures,
+		MessageFixtureIDs: slices.Sorted(maps.Keys(op.spec.MessageFixtures)),
 		ActionSchemas:     schemas,
 		WakeEventTypes:    WakeEventTypes,
 		Catalogue:         cat,
@@ -179,12 +163,10 @@ func (op *Operation) RequiredReads(key string) []string { return RequiredReads(k
 
 // EventAuthority implements [engine.Domain]: derived from the actor's role.
 func (op *Operation) EventAuthority(actorID, eventType string) string {
-	role := ""
 	if a := op.spec.Actors[actorID]; a != nil {
-		role = a.Role
-	}
-	if auth, ok := RoleAuthority[role]; ok {
-		return auth
+		if auth, ok := RoleAuthority[a.Role]; ok {
+			return auth
+		}
 	}
 	return engine.AuthorityActorClaim
 }
@@ -273,42 +255,14 @@ const (
 	tAll uint8 = 0xff
 )
 
-// touches says which tools' records each reducer or handler may change. A
-// test re-derives every served record from scratch and holds the cache to it.
-var touches = map[string]uint8{
-	"customer_issue_reported":      tCase,
-	"customer_resolution_reported": tCase,
-	"supplier_visit_response":      tCase,
-	"supplier_work_reported":       tCase,
-	"supplier_quote_received":      tCase | tQuotes,
-	"supplier_invoice_received":    tBilling,
-	"supplier_assertion_received":  tEvents,
-	"approver_decision_received":   tCase | tCheckpoints | tQuotes | tObligations,
-	"operator_exception_resolved":  tCase | tCheckpoints,
-	"visit_attendance_verified":    tCase | tAuth | tObligations,
-	"work_evidence_verified":       tCase | tAuth | tObligations,
-	"invoice_validation_completed": tBilling | tAuth,
-	"payment_settlement_confirmed": tBilling | tAuth | tObligations,
-	"approval_reminder_due":        tCheckpoints,
-	"approval_deadline_due":        tCheckpoints | tQuotes | tObligations,
-	"visit_followup_due":           tObligations,
-	"provisional_close_expired":    tCase,
-	"request_supplier_visit":       tCase | tObligations,
-	"request_approval":             tCase | tCheckpoints | tObligations,
-	"send_message":                 tCase | tComms | tObligations,
-	"authorise_supplier_work":      tCase | tObligations,
-	"request_invoice_validation":   tBilling,
-	"request_payment":              tBilling,
-	"request_exception_resolution": tCase | tCheckpoints,
-	engine.CompleteOutcomeKey:      tCase,
-}
-
-func (r *runState) touch(key string) {
-	if t, ok := touches[key]; ok {
-		r.dirty |= t
-	} else {
-		r.dirty = tAll
+// touch marks the tools whose records a reducer or handler may change as
+// dirty: t, or every tool for an event or action type the operation does
+// not know.
+func (r *runState) touch(t uint8, known bool) {
+	if !known {
+		t = tAll
 	}
+	r.dirty |= t
 }
 
 func (r *runState) Phase() string     { return r.s.phase }
@@ -325,10 +279,8 @@ func (r *runState) Canonical() map[string]any { return r.s.canonical(&r.enc) }
 // Canonical(), written directly from the state.
 func (r *runState) AppendCanonical(dst []byte) []byte {
 	b := r.s.appendCanonical(dst)
-	if verifyServeCache {
-		if want := engine.AppendCanonical(nil, r.s.canonical(&r.enc)); string(want) != string(b[len(dst):]) {
-			panic("maintenance: direct final-state encoding differs from its tree")
-		}
+	if verifyCache != nil {
+		verifyCache.final(r, b[len(dst):])
 	}
 	return b
 }
@@ -350,50 +302,24 @@ func visitBindings(c *cycle) map[string]string {
 
 // ReduceEvent implements [engine.State].
 func (r *runState) ReduceEvent(ctx *engine.Context, ev *engine.Event) engine.Verdict {
-	r.touch(ev.EventType)
-	r.touch(ev.EventType)
-	op := r.op
-	actor := op.spec.Actors[ev.ActorID]
+	kind, known := events[ev.EventType]
+	r.touch(kind.touches, known)
+	actor := r.op.spec.Actors[ev.ActorID]
 	if actor == nil {
 		return engine.Refuse("UNKNOWN_ACTOR", fmt.Sprintf("actor %s is not in the registry", python.Loose.Quote(ev.ActorID)))
 	}
-	required, ok := EventAuthority[ev.EventType]
-	if !ok {
+	if !known {
 		return engine.Refuse("UNKNOWN_EVENT_TYPE", fmt.Sprintf("%s has no reducer in this operation", python.Loose.Quote(ev.EventType)))
 	}
-	if !actor.Holds(required) {
+	if !actor.Holds(kind.authority) {
 		return engine.Refuse("EVENT_ACTOR_LACKS_AUTHORITY", fmt.Sprintf(
 			"actor %s does not hold %s, so it cannot bring about %s; provenance is derived from the actor registry and is re-checked where the mutation would happen",
-			python.Loose.Quote(ev.ActorID), python.Loose.Quote(required), python.Loose.Quote(ev.EventType)))
+			python.Loose.Quote(ev.ActorID), python.Loose.Quote(kind.authority), python.Loose.Quote(ev.EventType)))
 	}
 	if p, _ := payloadProblemAt(eventPayloadSchemas()[ev.EventType], ev.Payload, "event ", ev.EventID, ev.EventType); p != "" {
 		return engine.Refuse("MALFORMED_EVENT_PAYLOAD", p)
 	}
-	return reducers[ev.EventType](r, ctx, ev)
-}
-
-var reducers map[string]func(*runState, *engine.Context, *engine.Event) engine.Verdict
-
-func init() {
-	reducers = map[string]func(*runState, *engine.Context, *engine.Event) engine.Verdict{
-		"customer_issue_reported":      (*runState).reduceIssueReported,
-		"customer_resolution_reported": (*runState).reduceCustomerResolution,
-		"supplier_visit_response":      (*runState).reduceVisitResponse,
-		"supplier_work_reported":       (*runState).reduceWorkReported,
-		"supplier_quote_received":      (*runState).reduceQuoteReceived,
-		"supplier_invoice_received":    (*runState).reduceInvoiceReceived,
-		"supplier_assertion_received":  (*runState).reduceAssertion,
-		"approver_decision_received":   (*runState).reduceApproverDecision,
-		"operator_exception_resolved":  (*runState).reduceOperatorResolution,
-		"visit_attendance_verified":    (*runState).reduceAttendanceVerified,
-		"work_evidence_verified":       (*runState).reduceWorkEvidence,
-		"invoice_validation_completed": (*runState).reduceInvoiceValidation,
-		"payment_settlement_confirmed": (*runState).reduceSettlement,
-		"approval_reminder_due":        (*runState).reduceReminderDue,
-		"approval_deadline_due":        (*runState).reduceDeadlineDue,
-		"visit_followup_due":           (*runState).reduceVisitFollowupDue,
-		"provisional_close_expired":    (*runState).reduceProvisionalExpired,
-	}
+	return kind.reduce(r, ctx, ev)
 }
 
 func str(p map[string]any, k string) string {
@@ -404,6 +330,14 @@ func str(p map[string]any, k string) string {
 func i64(p map[string]any, k string) int64 {
 	n, _ := p[k].(int64)
 	return n
+}
+
+// past reports whether the episode's clock is past instant (the zero
+// instant when it does not parse).
+func past(ctx *engine.Context, instant string) bool {
+	now, _ := engine.ParseInstant(ctx.Now())
+	t, _ := engine.ParseInstant(instant)
+	return now > t
 }
 
 func (r *runState) reduceIssueReported(ctx *engine.Context, ev *engine.Event) engine.Verdict {
@@ -469,11 +403,7 @@ func (r *runState) reduceWorkReported(ctx *engine.Context, ev *engine.Event) eng
 	c.visitStatus = visitWorkReported
 	c.reportedOutcome = sp(str(ev.Payload, "outcome"))
 	if c.scope == nil || *c.scope == "" {
-		if sd, ok := ev.Payload["scope_digest"].(string); ok {
-			c.scope = sp(sd)
-		} else {
-			c.scope = nil
-		}
+		c.scope = sp(str(ev.Payload, "scope_digest")) // a required string of the payload
 	}
 	return engine.Accept("", c.id, visitBindings(c))
 }
@@ -525,13 +455,9 @@ func (r *runState) reduceInvoiceReceived(ctx *engine.Context, ev *engine.Event) 
 func (r *runState) reduceAssertion(ctx *engine.Context, ev *engine.Event) engine.Verdict {
 	p := ev.Payload
 	cyc, _ := p["cycle_id"].(string)
-	var cycV any
-	if _, ok := p["cycle_id"]; ok {
-		cycV = p["cycle_id"]
-	}
 	r.s.assertions = append(r.s.assertions, map[string]any{
 		"assertion_id": str(p, "assertion_id"), "actor_id": ev.ActorID, "assertion": str(p, "assertion"),
-		"cycle_id": cycV, "at": ctx.Now(),
+		"cycle_id": p["cycle_id"], "at": ctx.Now(),
 	})
 	v := engine.Verdict{Accepted: true, Code: "OBSERVATIONAL_ONLY", Detail: "an actor claim is recorded, never made true", Observational: true}
 	if cyc != "" {
@@ -558,9 +484,7 @@ func (r *runState) reduceApproverDecision(ctx *engine.Context, ev *engine.Event)
 			return engine.Refuse("QUOTE_BINDING_MISMATCH", fmt.Sprintf("the decision names %s=%s but the checkpoint bound %s; an approval authorises one exact quote version", f.name, python.Loose.Repr(got), python.Loose.Repr(f.want)))
 		}
 	}
-	now, _ := engine.ParseInstant(ctx.Now())
-	deadline, _ := engine.ParseInstant(a.deadlineAt)
-	if now > deadline {
+	if past(ctx, a.deadlineAt) {
 		return engine.Refuse("CHECKPOINT_DEADLINE_PASSED", "the decision arrived after "+a.deadlineAt)
 	}
 	q := s.quotes.get(quoteKey(a.quoteID, a.quoteVersion))
@@ -726,9 +650,7 @@ func (r *runState) reduceCustomerResolution(ctx *engine.Context, ev *engine.Even
 		if s.provisional.reopenUntil != nil {
 			until = *s.provisional.reopenUntil
 		}
-		now, _ := engine.ParseInstant(ctx.Now())
-		limit, _ := engine.ParseInstant(until)
-		if now > limit {
+		if past(ctx, until) {
 			return engine.Refuse("REOPEN_WINDOW_CLOSED", "the provisional window closed at "+until)
 		}
 		return r.reopen(ctx)

@@ -71,7 +71,7 @@ var RootTool = func() map[string]string {
 }()
 
 // RootShapes is the JSON shape each observable root is published in.
-var RootShapes = map[string]string{
+var RootShapes = map[string]engine.RootShape{
 	"approvals": "object", "assertions": "list", "authoritative_records": "object", "classification": "optional_text",
 	"communications": "list", "current_cycle_id": "optional_text", "customer_resolution": "text", "cycles": "object",
 	"exceptions": "object", "invoices": "object", "issue_id": "optional_text", "obligations": "object",
@@ -80,11 +80,16 @@ var RootShapes = map[string]string{
 	"transfer_notice_sent": "flag",
 }
 
-// verifyServeCache makes every Serve and every final-state encoding
-// re-derive the records of every tool from scratch (trees built by root,
-// encoded by the generic encoder) and panic unless the cached and directly
-// encoded bytes equal them (tests set it).
-var verifyServeCache = false
+// verifyCache, when set (tests set it: export_test.go), makes every Serve
+// and every final-state encoding re-derive the records of every tool from
+// scratch (trees built by root, encoded by the generic encoder) and panic
+// unless the cached and directly encoded bytes equal them. No command sets
+// it.
+var verifyCache interface {
+	root(r *runState, name string, rc *rootCache)
+	served(r *runState, t *Tool, c *toolCache)
+	final(r *runState, b []byte)
+}
 
 // rootCache is the last canonical encoding of one observable root and the
 // tree built for it. The tree is rebuilt only when the directly encoded
@@ -102,12 +107,8 @@ type entryCache struct {
 	tree map[string]any
 }
 
-// refreshRoot brings one root's cache up to date with the state.
-func (r *runState) refreshRoot(name string) *rootCache {
-	return r.refreshRootAt(rootIndex[name], name)
-}
-
-// refreshRootAt is refreshRoot of the root whose rootIndex is i.
+// refreshRootAt brings the cache of one root, name, whose rootIndex is i,
+// up to date with the state.
 func (r *runState) refreshRootAt(i int, name string) *rootCache {
 	rc := &r.roots[i]
 	s := r.s
@@ -122,17 +123,15 @@ func (r *runState) refreshRootAt(i int, name string) *rootCache {
 			rc.gen++
 		}
 	}
-	if verifyServeCache {
-		if want := engine.AppendCanonical(nil, s.root(&r.enc, name)); string(rc.json) != string(want) {
-			panic("maintenance: direct encoding of root " + name + " differs from its tree:\n" + string(rc.json) + "\n" + string(want))
-		}
+	if verifyCache != nil {
+		verifyCache.root(r, name, rc)
 	}
 	return rc
 }
 
 // rootTree is root(name), shared with the served-record cache while the
 // root's bytes hold.
-func (r *runState) rootTree(name string) any { return r.refreshRoot(name).tree }
+func (r *runState) rootTree(name string) any { return r.refreshRootAt(rootIndex[name], name).tree }
 
 // refreshRegistry encodes a registry root entry by entry (keys sorted, as
 // appendRegistry does), keeping each entry's bytes; when the root's bytes
@@ -233,23 +232,8 @@ func (r *runState) Serve(tools []string, asOf string) []*engine.ToolResult {
 			}
 			r.dirty &^= bit
 		}
-		if verifyServeCache {
-			// Whether or not the dirty bits said so, the served bytes must be
-			// what fresh trees encode to, and the served trees must encode to
-			// the served bytes (this also holds the touches table exact).
-			fresh := make(map[string]any, len(t.Roots))
-			for _, root := range t.Roots {
-				fresh[root] = r.s.root(&r.enc, root)
-			}
-			if want := engine.AppendCanonical(nil, fresh); string(want) != string(c.json) {
-				panic("maintenance: stale served-record cache for " + name)
-			}
-			if got := engine.AppendCanonical(nil, c.records); string(got) != string(c.json) {
-				panic("maintenance: served records tree differs from its bytes for " + name)
-			}
-			if c.version != engine.VersionOf(c.json, RecordVersionLength) {
-				panic("maintenance: served record version differs from its bytes for " + name)
-			}
+		if verifyCache != nil {
+			verifyCache.served(r, t, c)
 		}
 		switch {
 		case c.last != nil && c.last.AsOf == asOf:

@@ -1,7 +1,7 @@
 package maintenance
 
 import (
-	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/obaudit/obaudit/canon"
@@ -126,14 +126,7 @@ func (s *Spec) IdentityPayload() map[string]any {
 }
 
 // ScenarioIDs lists the scenario ids, sorted.
-func (s *Spec) ScenarioIDs() []string {
-	out := make([]string, 0, len(s.Scenarios))
-	for id := range s.Scenarios {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}
+func (s *Spec) ScenarioIDs() []string { return slices.Sorted(maps.Keys(s.Scenarios)) }
 
 func optString(p *string) any {
 	if p == nil {
@@ -150,10 +143,6 @@ func (s *Spec) SemanticPayload() map[string]any {
 	for id, a := range s.Actors {
 		actors[id] = map[string]any{"role": a.Role, "authority": canon.StringList(a.Authority)}
 	}
-	fixtures := map[string]any{}
-	for k, v := range s.MessageFixtures {
-		fixtures[k] = v
-	}
 	scenarios := map[string]any{}
 	for id, sc := range s.Scenarios {
 		scenarios[id] = sc.semanticPayload()
@@ -163,7 +152,7 @@ func (s *Spec) SemanticPayload() map[string]any {
 		"operation_type": s.OperationType, "operation_version": s.OperationVersion,
 		"semantic_scenario_id": s.SemanticScenarioID, "privacy_status": s.PrivacyStatus,
 		"disclaimer": s.Disclaimer, "data_provenance": s.DataProvenance, "actors": actors,
-		"policy": s.Policy.tree(), "message_fixtures": fixtures, "hidden_state": deepCopy(s.HiddenState),
+		"policy": s.Policy.tree(), "message_fixtures": stringsTree(s.MessageFixtures), "hidden_state": deepCopy(s.HiddenState),
 		"scenarios": scenarios,
 	}
 }
@@ -252,5 +241,3 @@ func deepCopy(v any) any {
 func deepCopyMap(m map[string]any) map[string]any {
 	return deepCopy(m).(map[string]any)
 }
-
-var _ = fmt.Sprint

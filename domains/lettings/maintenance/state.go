@@ -132,6 +132,17 @@ func (o *ordered[T]) each(f func(k string, v *T)) {
 }
 func (o *ordered[T]) len() int { return len(o.keys) }
 
+// filter is the entries keep holds, in insertion order.
+func (o *ordered[T]) filter(keep func(*T) bool) []*T {
+	var out []*T
+	for _, k := range o.keys {
+		if v := o.m[k]; keep(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 type opState struct {
 	phase                   string
 	issueID, classification *string
@@ -440,23 +451,11 @@ func (s *opState) currentCycle() *cycle {
 }
 
 func (s *opState) openApprovals() []*approval {
-	var out []*approval
-	s.approvals.each(func(_ string, a *approval) {
-		if a.status == approvalOpen {
-			out = append(out, a)
-		}
-	})
-	return out
+	return s.approvals.filter(func(a *approval) bool { return a.status == approvalOpen })
 }
 
 func (s *opState) openExceptions() []*exception {
-	var out []*exception
-	s.exceptions.each(func(_ string, e *exception) {
-		if e.status == "OPEN" {
-			out = append(out, e)
-		}
-	})
-	return out
+	return s.exceptions.filter(func(e *exception) bool { return e.status == "OPEN" })
 }
 
 func (s *opState) openObligationIDs() []string {
@@ -483,13 +482,10 @@ func (s *opState) blockingCheckpoints() []string {
 }
 
 func (s *opState) cycleForVisit(visitID string) *cycle {
-	var found *cycle
 	for _, k := range s.cycles.keys {
-		c := s.cycles.m[k]
-		if c.visitID != nil && *c.visitID == visitID {
-			found = c
-			break
+		if c := s.cycles.m[k]; c.visitID != nil && *c.visitID == visitID {
+			return c
 		}
 	}
-	return found
+	return nil
 }

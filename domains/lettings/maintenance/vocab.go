@@ -7,48 +7,49 @@ import (
 	"sync"
 
 	"github.com/obaudit/obaudit/engine"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/internal/python"
 )
 
-// EventAuthority maps every event type of the operation to the authority an
-// actor must hold to emit it. It is the provenance contract, and a
-// completeness claim: every type here has a reducer.
-var EventAuthority = map[string]string{
-	"customer_issue_reported":      "report_issue",
-	"customer_resolution_reported": "confirm_resolution",
-	"supplier_visit_response":      "respond_to_visit",
-	"supplier_work_reported":       "report_work",
-	"supplier_quote_received":      "submit_quote",
-	"supplier_invoice_received":    "submit_invoice",
-	"supplier_assertion_received":  "assert_status",
-	"approver_decision_received":   "approve_repair_quote",
-	"operator_exception_resolved":  "resolve_exception",
-	"visit_attendance_verified":    "verify_attendance",
-	"work_evidence_verified":       "verify_work",
-	"invoice_validation_completed": "validate_invoice",
-	"payment_settlement_confirmed": "confirm_settlement",
-	"approval_reminder_due":        "emit_timer",
-	"approval_deadline_due":        "emit_timer",
-	"visit_followup_due":           "emit_timer",
-	"provisional_close_expired":    "emit_timer",
+// eventKind is one event type of the operation: the authority an actor
+// must hold to emit it, the tools whose records its reducer may change
+// (touches: a test re-derives every served record from scratch and holds
+// the cache to it), and its reducer.
+type eventKind struct {
+	authority string
+	touches   uint8
+	reduce    func(*runState, *engine.Context, *engine.Event) engine.Verdict
+}
+
+// events maps every event type of the operation to its authority, touches
+// and reducer. It is the provenance contract, and a completeness claim:
+// every type here has a reducer.
+var events = map[string]eventKind{
+	"customer_issue_reported":      {"report_issue", tCase, (*runState).reduceIssueReported},
+	"customer_resolution_reported": {"confirm_resolution", tCase, (*runState).reduceCustomerResolution},
+	"supplier_visit_response":      {"respond_to_visit", tCase, (*runState).reduceVisitResponse},
+	"supplier_work_reported":       {"report_work", tCase, (*runState).reduceWorkReported},
+	"supplier_quote_received":      {"submit_quote", tCase | tQuotes, (*runState).reduceQuoteReceived},
+	"supplier_invoice_received":    {"submit_invoice", tBilling, (*runState).reduceInvoiceReceived},
+	"supplier_assertion_received":  {"assert_status", tEvents, (*runState).reduceAssertion},
+	"approver_decision_received":   {"approve_repair_quote", tCase | tCheckpoints | tQuotes | tObligations, (*runState).reduceApproverDecision},
+	"operator_exception_resolved":  {"resolve_exception", tCase | tCheckpoints, (*runState).reduceOperatorResolution},
+	"visit_attendance_verified":    {"verify_attendance", tCase | tAuth | tObligations, (*runState).reduceAttendanceVerified},
+	"work_evidence_verified":       {"verify_work", tCase | tAuth | tObligations, (*runState).reduceWorkEvidence},
+	"invoice_validation_completed": {"validate_invoice", tBilling | tAuth, (*runState).reduceInvoiceValidation},
+	"payment_settlement_confirmed": {"confirm_settlement", tBilling | tAuth | tObligations, (*runState).reduceSettlement},
+	"approval_reminder_due":        {"emit_timer", tCheckpoints, (*runState).reduceReminderDue},
+	"approval_deadline_due":        {"emit_timer", tCheckpoints | tQuotes | tObligations, (*runState).reduceDeadlineDue},
+	"visit_followup_due":           {"emit_timer", tObligations, (*runState).reduceVisitFollowupDue},
+	"provisional_close_expired":    {"emit_timer", tCase, (*runState).reduceProvisionalExpired},
 }
 
 // ActionTypes are the actions the agent may propose, plus the terminal
 // pseudo-action "complete" a trigger may hang off.
-var ActionTypes = []string{
-	"request_supplier_visit", "request_approval", "send_message", "authorise_supplier_work",
-	"request_invoice_validation", "request_payment", "request_exception_resolution", "complete",
-}
+var ActionTypes = append(slices.Clone(actionOrder), engine.CompleteOutcomeKey)
 
 // WakeEventTypes is the published wake vocabulary (every event type, sorted).
-var WakeEventTypes = func() []string {
-	out := make([]string, 0, len(EventAuthority))
-	for t := range EventAuthority {
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
-}()
+var WakeEventTypes = slices.Sorted(maps.Keys(events))
 
 // RoleAuthority is the authority class an actor's word carries, by role.
 var RoleAuthority = map[string]string{
@@ -75,11 +76,7 @@ func Vocabulary() []string {
 		out = append(out, spec.OperationID)
 	}
 	out = append(out, WakeEventTypes...)
-	for _, a := range ActionTypes {
-		if a != engine.CompleteOutcomeKey {
-			out = append(out, a)
-		}
-	}
+	out = append(out, actionOrder...)
 	for r := range RoleAuthority {
 		if r != "agent" {
 			out = append(out, r)
@@ -100,15 +97,21 @@ const (
 // payloadSchema is (required, optional) field → kind.
 type payloadSchema struct {
 	required, optional map[string]string
-	// requiredOrder and optionalOrder are the field names, sorted.
-	requiredOrder, optionalOrder []string
+	// kinds is every field's kind; requiredOrder the required field names,
+	// sorted; checkOrder those and then the optional ones, sorted; allowed
+	// every field name, sorted.
+	kinds                              map[string]string
+	requiredOrder, checkOrder, allowed []string
 }
 
 func ps(req, opt map[string]string) payloadSchema {
 	if opt == nil {
 		opt = map[string]string{}
 	}
-	return payloadSchema{req, opt, slices.Sorted(maps.Keys(req)), slices.Sorted(maps.Keys(opt))}
+	all := maps.Clone(req)
+	maps.Copy(all, opt)
+	reqOrder := slices.Sorted(maps.Keys(req))
+	return payloadSchema{req, opt, all, reqOrder, append(slices.Clone(reqOrder), slices.Sorted(maps.Keys(opt))...), slices.Sorted(maps.Keys(all))}
 }
 
 // eventPayloadSchemas is the exact payload contract of every event type,
@@ -226,7 +229,8 @@ func evidencePart(key string) map[string]any {
 	return map[string]any{"required": req}
 }
 
-func kindsTree(m map[string]string) map[string]any {
+// stringsTree is m as a canon tree.
+func stringsTree(m map[string]string) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		out[k] = v
@@ -245,77 +249,47 @@ func payloadProblem(s payloadSchema, payload map[string]any, where, what string)
 // order, with its messages, allocating nothing for a payload that fits.
 func payloadProblemAt(s payloadSchema, payload map[string]any, wherePrefix, whereID, what string) (problem string, unknownField bool) {
 	where := func() string { return wherePrefix + whereID }
-	var unknown []string
-	for k := range payload {
-		_, r := s.required[k]
-		_, o := s.optional[k]
-		if !r && !o {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		allowed := make([]string, 0, len(s.required)+len(s.optional))
-		for k := range s.required {
-			allowed = append(allowed, k)
-		}
-		for k := range s.optional {
-			allowed = append(allowed, k)
-		}
-		slices.Sort(allowed)
+	if unknown := jsonfield.Unknown(payload, s.allowed); unknown != nil {
 		return fmt.Sprintf("%s: payload: unknown field(s) %s; this build refuses a spec it cannot fully honour. Known fields are %s",
-			where(), python.Loose.StrList(unknown), python.Loose.StrList(allowed)), true
+			where(), python.Loose.StrList(unknown), python.Loose.StrList(s.allowed)), true
 	}
-	var missing []string
-	for k := range s.required {
-		if _, ok := payload[k]; !ok {
-			missing = append(missing, k)
-		}
-	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
+	if missing := jsonfield.Missing(payload, s.requiredOrder); missing != nil {
 		return fmt.Sprintf("%s: payload for %s is missing required field(s) %s; the handler indexes these, so a payload without them cannot be executed",
 			where(), python.Loose.Quote(what), python.Loose.StrList(missing)), false
 	}
-	check := func(fields map[string]string, order []string) string {
-		for _, name := range order {
-			kind := fields[name]
-			v, ok := payload[name]
-			if !ok {
-				continue
-			}
-			if kind == kOptString && v == nil {
-				continue
-			}
-			_, isBool := v.(bool)
-			if kind == kInteger && isBool {
-				return fmt.Sprintf("%s: payload field %s must be an integer, got a boolean; a yes/no answer is not a quantity", where(), python.Loose.Quote(name))
-			}
-			if (kind == kString || kind == kOptString) && isBool {
-				return fmt.Sprintf("%s: payload field %s must be a string, got a boolean", where(), python.Loose.Quote(name))
-			}
-			okType := false
-			switch kind {
-			case kString, kOptString:
-				_, okType = v.(string)
-			case kInteger:
-				_, okType = v.(int64)
-			case kBoolean:
-				okType = isBool
-			}
-			if !okType {
-				return fmt.Sprintf("%s: payload field %s must be a %s, got %s", where(), python.Loose.Quote(name), kind, python.TypeName(v))
-			}
-			if s, ok := v.(string); ok && s == "" {
-				return fmt.Sprintf("%s: payload field %s must be a non-empty string", where(), python.Loose.Quote(name))
-			}
+	for _, name := range s.checkOrder {
+		kind := s.kinds[name]
+		v, ok := payload[name]
+		if !ok {
+			continue
 		}
-		return ""
+		if kind == kOptString && v == nil {
+			continue
+		}
+		_, isBool := v.(bool)
+		if kind == kInteger && isBool {
+			return fmt.Sprintf("%s: payload field %s must be an integer, got a boolean; a yes/no answer is not a quantity", where(), python.Loose.Quote(name)), false
+		}
+		if (kind == kString || kind == kOptString) && isBool {
+			return fmt.Sprintf("%s: payload field %s must be a string, got a boolean", where(), python.Loose.Quote(name)), false
+		}
+		okType := false
+		switch kind {
+		case kString, kOptString:
+			_, okType = v.(string)
+		case kInteger:
+			_, okType = v.(int64)
+		case kBoolean:
+			okType = isBool
+		}
+		if !okType {
+			return fmt.Sprintf("%s: payload field %s must be a %s, got %s", where(), python.Loose.Quote(name), kind, python.TypeName(v)), false
+		}
+		if s, ok := v.(string); ok && s == "" {
+			return fmt.Sprintf("%s: payload field %s must be a non-empty string", where(), python.Loose.Quote(name)), false
+		}
 	}
-	if p := check(s.required, s.requiredOrder); p != "" {
-		return p, false
-	}
-	return check(s.optional, s.optionalOrder), false
+	return "", false
 }
 
 func quoteKey(id string, version int64) string { return fmt.Sprintf("%s:v%d", id, version) }

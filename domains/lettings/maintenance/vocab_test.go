@@ -25,7 +25,7 @@ func TestPayloadProblem(t *testing.T) {
 				t.Errorf("%s: %s is both required and optional", name, k)
 			}
 		}
-		fields := append(append([]string{}, s.requiredOrder...), s.optionalOrder...)
+		fields := append([]string{}, s.checkOrder...)
 		fields = append(fields, "unknown_field")
 		for i := 0; i < 3000; i++ {
 			p := map[string]any{}

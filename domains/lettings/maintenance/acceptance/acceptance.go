@@ -60,20 +60,18 @@ func Load(spec, oracleBytes []byte, specSource, oracleSource string) (*gate.Subj
 	return subject(s, ops, m), nil
 }
 
-// Subject binds a loaded spec and oracle for the gate. An oracle authored
-// for another operation is refused (gate.ErrOracleMismatch), and so is a
-// spec that no longer hashes to its digest (maintenance.ErrIdentityMismatch).
+// Subject binds a loaded spec and oracle for the gate (its tests). An
+// oracle authored for another operation is refused (gate.ErrOracleMismatch),
+// and so is a spec that no longer hashes to its digest
+// (maintenance.ErrIdentityMismatch), now and as each scenario is bound.
 func Subject(spec *maintenance.Spec, m *oracle.Manifest) (*gate.Subject, error) {
 	if err := oracleMatches(spec, m); err != nil {
 		return nil, err
 	}
-	// Every scenario is bound now, under one verification of the spec's
-	// identity, rather than each under its own.
-	ops, err := maintenance.NewOperations(spec, spec.ScenarioIDs())
-	if err != nil {
+	if err := spec.Verify(); err != nil {
 		return nil, err
 	}
-	return subject(spec, ops, m), nil
+	return subject(spec, nil, m), nil
 }
 
 // oracleMatches refuses an oracle authored for another operation
@@ -87,7 +85,8 @@ func oracleMatches(spec *maintenance.Spec, m *oracle.Manifest) error {
 }
 
 // subject is the gate's binding of spec, bound as ops (every scenario of
-// the spec, its identity established), and m.
+// the spec, its identity established; nil: each scenario is bound by
+// NewOperation as the gate asks for it), and m.
 func subject(spec *maintenance.Spec, ops map[string]*maintenance.Operation, m *oracle.Manifest) *gate.Subject {
 	id := m.Identity()
 	return &gate.Subject{
@@ -98,7 +97,7 @@ func subject(spec *maintenance.Spec, ops map[string]*maintenance.Operation, m *o
 		Lookup:       Lookup,
 		Scene: func(scenario string) (engine.Domain, *engine.GradingContract, error) {
 			op, ok := ops[scenario]
-			if !ok { // not a scenario of the spec: NewOperation's refusal
+			if !ok { // unbound, or not a scenario of the spec: NewOperation's refusal
 				var err error
 				if op, err = maintenance.NewOperation(spec, scenario); err != nil {
 					return nil, nil, err

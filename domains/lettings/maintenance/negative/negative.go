@@ -73,28 +73,17 @@ func New(id string) engine.Agent {
 }
 
 // retrieving is the shared plumbing of a negative that reads before it
-// acts: the reference's planner, and its gate on published reads.
+// acts: the reference's planner, and its gate on published reads (which
+// satisfies an outcome's published reads from the contract, never by being
+// refused).
 type retrieving struct{ planner *maintenance.Planner }
 
-func (r *retrieving) begin() {
+// BeginEpisode implements [engine.Agent].
+func (r *retrieving) BeginEpisode(engine.AgentIdentity) {
 	if r.planner == nil {
 		r.planner = maintenance.NewPlanner()
 	}
 	r.planner.BeginEpisode()
-}
-
-// planned is the batch the observation calls for, or nil.
-func (r *retrieving) planned(obs *engine.Observation) engine.Decision {
-	if b := r.planner.Plan(obs); b != nil {
-		return b
-	}
-	return nil
-}
-
-// gate satisfies an outcome's published reads from the contract, never by
-// being refused.
-func (r *retrieving) gate(obs *engine.Observation, d engine.Decision) engine.Decision {
-	return r.planner.Gate(obs, d)
 }
 
 // wrapping is the shared plumbing of a negative that is the reference but
@@ -109,22 +98,18 @@ func (w *wrapping) begin(id engine.AgentIdentity) {
 // completeEarly declares victory instead of running the operation.
 type completeEarly struct{ retrieving }
 
-func (a *completeEarly) BeginEpisode(engine.AgentIdentity) { a.begin() }
-
 func (a *completeEarly) Decide(obs *engine.Observation) (engine.Decision, error) {
-	if p := a.planned(obs); p != nil {
+	if p := a.planner.Plan(obs); p != nil {
 		return p, nil
 	}
-	return a.gate(obs, &engine.Complete{Reason: "the case looks finished to me"}), nil
+	return a.planner.Gate(obs, &engine.Complete{Reason: "the case looks finished to me"}), nil
 }
 
 // alwaysAct books the current cycle's visit on every turn, forever.
 type alwaysAct struct{ retrieving }
 
-func (a *alwaysAct) BeginEpisode(engine.AgentIdentity) { a.begin() }
-
 func (a *alwaysAct) Decide(obs *engine.Observation) (engine.Decision, error) {
-	if p := a.planned(obs); p != nil {
+	if p := a.planner.Plan(obs); p != nil {
 		return p, nil
 	}
 	view := maintenance.ViewOf(obs.Served)
@@ -148,7 +133,7 @@ func (a *alwaysAct) Decide(obs *engine.Observation) (engine.Decision, error) {
 	if !ok {
 		kind = "DIAGNOSTIC"
 	}
-	return a.gate(obs, &engine.Act{
+	return a.planner.Gate(obs, &engine.Act{
 		ActionType: "request_supplier_visit",
 		Payload:    map[string]any{"visit_type": kind, "cycle_id": cycleID, "scope_digest": cycle["scope_digest"]},
 		Rationale:  "doing something is better than waiting",
@@ -168,13 +153,11 @@ func (a *alwaysWait) Decide(*engine.Observation) (engine.Decision, error) {
 // alwaysEscalate hands every business turn to a human, eligible or not.
 type alwaysEscalate struct{ retrieving }
 
-func (a *alwaysEscalate) BeginEpisode(engine.AgentIdentity) { a.begin() }
-
 func (a *alwaysEscalate) Decide(obs *engine.Observation) (engine.Decision, error) {
-	if p := a.planned(obs); p != nil {
+	if p := a.planner.Plan(obs); p != nil {
 		return p, nil
 	}
-	return a.gate(obs, &engine.Escalate{
+	return a.planner.Gate(obs, &engine.Escalate{
 		CheckpointID:         maintenance.EscalationLabel,
 		ExceptionType:        "APPROVAL_REJECTED",
 		EvidenceRefs:         []string{},
@@ -190,8 +173,8 @@ type ignoreNewEvents struct {
 	frozen map[string]*engine.ToolResult
 }
 
-func (a *ignoreNewEvents) BeginEpisode(engine.AgentIdentity) {
-	a.begin()
+func (a *ignoreNewEvents) BeginEpisode(id engine.AgentIdentity) {
+	a.retrieving.BeginEpisode(id)
 	a.frozen = nil
 }
 
@@ -203,9 +186,9 @@ func (a *ignoreNewEvents) Decide(obs *engine.Observation) (engine.Decision, erro
 			// Upstream's agent stops with the rule's exception here.
 			return nil, err
 		}
-		return a.gate(obs, d), nil
+		return a.planner.Gate(obs, d), nil
 	}
-	if p := a.planned(obs); p != nil {
+	if p := a.planner.Plan(obs); p != nil {
 		return p, nil
 	}
 	view := maintenance.ViewOf(obs.Served)
@@ -214,17 +197,9 @@ func (a *ignoreNewEvents) Decide(obs *engine.Observation) (engine.Decision, erro
 	}
 	d, err := maintenance.Decide(view, policy)
 	if err != nil {
-		root := err.(*maintenance.MissingRootError).Root
-		tool, known := maintenance.RootTool[root]
-		if _, served := obs.Served[tool]; !known || served {
-			return &engine.Wait{Reason: "the record does not carry what this decision needs", FallbackAfterMinutes: engine.Minutes(1440)}, nil
-		}
-		if topup := a.planner.PlanTools(obs, []string{tool}); topup != nil {
-			return topup, nil
-		}
-		return &engine.Wait{Reason: "a required record read failed in this invocation", FallbackAfterMinutes: engine.Minutes(1440)}, nil
+		return a.planner.ReadMissing(obs, err.(*maintenance.MissingRootError)), nil
 	}
-	return a.gate(obs, d), nil
+	return a.planner.Gate(obs, d), nil
 }
 
 // trustActorClaim believes a supplier's WORK_COMPLETE claim once and asks to
@@ -329,21 +304,23 @@ func (a *duplicateAfterWake) Decide(obs *engine.Observation) (engine.Decision, e
 	if !a.spent && len(obs.Served) > 0 && a.firstAct != nil && obs.InvocationIndex > a.firstActInvocation {
 		a.spent = true
 		a.inner.DecisionBoundary(a.firstAct.ActionType)
-		again := *a.firstAct
-		again.Payload = maps.Clone(a.firstAct.Payload)
-		again.EvidenceRefs = slices.Clone(a.firstAct.EvidenceRefs)
-		return &again, nil
+		return cloneAct(a.firstAct), nil
 	}
 	d, err := a.inner.Decide(obs)
 	if err != nil {
 		return nil, err
 	}
 	if act, ok := d.(*engine.Act); ok && a.firstAct == nil && act.ActionType == "request_supplier_visit" {
-		first := *act
-		first.Payload = maps.Clone(act.Payload)
-		first.EvidenceRefs = slices.Clone(act.EvidenceRefs)
-		a.firstAct = &first
+		a.firstAct = cloneAct(act)
 		a.firstActInvocation = obs.InvocationIndex
 	}
 	return d, nil
+}
+
+// cloneAct is a copy of act that shares no payload or citations with it.
+func cloneAct(act *engine.Act) *engine.Act {
+	c := *act
+	c.Payload = maps.Clone(act.Payload)
+	c.EvidenceRefs = slices.Clone(act.EvidenceRefs)
+	return &c
 }

@@ -48,10 +48,12 @@ package oracle
 import (
 	_ "embed"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/obaudit/obaudit/canon"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/refusal"
 )
 
@@ -111,11 +113,6 @@ type Identity struct {
 	Digest string
 }
 
-// Provenance is the manifest's statement about its own authorship.
-type Provenance struct {
-	AuthoredBy, Independence, EvidenceClass, ReviewStatus string
-}
-
 // Control is one oracle-declared negative control. A Control returned by a
 // [Manifest] is a copy: editing it changes nothing the gate reads.
 type Control struct {
@@ -143,11 +140,10 @@ func (c Control) clone() Control {
 
 // Manifest is a loaded, validated oracle. It is immutable.
 type Manifest struct {
-	id, version, operationID, semanticScenarioID, authoredAgainst string
-	provenance                                                    Provenance
-	dimensions                                                    []string
-	controls                                                      []Control
-	digest, source                                                string
+	id, version, operationID string
+	dimensions               []string
+	controls                 []Control
+	digest, source           string
 }
 
 // Identity returns the oracle id, version and content digest.
@@ -225,18 +221,11 @@ func fromTree(raw map[string]any, source string, v Vocabulary) (*Manifest, error
 	if err := fields(raw, topLevelFields, source); err != nil {
 		return nil, err
 	}
-	m := &Manifest{digest: digest, source: source}
-	for _, f := range []struct {
-		key string
-		dst *string
-	}{
-		{"oracle_id", &m.id}, {"oracle_version", &m.version}, {"operation_id", &m.operationID},
-		{"semantic_scenario_id", &m.semanticScenarioID}, {"authored_against_operation_version", &m.authoredAgainst},
-	} {
-		if *f.dst, err = text(raw, f.key, source); err != nil {
-			return nil, err
-		}
+	top, err := texts(raw, source, "oracle_id", "oracle_version", "operation_id", "semantic_scenario_id", "authored_against_operation_version")
+	if err != nil {
+		return nil, err
 	}
+	m := &Manifest{id: top[0], version: top[1], operationID: top[2], digest: digest, source: source}
 	prov, ok := raw["provenance"].(map[string]any)
 	where := source + ": provenance"
 	if !ok {
@@ -245,16 +234,8 @@ func fromTree(raw map[string]any, source string, v Vocabulary) (*Manifest, error
 	if err := fields(prov, provenanceFields, where); err != nil {
 		return nil, err
 	}
-	for _, f := range []struct {
-		key string
-		dst *string
-	}{
-		{"authored_by", &m.provenance.AuthoredBy}, {"independence", &m.provenance.Independence},
-		{"evidence_class", &m.provenance.EvidenceClass}, {"review_status", &m.provenance.ReviewStatus},
-	} {
-		if *f.dst, err = text(prov, f.key, where); err != nil {
-			return nil, err
-		}
+	if _, err := texts(prov, where, provenanceFields...); err != nil {
+		return nil, err
 	}
 	if m.dimensions, err = names(raw, "result_vector_dimensions", source); err != nil {
 		return nil, err
@@ -269,7 +250,7 @@ func fromTree(raw map[string]any, source string, v Vocabulary) (*Manifest, error
 	}
 	seen := map[string]bool{}
 	for i, item := range list {
-		c, err := parseControl(item, m.dimensions, v, sprintf("%s: controls[%d]", source, i))
+		c, err := parseControl(item, m.dimensions, v, fmt.Sprintf("%s: controls[%d]", source, i))
 		if err != nil {
 			return nil, err
 		}
@@ -303,50 +284,25 @@ func parseControl(item any, vocabulary []string, v Vocabulary, where string) (Co
 	if c.MustPass, err = names(raw, "must_pass_dimensions", named); err != nil {
 		return c, err
 	}
-	known := map[string]bool{}
-	for _, d := range vocabulary {
-		known[d] = true
-	}
-	var unknown, both []string
-	for _, d := range c.Closure {
-		if !known[d] {
-			unknown = append(unknown, d)
-		}
-		if slices.Contains(c.MustPass, d) {
-			both = append(both, d)
-		}
-	}
-	for _, d := range c.MustPass {
-		if !known[d] {
-			unknown = append(unknown, d)
-		}
-	}
+	unknown := slices.DeleteFunc(slices.Concat(c.Closure, c.MustPass), func(d string) bool { return slices.Contains(vocabulary, d) })
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
 		return c, refusal.New(ErrUnknownDimension, "%s: names %v, which are not in the declared result_vector_dimensions", named, unknown)
 	}
+	both := slices.DeleteFunc(slices.Clone(c.Closure), func(d string) bool { return !slices.Contains(c.MustPass, d) })
 	if len(both) > 0 {
 		slices.Sort(both)
 		return c, refusal.New(ErrDimensionConflict, "%s: %v are declared as both failing and passing", named, both)
 	}
-	var unjudged []string
-	for _, d := range vocabulary {
-		if !slices.Contains(c.Closure, d) && !slices.Contains(c.MustPass, d) {
-			unjudged = append(unjudged, d)
-		}
-	}
+	unjudged := slices.DeleteFunc(slices.Clone(vocabulary), func(d string) bool { return slices.Contains(c.Closure, d) || slices.Contains(c.MustPass, d) })
 	if len(unjudged) > 0 {
 		return c, refusal.New(ErrDimensionUnjudged, "%s: %v are left unjudged; every control states an expectation for every dimension", named, unjudged)
 	}
-	if c.ScenarioID, err = text(raw, "scenario_id", named); err != nil {
+	t, err := texts(raw, named, "scenario_id", "intervention", "guarantee_attacked")
+	if err != nil {
 		return c, err
 	}
-	if c.Intervention, err = text(raw, "intervention", named); err != nil {
-		return c, err
-	}
-	if c.GuaranteeAttacked, err = text(raw, "guarantee_attacked", named); err != nil {
-		return c, err
-	}
+	c.ScenarioID, c.Intervention, c.GuaranteeAttacked = t[0], t[1], t[2]
 	if c.RequiredFindings, err = names(raw, "required_finding_codes", named); err != nil {
 		return c, err
 	}
@@ -362,23 +318,10 @@ func parseControl(item any, vocabulary []string, v Vocabulary, where string) (Co
 }
 
 func fields(m map[string]any, allowed []string, where string) error {
-	var unknown, missing []string
-	for k := range m {
-		if !slices.Contains(allowed, k) {
-			unknown = append(unknown, k)
-		}
+	if unknown := jsonfield.Unknown(m, allowed); unknown != nil {
+		return refusal.New(ErrUnknownField, "%s: unknown field(s) %v; this build knows %v", where, unknown, slices.Sorted(slices.Values(allowed)))
 	}
-	for _, k := range allowed {
-		if _, ok := m[k]; !ok {
-			missing = append(missing, k)
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		return refusal.New(ErrUnknownField, "%s: unknown field(s) %v; this build knows %v", where, unknown, sortedCopy(allowed))
-	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
+	if missing := jsonfield.Missing(m, allowed); missing != nil {
 		return refusal.New(ErrMissingField, "%s: missing required field(s) %v", where, missing)
 	}
 	return nil
@@ -391,6 +334,18 @@ func text(m map[string]any, key, where string) (string, error) {
 		return "", refusal.New(ErrMalformedField, "%s: %s must be a non-empty string", where, key)
 	}
 	return strings.TrimSpace(s), nil
+}
+
+// texts is the text field of each of keys, in order: the first refusal wins.
+func texts(m map[string]any, where string, keys ...string) ([]string, error) {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		var err error
+		if out[i], err = text(m, k, where); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // names is a non-empty list of distinct non-empty strings.
@@ -411,10 +366,4 @@ func names(m map[string]any, key, where string) ([]string, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-func sortedCopy(ss []string) []string {
-	out := slices.Clone(ss)
-	slices.Sort(out)
-	return out
 }

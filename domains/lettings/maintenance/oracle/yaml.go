@@ -1,12 +1,6 @@
 package oracle
 
-import (
-	"fmt"
-
-	"github.com/obaudit/obaudit/internal/strictyaml"
-)
-
-var sprintf = fmt.Sprintf
+import "github.com/obaudit/obaudit/internal/strictyaml"
 
 // maxDepth bounds nesting in a manifest (the format needs four levels).
 const maxDepth = 16
