@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -117,9 +118,7 @@ func Expand(f *File, cat Catalog, logKey string) (*Plan, error) {
 		return nil, refusal.New(ErrUnknownName, "engine_version %q is not one of %v", f.EngineVersion, cat.Engines)
 	}
 	p := &Plan{Format: PlanFormat, File: *f, LogKey: logKey, Manifests: map[string]string{}}
-	for k, v := range cat.Manifests {
-		p.Manifests[k] = v
-	}
+	maps.Copy(p.Manifests, cat.Manifests)
 	p.Manifests["engine_version"] = f.EngineVersion
 	for _, id := range f.Variants {
 		v, ok := cat.Variant(id)
@@ -182,14 +181,8 @@ func Expand(f *File, cat Catalog, logKey string) (*Plan, error) {
 		}
 	}
 	// Semantic scenarios in order of first appearance, then their variants.
-	var semantic []string
-	for _, v := range p.Variants {
-		if !slices.Contains(semantic, v.SemanticScenario) {
-			semantic = append(semantic, v.SemanticScenario)
-		}
-	}
 	block := 0
-	for _, s := range semantic {
+	for _, s := range semanticScenarios(p.Variants) {
 		for _, v := range p.Variants {
 			if v.SemanticScenario != s {
 				continue
@@ -233,6 +226,18 @@ func Expand(f *File, cat Catalog, logKey string) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// semanticScenarios are the Semantic Scenarios of vs in order of first
+// appearance.
+func semanticScenarios(vs []Variant) []string {
+	var out []string
+	for _, v := range vs {
+		if !slices.Contains(out, v.SemanticScenario) {
+			out = append(out, v.SemanticScenario)
+		}
+	}
+	return out
 }
 
 // derive is SHA-256 over a tagged, framed input.
