@@ -132,14 +132,9 @@ func Expand(f *File, cat Catalog, logKey string) (*Plan, error) {
 		if !slices.Contains(cat.Arms, a) {
 			return nil, refusal.New(ErrUnknownName, "arm %q is not one this build runs (%v)", a, cat.Arms)
 		}
-		for _, v := range f.Variants {
-			if cat.Eligible == nil {
-				break
-			}
-			if class := cat.Eligible(v, a); class != "" {
-				p.Ineligible = append(p.Ineligible, Ineligible{Variant: v, Arm: a, Class: class})
-			}
-		}
+	}
+	if cat.Eligible != nil {
+		p.Ineligible = ineligibleCells(f, cat.Eligible)
 	}
 	type subject struct{ id, kind string }
 	var subjects []subject

@@ -266,15 +266,7 @@ func checkEligibility(p *Plan, opts VerifyOptions) error {
 		}
 		return nil
 	}
-	var want []Ineligible
-	for _, a := range p.File.Arms {
-		for _, v := range p.File.Variants {
-			if class := opts.Eligible(v, a); class != "" {
-				want = append(want, Ineligible{Variant: v, Arm: a, Class: class})
-			}
-		}
-	}
-	if !slices.Equal(want, p.Ineligible) {
+	if want := ineligibleCells(&p.File, opts.Eligible); !slices.Equal(want, p.Ineligible) {
 		return refusal.New(ErrPlanInvalid, "the plan's ineligible cells %v are not the protocol's %v", p.Ineligible, want)
 	}
 	return nil
