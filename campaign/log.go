@@ -40,7 +40,6 @@ type appender struct {
 	add      tessera.AddFn
 	shutdown func(context.Context) error
 	reader   tessera.LogReader
-	awaiter  *tessera.PublicationAwaiter
 	ctx      context.Context // the appender's own; stop cancels it
 	stop     context.CancelFunc
 	closed   bool
