@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -172,11 +173,7 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 		for _, i := range mine {
 			inPart[i] = true
 		}
-		sst, err := ReadLog(ctx, sd, opts.Key, p.File.Origin)
-		if err != nil {
-			return nil, err
-		}
-		so, err := outcomesOf(p, planFile, sst)
+		_, so, err := logOutcomes(ctx, sd, opts.Key, p, planFile)
 		if err != nil {
 			return nil, err
 		}
@@ -236,13 +233,8 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 	}
 
 	// Check against the campaign as it stands.
-	idx := make([]int, 0, len(next))
-	for i := range next {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
 	var appendIdx, copyIdx []int
-	for _, i := range idx {
+	for _, i := range slices.Sorted(maps.Keys(next)) {
 		in, t := next[i], p.Trials[i]
 		if h := have[i]; h != nil {
 			he, err := h.Entry()

@@ -3,6 +3,7 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,11 +167,7 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification,
 // disagreement in plan order. Each trial that verifies is passed to
 // verified (when not nil) with the files it carries, one call at a time.
 func verifyTrials(ctx context.Context, dir string, p *Plan, outcomes map[int]*Outcome, opts VerifyOptions, verified func(i int, carried []string)) error {
-	idx := make([]int, 0, len(outcomes))
-	for i := range outcomes {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
+	idx := slices.Sorted(maps.Keys(outcomes))
 	var mu sync.Mutex
 	var first error
 	firstAt := -1
