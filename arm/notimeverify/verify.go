@@ -323,24 +323,17 @@ func Verify(f Full, nt *notimewire.RunV1) (*Report, error) {
 	}
 
 	check("allowlisted raw differences")
-	for _, r := range nt.Trajectory {
-		rt, _ := r["record_type"].(string)
-		if _, ok := noTimeOnly[rt]; ok {
-			rep.RawDifferences["no_time:"+rt]++
-			continue
-		}
-		if !sharedTypes[rt] {
-			find("No-Time record type %q is outside the allowlist", rt)
-		}
-	}
-	for _, r := range fullRows {
-		rt, _ := r["record_type"].(string)
-		if fullOnly[rt] {
-			rep.RawDifferences["full:"+rt]++
-			continue
-		}
-		if !sharedTypes[rt] {
-			find("Full record type %q is outside the allowlist", rt)
+	for _, arm := range []struct {
+		key, name string
+		rows      []map[string]any
+		only      map[string]bool
+	}{{"no_time:", "No-Time", nt.Trajectory, noTimeOnly}, {"full:", "Full", fullRows, fullOnly}} {
+		for _, r := range arm.rows {
+			if rt, _ := r["record_type"].(string); arm.only[rt] {
+				rep.RawDifferences[arm.key+rt]++
+			} else if !sharedTypes[rt] {
+				find("%s record type %q is outside the allowlist", arm.name, rt)
+			}
 		}
 	}
 	check("no Full time in the No-Time record")
