@@ -45,6 +45,27 @@ type appender struct {
 	closed   bool
 }
 
+// addAll adds entries to the log and waits until each is sequenced, in
+// order from index first. On a failure it closes the appender and returns
+// the error (outOfOrder for an entry sequenced elsewhere).
+func (a *appender) addAll(ctx context.Context, entries [][]byte, first uint64, outOfOrder error) error {
+	futures := make([]tessera.IndexFuture, len(entries))
+	for i, e := range entries {
+		futures[i] = a.add(ctx, tessera.NewEntry(e))
+	}
+	for i, f := range futures {
+		idx, err := f()
+		if err == nil && idx.Index != first+uint64(i) {
+			err = outOfOrder
+		}
+		if err != nil {
+			a.close(ctx)
+			return err
+		}
+	}
+	return nil
+}
+
 // close publishes a checkpoint committing to every entry added and
 // returns it.
 func (a *appender) close(ctx context.Context) ([]byte, error) {

@@ -15,7 +15,6 @@ import (
 	"github.com/obaudit/obaudit/commitment"
 	"github.com/obaudit/obaudit/internal/safefs"
 	"github.com/obaudit/obaudit/refusal"
-	"github.com/transparency-dev/tessera"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -233,7 +232,8 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 	}
 
 	// Check against the campaign as it stands.
-	var appendIdx, copyIdx []int
+	var entries [][]byte // the outcomes to append, in plan order
+	var copyIdx []int
 	for _, i := range slices.Sorted(maps.Keys(next)) {
 		in, t := next[i], p.Trials[i]
 		if h := have[i]; h != nil {
@@ -246,7 +246,7 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 			}
 			res.AlreadyMerged++
 		} else {
-			appendIdx = append(appendIdx, i)
+			entries = append(entries, in.entry)
 		}
 		dst := filepath.Join(dir, TrialsDir, t.ID)
 		switch _, err := os.Lstat(dst); {
@@ -294,22 +294,10 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 			return nil, err
 		}
 	}
-	futures := make([]tessera.IndexFuture, len(appendIdx))
-	for j, i := range appendIdx {
-		futures[j] = a.add(ctx, tessera.NewEntry(next[i].entry))
+	if err := a.addAll(ctx, entries, uint64(len(st.Entries)), errors.New("campaign: the log sequenced a merged outcome out of plan order")); err != nil {
+		return nil, err
 	}
-	for j, f := range futures {
-		got, err := f()
-		if err != nil {
-			a.close(ctx)
-			return nil, err
-		}
-		if got.Index != uint64(len(st.Entries)+j) {
-			a.close(ctx)
-			return nil, errors.New("campaign: the log sequenced a merged outcome out of plan order")
-		}
-	}
-	res.Appended = len(appendIdx)
+	res.Appended = len(entries)
 	if res.Checkpoint, res.Complete, err = closeLog(ctx, a, nil, dir, opts.Key, p, planFile); err != nil {
 		return nil, err
 	}
