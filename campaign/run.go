@@ -360,18 +360,6 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 	return res, nil
 }
 
-// writeReport writes report.json of a complete campaign unless it exists.
-func writeReport(dir string, p *Plan, planFile []byte, outcomes map[int]*Outcome, st *LogState) error {
-	if _, err := os.Stat(filepath.Join(dir, ReportFile)); !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	b, err := BuildReport(p, PlanDigest(planFile), outcomes, st.Checkpoint).Encode()
-	if err != nil {
-		return err
-	}
-	return safefs.WriteFile(filepath.Join(dir, ReportFile), b, 0o644)
-}
-
 // outcomesOf checks the log's first entry seals this plan and reads every
 // outcome, each naming one assigned identity exactly once.
 func outcomesOf(p *Plan, planFile []byte, st *LogState) (map[int]*Outcome, error) {
@@ -619,28 +607,26 @@ func logOutcomes(ctx context.Context, dir string, key *ecdsa.PublicKey, p *Plan,
 	return st, outcomes, nil
 }
 
-// reportIfComplete writes the campaign's report once every assigned
-// identity has its outcome in the log, and says whether it did.
 // closeLog ends a run or a merge: it closes the log's appender a and, when
 // neither failed (failed is the run's first error, if any), writes the
-// report once every identity has its outcome. It returns the final signed
+// campaign's report once every assigned identity has its outcome in the
+// log (report.json, unless it exists). It returns the final signed
 // checkpoint and whether the campaign is complete.
 func closeLog(ctx context.Context, a *appender, failed error, dir string, key *ecdsa.PublicKey, p *Plan, planFile []byte) ([]byte, bool, error) {
 	cp, err := a.close(ctx)
 	if err = cmp.Or(failed, err); err != nil {
 		return nil, false, err
 	}
-	complete, err := reportIfComplete(ctx, dir, key, p, planFile)
-	return cp, complete, err
-}
-
-func reportIfComplete(ctx context.Context, dir string, key *ecdsa.PublicKey, p *Plan, planFile []byte) (bool, error) {
 	st, outcomes, err := logOutcomes(ctx, dir, key, p, planFile)
+	if err != nil || len(outcomes) != len(p.Trials) {
+		return cp, false, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, ReportFile)); !errors.Is(err, os.ErrNotExist) {
+		return cp, true, err
+	}
+	b, err := BuildReport(p, PlanDigest(planFile), outcomes, st.Checkpoint).Encode()
 	if err != nil {
-		return false, err
+		return cp, true, err
 	}
-	if len(outcomes) != len(p.Trials) {
-		return false, nil
-	}
-	return true, writeReport(dir, p, planFile, outcomes, st)
+	return cp, true, safefs.WriteFile(filepath.Join(dir, ReportFile), b, 0o644)
 }
