@@ -320,13 +320,13 @@ func buildCell(p *Plan, outcomes map[int]*Outcome, subject, kind, arm string) Ce
 			} else {
 				m.Interval = NoInterval
 			}
+			if d.name == "critical_violation_rate" {
+				if u, err := stats.ClopperPearsonUpper(m.Numerator, m.Denominator, 0.05); err == nil {
+					m.UpperBound95 = ptr(u)
+				}
+			}
 		} else {
 			m.Interval = "empty denominator: undefined"
-		}
-		if d.name == "critical_violation_rate" && m.Denominator > 0 {
-			if u, err := stats.ClopperPearsonUpper(m.Numerator, m.Denominator, 0.05); err == nil {
-				m.UpperBound95 = ptr(u)
-			}
 		}
 		c.Metrics = append(c.Metrics, m)
 	}
