@@ -56,13 +56,14 @@ func (s *Store) get(ctx context.Context, name string) ([]byte, error) {
 	if s.cfg.Prefix != "" {
 		key = path.Join(s.cfg.Prefix, name)
 	}
+	where := "gs://" + s.cfg.Bucket + "/" + key
 	r, err := s.cfg.Client.Bucket(s.cfg.Bucket).Object(key).NewReader(ctx)
 	if errors.Is(err, gcs.ErrObjectNotExist) {
-		return nil, fmt.Errorf("gs://%s/%s: %w", s.cfg.Bucket, key, fs.ErrNotExist)
+		err = fs.ErrNotExist
 	}
 	if err != nil {
-		return nil, fmt.Errorf("gs://%s/%s: %w", s.cfg.Bucket, key, err)
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	defer r.Close()
-	return campaign.ReadObject(r, "gs://"+s.cfg.Bucket+"/"+key)
+	return campaign.ReadObject(r, where)
 }
