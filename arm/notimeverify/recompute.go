@@ -1,6 +1,7 @@
 package notimeverify
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -69,22 +70,13 @@ func cause(kind, typ string, cyc *string) string {
 // eventKeys recomputes semantic_event_key for every authored event: the
 // occurrence index counts equal semantics in authored order.
 func eventKeys(d engine.Domain) map[string]string {
-	p := d.Plan()
-	idx := make([]int, len(p.Events))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		x, y := p.Events[idx[a]], p.Events[idx[b]]
-		if x.Sequence != y.Sequence {
-			return x.Sequence < y.Sequence
-		}
-		return x.EventID < y.EventID
+	evs := slices.Clone(d.Plan().Events)
+	slices.SortStableFunc(evs, func(x, y engine.PlannedEvent) int {
+		return cmp.Or(cmp.Compare(x.Sequence, y.Sequence), strings.Compare(x.EventID, y.EventID))
 	})
 	occ := map[string]int64{}
 	keys := map[string]string{}
-	for _, i := range idx {
-		e := p.Events[i]
+	for _, e := range evs {
 		sem := map[string]any{}
 		for k, v := range e.Payload {
 			if !strings.HasSuffix(k, "_at") && !strings.HasSuffix(k, "_minutes") {
