@@ -43,7 +43,7 @@ func EncodeLogKey(pub *ecdsa.PublicKey) (string, error) {
 	return base64.StdEncoding.EncodeToString(der), nil
 }
 
-// LogKey decodes the plan's log key.
+// PublicKey decodes the plan's log key.
 func (p *Plan) PublicKey() (*ecdsa.PublicKey, error) {
 	der, err := base64.StdEncoding.Strict().DecodeString(p.LogKey)
 	if err != nil {
