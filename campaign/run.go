@@ -222,15 +222,13 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 	futures := make(chan func() (tessera.Index, error), 1024)
 	var futErr error
 	var futWG sync.WaitGroup
-	futWG.Add(1)
-	go func() {
-		defer futWG.Done()
+	futWG.Go(func() {
 		for f := range futures {
 			if _, err := f(); err != nil && futErr == nil {
 				futErr = err
 			}
 		}
-	}()
+	})
 	done := len(outcomes)
 	var mu sync.Mutex
 	emit := func(o *Outcome) error {
@@ -271,9 +269,7 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 	results := make(chan *Outcome, 256)
 	var commitErr error
 	var commitWG sync.WaitGroup
-	commitWG.Add(1)
-	go func() {
-		defer commitWG.Done()
+	commitWG.Go(func() {
 		batch := r.pending
 		for {
 			o, ok := <-results
@@ -308,18 +304,16 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 				return
 			}
 		}
-	}()
+	})
 	n := max(opts.Parallel, 1)
 	work := make(chan Trial, 8*n)
 	var wg sync.WaitGroup
 	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for t := range work {
 				results <- r.trial(ctx, t)
 			}
-		}()
+		})
 	}
 	var runErr error
 	// Dispatch in groups: each group's started markers are made durable by
@@ -462,7 +456,6 @@ func (r *runner) start(t Trial) *Outcome {
 
 func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 	o := r.outcome(t)
-	o.Stage = "authorized"
 	dir := filepath.Join(r.dir, TrialsDir, t.ID)
 	infra := func() *Outcome {
 		o.Exclusion = ExclusionInfrastructure
