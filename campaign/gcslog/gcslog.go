@@ -56,14 +56,13 @@ func (s *Store) get(ctx context.Context, name string) ([]byte, error) {
 	if s.cfg.Prefix != "" {
 		key = path.Join(s.cfg.Prefix, name)
 	}
-	where := "gs://" + s.cfg.Bucket + "/" + key
 	r, err := s.cfg.Client.Bucket(s.cfg.Bucket).Object(key).NewReader(ctx)
 	if errors.Is(err, gcs.ErrObjectNotExist) {
-		err = fs.ErrNotExist
+		return nil, fmt.Errorf("gs://%s/%s: %w", s.cfg.Bucket, key, fs.ErrNotExist)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
+		return nil, fmt.Errorf("gs://%s/%s: %w", s.cfg.Bucket, key, err)
 	}
 	defer r.Close()
-	return campaign.ReadObject(r, where)
+	return campaign.ReadObject(r, "gs://"+s.cfg.Bucket+"/"+key)
 }
