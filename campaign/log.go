@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"errors"
@@ -163,11 +164,7 @@ func ReadLog(ctx context.Context, dir string, pub *ecdsa.PublicKey, origin strin
 		if err := eb.UnmarshalText(raw); err != nil {
 			return nil, refusal.Because(ErrLogInvalid, err, "entry bundle %d is not a C2SP tlog-tiles entry bundle: the log's files were changed, cut short or copied incompletely; restore the campaign directory from a complete copy", i)
 		}
-		want := uint64(layout.EntryBundleWidth)
-		if p != 0 {
-			want = uint64(p)
-		}
-		if uint64(len(eb.Entries)) != want {
+		if want := cmp.Or(uint64(p), uint64(layout.EntryBundleWidth)); uint64(len(eb.Entries)) != want {
 			return nil, refusal.New(ErrLogInvalid, "entry bundle %d holds %d entries, want %d", i, len(eb.Entries), want)
 		}
 		st.Entries = append(st.Entries, eb.Entries...)
