@@ -26,6 +26,20 @@ type Ineligible struct {
 	Class string `json:"class"`
 }
 
+// ineligibleCells are the arm × variant cells eligible refuses, by class,
+// arms then variants in file order.
+func ineligibleCells(f *File, eligible func(variant, arm string) string) []Ineligible {
+	var out []Ineligible
+	for _, a := range f.Arms {
+		for _, v := range f.Variants {
+			if class := eligible(v, a); class != "" {
+				out = append(out, Ineligible{Variant: v, Arm: a, Class: class})
+			}
+		}
+	}
+	return out
+}
+
 // CommonOutcome is a scored trial's CommonOutcomeV1 object (Measurement
 // RFC v2 §2.2), the wire type recorded verbatim.
 type CommonOutcome = notimewire.CommonOutcomeV1

@@ -9,7 +9,6 @@ import (
 
 	"github.com/obaudit/obaudit/checkpoint"
 	"github.com/obaudit/obaudit/refusal"
-	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/client"
 	"golang.org/x/mod/sumdb/note"
 )
@@ -33,12 +32,13 @@ func CommitBundles(ctx context.Context, dir string, bundles [][]byte, signer not
 		return nil, errors.New("campaign: commit 1..MaxLeaves bundles")
 	}
 	seen := make(map[string]int, len(bundles))
+	leaves := make([][]byte, len(bundles))
 	for i, b := range bundles {
 		h := string(checkpoint.LeafHash(b))
 		if j, dup := seen[h]; dup {
 			return nil, refusal.New(checkpoint.ErrDuplicateLeaf, "episodes %d and %d are the same commitment bundle", j, i)
 		}
-		seen[h] = i
+		seen[h], leaves[i] = i, checkpoint.LeafData(b)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, LogDir)); !errors.Is(err, os.ErrNotExist) {
 		return nil, errors.New("campaign: " + filepath.Join(dir, LogDir) + " already exists; a log is never appended to by commit")
@@ -47,20 +47,8 @@ func CommitBundles(ctx context.Context, dir string, bundles [][]byte, signer not
 	if err != nil {
 		return nil, err
 	}
-	futures := make([]tessera.IndexFuture, len(bundles))
-	for i, b := range bundles {
-		futures[i] = a.add(ctx, tessera.NewEntry(checkpoint.LeafData(b)))
-	}
-	for i, f := range futures {
-		idx, err := f()
-		if err != nil {
-			a.close(ctx)
-			return nil, err
-		}
-		if idx.Index != uint64(i) {
-			a.close(ctx)
-			return nil, errors.New("campaign: the log sequenced a bundle out of order")
-		}
+	if err := a.addAll(ctx, leaves, 0, errors.New("campaign: the log sequenced a bundle out of order")); err != nil {
+		return nil, err
 	}
 	signed, err := a.close(ctx)
 	if err != nil {

@@ -3,6 +3,7 @@ package campaign
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -103,16 +104,10 @@ func buildDeltas(p *Plan, outcomes map[int]*Outcome) []Delta {
 		return nil
 	}
 	pairs := matchPairs(p)
-	var semantic []string
-	for _, v := range p.Variants {
-		if !slices.Contains(semantic, v.SemanticScenario) {
-			semantic = append(semantic, v.SemanticScenario)
-		}
-	}
 	keys := []string{StatusSuccess, StatusFailure, StatusError, "not_ended"}
 	var out []Delta
-	for _, s := range semantic {
-		for _, subj := range append(slices.Clone(p.File.Agents), profileIDs(p)...) {
+	for _, s := range semanticScenarios(p.Variants) {
+		for _, subj := range p.File.subjects() {
 			d := Delta{Subject: subj, SemanticScenario: s, Table: map[string]int{}, Matrix: []DeltaRow{}, Ineligible: []Ineligible{}, Interval: NoInterval}
 			for _, a := range keys {
 				for _, b := range keys {
@@ -190,7 +185,7 @@ func writeDeltas(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "  %s ineligible: %s (no pairs)\n", x.Variant, x.Class)
 		}
 		var cells []string
-		for _, k := range sortedKeys(d.Table) {
+		for _, k := range slices.Sorted(maps.Keys(d.Table)) {
 			if d.Table[k] > 0 {
 				cells = append(cells, fmt.Sprintf("%s=%d", k, d.Table[k]))
 			}

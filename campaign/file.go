@@ -91,6 +91,16 @@ type Rates struct {
 	PricingPolicyID  string `json:"pricing_policy_id"`
 }
 
+// subjects are the file's subject ids in file order: agents, then model
+// profiles.
+func (f *File) subjects() []string {
+	out := slices.Clone(f.Agents)
+	for _, m := range f.ModelProfiles {
+		out = append(out, m.ID)
+	}
+	return out
+}
+
 // The field patterns, compiled on first use, not at start-up.
 var (
 	decimalRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$`) })

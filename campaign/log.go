@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"errors"
@@ -40,10 +41,30 @@ type appender struct {
 	add      tessera.AddFn
 	shutdown func(context.Context) error
 	reader   tessera.LogReader
-	awaiter  *tessera.PublicationAwaiter
 	ctx      context.Context // the appender's own; stop cancels it
 	stop     context.CancelFunc
 	closed   bool
+}
+
+// addAll adds entries to the log and waits until each is sequenced, in
+// order from index first. On a failure it closes the appender and returns
+// the error (outOfOrder for an entry sequenced elsewhere).
+func (a *appender) addAll(ctx context.Context, entries [][]byte, first uint64, outOfOrder error) error {
+	futures := make([]tessera.IndexFuture, len(entries))
+	for i, e := range entries {
+		futures[i] = a.add(ctx, tessera.NewEntry(e))
+	}
+	for i, f := range futures {
+		idx, err := f()
+		if err == nil && idx.Index != first+uint64(i) {
+			err = outOfOrder
+		}
+		if err != nil {
+			a.close(ctx)
+			return err
+		}
+	}
+	return nil
 }
 
 // close publishes a checkpoint committing to every entry added and
@@ -143,11 +164,7 @@ func ReadLog(ctx context.Context, dir string, pub *ecdsa.PublicKey, origin strin
 		if err := eb.UnmarshalText(raw); err != nil {
 			return nil, refusal.Because(ErrLogInvalid, err, "entry bundle %d is not a C2SP tlog-tiles entry bundle: the log's files were changed, cut short or copied incompletely; restore the campaign directory from a complete copy", i)
 		}
-		want := uint64(layout.EntryBundleWidth)
-		if p != 0 {
-			want = uint64(p)
-		}
-		if uint64(len(eb.Entries)) != want {
+		if want := cmp.Or(uint64(p), uint64(layout.EntryBundleWidth)); uint64(len(eb.Entries)) != want {
 			return nil, refusal.New(ErrLogInvalid, "entry bundle %d holds %d entries, want %d", i, len(eb.Entries), want)
 		}
 		st.Entries = append(st.Entries, eb.Entries...)

@@ -149,8 +149,7 @@ func openAppender(ctx context.Context, dir string, signer note.Signer) (*appende
 		}
 		return nil, err
 	}
-	return &appender{add: a.Add, shutdown: shutdown, reader: reader,
-		awaiter: tessera.NewPublicationAwaiter(ctx, reader.ReadCheckpoint, 10*time.Millisecond), ctx: ctx, stop: cancel}, nil
+	return &appender{add: a.Add, shutdown: shutdown, reader: reader, ctx: ctx, stop: cancel}, nil
 }
 
 // MaxLogObject bounds one object read back from a log store: a full tile or

@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +15,6 @@ import (
 	"github.com/obaudit/obaudit/commitment"
 	"github.com/obaudit/obaudit/internal/safefs"
 	"github.com/obaudit/obaudit/refusal"
-	"github.com/transparency-dev/tessera"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -172,11 +172,7 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 		for _, i := range mine {
 			inPart[i] = true
 		}
-		sst, err := ReadLog(ctx, sd, opts.Key, p.File.Origin)
-		if err != nil {
-			return nil, err
-		}
-		so, err := outcomesOf(p, planFile, sst)
+		_, so, err := logOutcomes(ctx, sd, opts.Key, p, planFile)
 		if err != nil {
 			return nil, err
 		}
@@ -236,13 +232,9 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 	}
 
 	// Check against the campaign as it stands.
-	idx := make([]int, 0, len(next))
-	for i := range next {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
-	var appendIdx, copyIdx []int
-	for _, i := range idx {
+	var entries [][]byte // the outcomes to append, in plan order
+	var copyIdx []int
+	for _, i := range slices.Sorted(maps.Keys(next)) {
 		in, t := next[i], p.Trials[i]
 		if h := have[i]; h != nil {
 			he, err := h.Entry()
@@ -254,7 +246,7 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 			}
 			res.AlreadyMerged++
 		} else {
-			appendIdx = append(appendIdx, i)
+			entries = append(entries, in.entry)
 		}
 		dst := filepath.Join(dir, TrialsDir, t.ID)
 		switch _, err := os.Lstat(dst); {
@@ -302,22 +294,10 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 			return nil, err
 		}
 	}
-	futures := make([]tessera.IndexFuture, len(appendIdx))
-	for j, i := range appendIdx {
-		futures[j] = a.add(ctx, tessera.NewEntry(next[i].entry))
+	if err := a.addAll(ctx, entries, uint64(len(st.Entries)), errors.New("campaign: the log sequenced a merged outcome out of plan order")); err != nil {
+		return nil, err
 	}
-	for j, f := range futures {
-		got, err := f()
-		if err != nil {
-			a.close(ctx)
-			return nil, err
-		}
-		if got.Index != uint64(len(st.Entries)+j) {
-			a.close(ctx)
-			return nil, errors.New("campaign: the log sequenced a merged outcome out of plan order")
-		}
-	}
-	res.Appended = len(appendIdx)
+	res.Appended = len(entries)
 	if res.Checkpoint, res.Complete, err = closeLog(ctx, a, nil, dir, opts.Key, p, planFile); err != nil {
 		return nil, err
 	}

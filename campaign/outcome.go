@@ -95,17 +95,15 @@ type Vector struct {
 // VectorOf is the one derivation of a [Vector] from an artefact's
 // evaluation (the runner records it; verify re-derives it).
 func VectorOf(ev *artefact.Evaluation) *Vector {
-	v := &Vector{Reliable: ev.Reliable, LegitimateCompletion: ev.LegitimateCompletion,
-		FailedDimensions: slices.Clone(ev.FailedDimensions), FindingCodes: slices.Clone(ev.FindingCodes)}
-	if v.FailedDimensions == nil {
-		v.FailedDimensions = []string{}
-	}
-	if v.FindingCodes == nil {
-		v.FindingCodes = []string{}
-	}
-	slices.Sort(v.FailedDimensions)
-	slices.Sort(v.FindingCodes)
-	return v
+	return &Vector{Reliable: ev.Reliable, LegitimateCompletion: ev.LegitimateCompletion,
+		FailedDimensions: sortedCopy(ev.FailedDimensions), FindingCodes: sortedCopy(ev.FindingCodes)}
+}
+
+// sortedCopy is a sorted copy of s (never nil).
+func sortedCopy(s []string) []string {
+	out := append([]string{}, s...)
+	slices.Sort(out)
+	return out
 }
 
 // StatusOf is the one rule mapping a stage and vector to the primary

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -117,9 +118,7 @@ func Expand(f *File, cat Catalog, logKey string) (*Plan, error) {
 		return nil, refusal.New(ErrUnknownName, "engine_version %q is not one of %v", f.EngineVersion, cat.Engines)
 	}
 	p := &Plan{Format: PlanFormat, File: *f, LogKey: logKey, Manifests: map[string]string{}}
-	for k, v := range cat.Manifests {
-		p.Manifests[k] = v
-	}
+	maps.Copy(p.Manifests, cat.Manifests)
 	p.Manifests["engine_version"] = f.EngineVersion
 	for _, id := range f.Variants {
 		v, ok := cat.Variant(id)
@@ -133,14 +132,9 @@ func Expand(f *File, cat Catalog, logKey string) (*Plan, error) {
 		if !slices.Contains(cat.Arms, a) {
 			return nil, refusal.New(ErrUnknownName, "arm %q is not one this build runs (%v)", a, cat.Arms)
 		}
-		for _, v := range f.Variants {
-			if cat.Eligible == nil {
-				break
-			}
-			if class := cat.Eligible(v, a); class != "" {
-				p.Ineligible = append(p.Ineligible, Ineligible{Variant: v, Arm: a, Class: class})
-			}
-		}
+	}
+	if cat.Eligible != nil {
+		p.Ineligible = ineligibleCells(f, cat.Eligible)
 	}
 	type subject struct{ id, kind string }
 	var subjects []subject
@@ -182,14 +176,8 @@ func Expand(f *File, cat Catalog, logKey string) (*Plan, error) {
 		}
 	}
 	// Semantic scenarios in order of first appearance, then their variants.
-	var semantic []string
-	for _, v := range p.Variants {
-		if !slices.Contains(semantic, v.SemanticScenario) {
-			semantic = append(semantic, v.SemanticScenario)
-		}
-	}
 	block := 0
-	for _, s := range semantic {
+	for _, s := range semanticScenarios(p.Variants) {
 		for _, v := range p.Variants {
 			if v.SemanticScenario != s {
 				continue
@@ -233,6 +221,18 @@ func Expand(f *File, cat Catalog, logKey string) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// semanticScenarios are the Semantic Scenarios of vs in order of first
+// appearance.
+func semanticScenarios(vs []Variant) []string {
+	var out []string
+	for _, v := range vs {
+		if !slices.Contains(out, v.SemanticScenario) {
+			out = append(out, v.SemanticScenario)
+		}
+	}
+	return out
 }
 
 // derive is SHA-256 over a tagged, framed input.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -182,11 +183,7 @@ func ptr(x float64) *float64   { r := round6(x); return &r }
 func BuildReport(p *Plan, planDigest string, outcomes map[int]*Outcome, cp checkpoint.Checkpoint) *Report {
 	r := &Report{MediaType: ReportMediaType, Campaign: p.File.Name, Origin: p.File.Origin, PlanSHA256: planDigest,
 		LogSize: cp.Size, LogRoot: hex.EncodeToString(cp.Root), Assigned: len(p.Trials)}
-	for _, v := range p.Variants {
-		if !slices.Contains(r.SemanticScenarios, v.SemanticScenario) {
-			r.SemanticScenarios = append(r.SemanticScenarios, v.SemanticScenario)
-		}
-	}
+	r.SemanticScenarios = semanticScenarios(p.Variants)
 	for _, d := range metricDefs {
 		r.Definitions = append(r.Definitions, Definition{d.name, d.formula})
 	}
@@ -223,10 +220,8 @@ func BuildReport(p *Plan, planDigest string, outcomes map[int]*Outcome, cp check
 	for _, t := range p.Trials {
 		kinds[t.Subject] = t.SubjectKind
 	}
-	// File order of subjects: agents, then profiles.
-	order := append(slices.Clone(p.File.Agents), profileIDs(p)...)
 	for _, arm := range p.File.Arms {
-		for _, s := range order {
+		for _, s := range p.File.subjects() {
 			r.Cells = append(r.Cells, buildCell(p, outcomes, s, kinds[s], arm))
 		}
 	}
@@ -244,14 +239,6 @@ func BuildReport(p *Plan, planDigest string, outcomes map[int]*Outcome, cp check
 		r.Definitions = append(r.Definitions, Definition{"delta", deltaFormula})
 	}
 	return r
-}
-
-func profileIDs(p *Plan) []string {
-	var out []string
-	for _, m := range p.File.ModelProfiles {
-		out = append(out, m.ID)
-	}
-	return out
 }
 
 func buildCell(p *Plan, outcomes map[int]*Outcome, subject, kind, arm string) Cell {
@@ -303,10 +290,6 @@ func buildCell(p *Plan, outcomes map[int]*Outcome, subject, kind, arm string) Ce
 		vn = append(vn, perVariant[v][0])
 		vc = append(vc, perVariant[v][1])
 	}
-	semantic := map[string]string{}
-	for _, v := range p.Variants {
-		semantic[v.ID] = v.SemanticScenario
-	}
 	for _, d := range metricDefs {
 		if arm != ArmFullLifecycle && d.name != "error_rate" {
 			continue
@@ -337,13 +320,13 @@ func buildCell(p *Plan, outcomes map[int]*Outcome, subject, kind, arm string) Ce
 			} else {
 				m.Interval = NoInterval
 			}
+			if d.name == "critical_violation_rate" {
+				if u, err := stats.ClopperPearsonUpper(m.Numerator, m.Denominator, 0.05); err == nil {
+					m.UpperBound95 = ptr(u)
+				}
+			}
 		} else {
 			m.Interval = "empty denominator: undefined"
-		}
-		if d.name == "critical_violation_rate" && m.Denominator > 0 {
-			if u, err := stats.ClopperPearsonUpper(m.Numerator, m.Denominator, 0.05); err == nil {
-				m.UpperBound95 = ptr(u)
-			}
 		}
 		c.Metrics = append(c.Metrics, m)
 	}
@@ -425,7 +408,7 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  status: SUCCESS %d, FAILURE %d, ERROR %d, not ended %d\n", a.Status[StatusSuccess], a.Status[StatusFailure], a.Status[StatusError], a.Status["not_ended"])
 		var ex []string
-		for _, k := range sortedKeys(a.ExcludedByReason) {
+		for _, k := range slices.Sorted(maps.Keys(a.ExcludedByReason)) {
 			ex = append(ex, fmt.Sprintf("%s=%d", k, a.ExcludedByReason[k]))
 		}
 		if len(ex) == 0 {
@@ -469,15 +452,6 @@ func (r *Report) WriteText(w io.Writer) {
 	for _, d := range r.Definitions {
 		fmt.Fprintf(w, "  %s: %s\n", d.Name, d.Formula)
 	}
-}
-
-func sortedKeys(m map[string]int) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // ReportOf reads a campaign directory's plan and log (checkpoint signed by

@@ -43,7 +43,7 @@ func EncodeLogKey(pub *ecdsa.PublicKey) (string, error) {
 	return base64.StdEncoding.EncodeToString(der), nil
 }
 
-// LogKey decodes the plan's log key.
+// PublicKey decodes the plan's log key.
 func (p *Plan) PublicKey() (*ecdsa.PublicKey, error) {
 	der, err := base64.StdEncoding.Strict().DecodeString(p.LogKey)
 	if err != nil {
@@ -222,15 +222,13 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 	futures := make(chan func() (tessera.Index, error), 1024)
 	var futErr error
 	var futWG sync.WaitGroup
-	futWG.Add(1)
-	go func() {
-		defer futWG.Done()
+	futWG.Go(func() {
 		for f := range futures {
 			if _, err := f(); err != nil && futErr == nil {
 				futErr = err
 			}
 		}
-	}()
+	})
 	done := len(outcomes)
 	var mu sync.Mutex
 	emit := func(o *Outcome) error {
@@ -271,9 +269,7 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 	results := make(chan *Outcome, 256)
 	var commitErr error
 	var commitWG sync.WaitGroup
-	commitWG.Add(1)
-	go func() {
-		defer commitWG.Done()
+	commitWG.Go(func() {
 		batch := r.pending
 		for {
 			o, ok := <-results
@@ -308,18 +304,16 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 				return
 			}
 		}
-	}()
+	})
 	n := max(opts.Parallel, 1)
 	work := make(chan Trial, 8*n)
 	var wg sync.WaitGroup
 	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for t := range work {
 				results <- r.trial(ctx, t)
 			}
-		}()
+		})
 	}
 	var runErr error
 	// Dispatch in groups: each group's started markers are made durable by
@@ -358,18 +352,6 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	return res, nil
-}
-
-// writeReport writes report.json of a complete campaign unless it exists.
-func writeReport(dir string, p *Plan, planFile []byte, outcomes map[int]*Outcome, st *LogState) error {
-	if _, err := os.Stat(filepath.Join(dir, ReportFile)); !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	b, err := BuildReport(p, PlanDigest(planFile), outcomes, st.Checkpoint).Encode()
-	if err != nil {
-		return err
-	}
-	return safefs.WriteFile(filepath.Join(dir, ReportFile), b, 0o644)
 }
 
 // outcomesOf checks the log's first entry seals this plan and reads every
@@ -474,7 +456,6 @@ func (r *runner) start(t Trial) *Outcome {
 
 func (r *runner) trial(ctx context.Context, t Trial) *Outcome {
 	o := r.outcome(t)
-	o.Stage = "authorized"
 	dir := filepath.Join(r.dir, TrialsDir, t.ID)
 	infra := func() *Outcome {
 		o.Exclusion = ExclusionInfrastructure
@@ -619,28 +600,26 @@ func logOutcomes(ctx context.Context, dir string, key *ecdsa.PublicKey, p *Plan,
 	return st, outcomes, nil
 }
 
-// reportIfComplete writes the campaign's report once every assigned
-// identity has its outcome in the log, and says whether it did.
 // closeLog ends a run or a merge: it closes the log's appender a and, when
 // neither failed (failed is the run's first error, if any), writes the
-// report once every identity has its outcome. It returns the final signed
+// campaign's report once every assigned identity has its outcome in the
+// log (report.json, unless it exists). It returns the final signed
 // checkpoint and whether the campaign is complete.
 func closeLog(ctx context.Context, a *appender, failed error, dir string, key *ecdsa.PublicKey, p *Plan, planFile []byte) ([]byte, bool, error) {
 	cp, err := a.close(ctx)
 	if err = cmp.Or(failed, err); err != nil {
 		return nil, false, err
 	}
-	complete, err := reportIfComplete(ctx, dir, key, p, planFile)
-	return cp, complete, err
-}
-
-func reportIfComplete(ctx context.Context, dir string, key *ecdsa.PublicKey, p *Plan, planFile []byte) (bool, error) {
 	st, outcomes, err := logOutcomes(ctx, dir, key, p, planFile)
+	if err != nil || len(outcomes) != len(p.Trials) {
+		return cp, false, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, ReportFile)); !errors.Is(err, os.ErrNotExist) {
+		return cp, true, err
+	}
+	b, err := BuildReport(p, PlanDigest(planFile), outcomes, st.Checkpoint).Encode()
 	if err != nil {
-		return false, err
+		return cp, true, err
 	}
-	if len(outcomes) != len(p.Trials) {
-		return false, nil
-	}
-	return true, writeReport(dir, p, planFile, outcomes, st)
+	return cp, true, safefs.WriteFile(filepath.Join(dir, ReportFile), b, 0o644)
 }

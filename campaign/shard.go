@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -62,15 +63,7 @@ func Partition(p *Plan, n int) [][]int {
 	for i, t := range p.Trials {
 		order[i], cost[i] = i, ExpectedCost(p, t)
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case cost[a] > cost[b]:
-			return -1
-		case cost[a] < cost[b]:
-			return 1
-		}
-		return a - b
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(cost[b], cost[a]), a-b) })
 	out := make([][]int, n)
 	load := make([]int64, n)
 	for _, i := range order {
@@ -124,8 +117,6 @@ type Manifest struct {
 	Trials     []int  `json:"trials"`
 }
 
-func (m *Manifest) encode() ([]byte, error) { return encodeFile(m) }
-
 // DecodeManifest reads shard.json strictly (canonical bytes, no unknown
 // field, the v1 format).
 func DecodeManifest(b []byte) (*Manifest, error) {
@@ -133,7 +124,7 @@ func DecodeManifest(b []byte) (*Manifest, error) {
 	if err := decodeStrict(b, &m); err != nil {
 		return nil, refusal.Wrap(ErrShardInvalid, err, "shard.json")
 	}
-	again, err := m.encode()
+	again, err := encodeFile(&m)
 	if err != nil || !bytes.Equal(again, b) || m.Format != ShardFormat || m.Shards < 1 || m.Shards > MaxShards || m.Shard < 0 || m.Shard >= m.Shards {
 		return nil, refusal.New(ErrShardInvalid, "shard.json is not a canonical %s manifest with 0 ≤ shard < shards ≤ %d", ShardFormat, MaxShards)
 	}
@@ -177,7 +168,7 @@ func RunShard(ctx context.Context, dir string, opts ShardOptions) (*ShardResult,
 	}
 	part := Partition(p, opts.Shard.N)[opts.Shard.K]
 	m := &Manifest{Format: ShardFormat, PlanSHA256: PlanDigest(planFile), Shard: opts.Shard.K, Shards: opts.Shard.N, Trials: part}
-	mb, err := m.encode()
+	mb, err := encodeFile(m)
 	if err != nil {
 		return nil, err
 	}

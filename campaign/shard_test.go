@@ -91,7 +91,7 @@ func TestParseShardAndManifest(t *testing.T) {
 		t.Errorf("ParseShard(3/8) = %v, %v", s, err)
 	}
 	m := &Manifest{Format: ShardFormat, PlanSHA256: "00", Shard: 1, Shards: 2, Trials: []int{1, 3}}
-	b, _ := m.encode()
+	b, _ := encodeFile(m)
 	if _, err := DecodeManifest(b); err != nil {
 		t.Fatal(err)
 	}

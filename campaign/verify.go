@@ -3,10 +3,10 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/canon"
@@ -163,30 +163,24 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (*Verification,
 
 // verifyTrials checks every outcome against its trial's files
 // (verifyTrial), opts.Parallel at a time, and returns the first
-// disagreement in plan order. Each trial that verifies is passed to
-// verified (when not nil) with the files it carries, one call at a time.
+// disagreement in plan order. When every trial verifies, each is passed to
+// verified (when not nil) with the files it carries, in plan order.
 func verifyTrials(ctx context.Context, dir string, p *Plan, outcomes map[int]*Outcome, opts VerifyOptions, verified func(i int, carried []string)) error {
-	idx := make([]int, 0, len(outcomes))
-	for i := range outcomes {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
-	var mu sync.Mutex
-	var first error
-	firstAt := -1
+	idx := slices.Sorted(maps.Keys(outcomes))
+	carried := make([][]string, len(idx))
+	errs := make([]error, len(idx))
 	workpool.ForEach(opts.Parallel, len(idx), func(k int) {
-		i := idx[k]
-		carried, err := verifyTrial(ctx, dir, p, p.Trials[i], outcomes[i], opts)
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil && (firstAt < 0 || i < firstAt) {
-			first, firstAt = err, i
-		}
-		if err == nil && verified != nil {
-			verified(i, carried)
-		}
+		carried[k], errs[k] = verifyTrial(ctx, dir, p, p.Trials[idx[k]], outcomes[idx[k]], opts)
 	})
-	return first
+	for k, i := range idx {
+		if errs[k] != nil {
+			return errs[k]
+		}
+		if verified != nil {
+			verified(i, carried[k])
+		}
+	}
+	return nil
 }
 
 // verifyTrial checks one outcome against the trial's files.
@@ -266,15 +260,7 @@ func checkEligibility(p *Plan, opts VerifyOptions) error {
 		}
 		return nil
 	}
-	var want []Ineligible
-	for _, a := range p.File.Arms {
-		for _, v := range p.File.Variants {
-			if class := opts.Eligible(v, a); class != "" {
-				want = append(want, Ineligible{Variant: v, Arm: a, Class: class})
-			}
-		}
-	}
-	if !slices.Equal(want, p.Ineligible) {
+	if want := ineligibleCells(&p.File, opts.Eligible); !slices.Equal(want, p.Ineligible) {
 		return refusal.New(ErrPlanInvalid, "the plan's ineligible cells %v are not the protocol's %v", p.Ineligible, want)
 	}
 	return nil

@@ -10,7 +10,7 @@ package notime
 
 import (
 	"cmp"
-	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -74,9 +74,7 @@ func MaintenanceProfile(st *engine.Static) (Profile, error) {
 
 func digestOf(domain string, v map[string]any) string {
 	t := map[string]any{"domain": domain}
-	for k, x := range v {
-		t[k] = x
-	}
+	maps.Copy(t, v)
 	d, err := canon.Digest(t)
 	if err != nil {
 		panic("notime: digest of a tree this package built: " + err.Error())
@@ -203,17 +201,11 @@ func Compile(d engine.Domain, prof Profile) (*notimewire.PlanV1, error) {
 			groups[k] = append(groups[k], e)
 		}
 	}
-	for _, k := range slices.Sorted(mapKeys(groups)) {
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[k]
 		full := slices.Clone(g)
 		slices.SortFunc(full, func(a, b *engine.PlannedEvent) int {
-			if a.DelayMinutes != b.DelayMinutes {
-				return cmp.Compare(a.DelayMinutes, b.DelayMinutes)
-			}
-			if a.Sequence != b.Sequence {
-				return cmp.Compare(a.Sequence, b.Sequence)
-			}
-			return strings.Compare(a.EventID, b.EventID)
+			return cmp.Or(cmp.Compare(a.DelayMinutes, b.DelayMinutes), noTimeCmp(a, b))
 		})
 		nt := slices.Clone(g)
 		slices.SortFunc(nt, noTimeCmp)
@@ -229,8 +221,7 @@ func Compile(d engine.Domain, prof Profile) (*notimewire.PlanV1, error) {
 
 	// Cut specifications: one per cycle named by a complete-caused
 	// conditional, plus the any-cycle specification.
-	var cycles []*string
-	cycles = append(cycles, nil)
+	cycles := []*string{nil}
 	seen := map[string]bool{}
 	for _, e := range p.Events {
 		if e.Trigger != nil && e.Trigger.Kind == engine.TriggerOnAction && e.Trigger.Type == prof.CompleteKey && e.Trigger.CycleID != nil && !seen[*e.Trigger.CycleID] {
@@ -370,10 +361,7 @@ func Compile(d engine.Domain, prof Profile) (*notimewire.PlanV1, error) {
 		out.Events = append(out.Events, ev)
 	}
 	slices.SortFunc(out.Events, func(a, b notimewire.EventV1) int {
-		if a.AuthoredSequence != b.AuthoredSequence {
-			return cmp.Compare(a.AuthoredSequence, b.AuthoredSequence)
-		}
-		return strings.Compare(a.EventID, b.EventID)
+		return cmp.Or(cmp.Compare(a.AuthoredSequence, b.AuthoredSequence), strings.Compare(a.EventID, b.EventID))
 	})
 	out.MaxTransitions = MaxTransitions(int64(len(p.Events)), conds, 0, out.MaxInvocations, out.MaxTurnsPerInvocation, out.MaxRetrievalBatchesPerInvocation)
 	return out, nil
@@ -445,20 +433,5 @@ func cycleText(c *string) string {
 }
 
 func noTimeCmp(a, b *engine.PlannedEvent) int {
-	if a.Sequence != b.Sequence {
-		return cmp.Compare(a.Sequence, b.Sequence)
-	}
-	return strings.Compare(a.EventID, b.EventID)
+	return cmp.Or(cmp.Compare(a.Sequence, b.Sequence), strings.Compare(a.EventID, b.EventID))
 }
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-var _ = fmt.Sprintf

@@ -44,8 +44,8 @@ type queued struct {
 }
 
 type activation struct {
-	id, specKey, occurrence string
-	spec                    *notimewire.CutSpecV1
+	id, specKey string
+	spec        *notimewire.CutSpecV1
 }
 
 type run struct {
@@ -199,10 +199,8 @@ func (r *run) push(ev *notimewire.EventV1, cause any, bindings map[string]string
 	}
 	r.used[ev.EventID] = true
 	if mut.dedupSemantic {
-		for _, q := range r.delivered {
-			if q == semanticOf(ev) {
-				return
-			}
+		if slices.Contains(r.delivered, semanticOf(ev)) {
+			return
 		}
 		r.delivered = append(r.delivered, semanticOf(ev))
 	}
@@ -308,14 +306,19 @@ func (r *run) loop() {
 		}
 		// Rows 16 and 17.
 		r.halt = notimewire.HaltDeadlock
-		keys := make([]string, 0, len(r.conditionals))
-		for _, c := range r.conditionals {
-			keys = append(keys, causeKey(c.Cause.Kind, c.Cause.Type, c.Cause.CycleID))
-		}
-		slices.Sort(keys)
-		keys = slices.Compact(keys)
-		r.row("deadlock", map[string]any{"unresolved_trigger_keys": canon.StringList(keys)})
+		r.row("deadlock", map[string]any{"unresolved_trigger_keys": canon.StringList(r.unresolved())})
 	}
+}
+
+// unresolved is the sorted, distinct cause keys of the conditionals still
+// registered (never nil).
+func (r *run) unresolved() []string {
+	keys := make([]string, 0, len(r.conditionals))
+	for _, c := range r.conditionals {
+		keys = append(keys, causeKey(c.Cause.Kind, c.Cause.Type, c.Cause.CycleID))
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 func (r *run) finalityCut() {
@@ -325,19 +328,14 @@ func (r *run) finalityCut() {
 	// (§5.3: registered conditional events are members); none can block
 	// here, because no pre-finality event is queued and no invocation is
 	// active, so nothing can still produce its cause before the cut.
-	governed := map[string]bool{}
-	keys := semanticKeysOfPlan(r.cfg.Domain, r.cfg.Plan)
-	for _, c := range r.conditionals {
-		governed[keys[c.EventID]] = true
-	}
+	keys := semanticKeys(r.cfg.Domain, r.cfg.Domain.Plan())
 	remaining := r.conditionals[:0:0]
-	var closed []string
 	for _, c := range r.conditionals {
-		if governed[keys[c.EventID]] && mut.blockOnDeadCause {
+		if mut.blockOnDeadCause {
 			r.fail(notimewire.CodeReachMism, "a retained conditional is held blocking with no live pre-cut producer")
 			return
 		}
-		if governed[keys[c.EventID]] && mut.untriggeredAsDelivery {
+		if mut.untriggeredAsDelivery {
 			r.push(c, "finality_cut", nil)
 			r.deliver(r.pop(len(r.queue) - 1))
 			continue
@@ -346,13 +344,8 @@ func (r *run) finalityCut() {
 			remaining = append(remaining, c) // kept open for its post-cut cause
 			continue
 		}
-		if governed[keys[c.EventID]] {
-			closed = append(closed, c.EventID)
-			r.row("conditional_closed", map[string]any{"event_id": c.EventID, "conditional_semantic_key": keys[c.EventID],
-				"activation_id": a.id, "reason": notimewire.UntriggeredTag})
-			continue
-		}
-		remaining = append(remaining, c)
+		r.row("conditional_closed", map[string]any{"event_id": c.EventID, "conditional_semantic_key": keys[c.EventID],
+			"activation_id": a.id, "reason": notimewire.UntriggeredTag})
 	}
 	r.conditionals = remaining
 	cycle := optS(a.spec.CompleteCycleID)
@@ -422,14 +415,9 @@ func (r *run) invoke(trigger *engine.Event) {
 	env := engine.EventEnvelope(r.cfg.Domain, trigger)
 	r.trigAuth = env != nil && env.IsAuthoritative
 	r.claims = engine.ClaimValues(trigger)
-	claims := make([]string, 0, len(r.claims))
-	for c := range r.claims {
-		claims = append(claims, c)
-	}
-	slices.Sort(claims)
 	r.row("agent_invoked", map[string]any{"invocation_index": r.invocations, "trigger_event_id": trigger.EventID,
 		"trigger_event_type": trigger.EventType, "trigger_event_authority": env.Authority,
-		"trigger_is_authoritative": r.trigAuth, "trigger_claim_values": canon.StringList(claims)})
+		"trigger_is_authoritative": r.trigAuth, "trigger_claim_values": canon.StringList(slices.Sorted(maps.Keys(r.claims)))})
 	r.invalidate("wake", 0, nil)
 	r.batches = 0
 	p := r.cfg.Plan
@@ -491,14 +479,10 @@ func (r *run) critical(code, detail string) {
 }
 
 func (r *run) invalidate(cause string, turn int, actionType any) {
-	cleared := make([]string, 0, len(r.served))
-	for t := range r.served {
-		cleared = append(cleared, t)
-	}
-	slices.Sort(cleared)
+	cleared := canon.StringList(slices.Sorted(maps.Keys(r.served)))
 	r.served = nil
 	r.row("derived_context_invalidated", map[string]any{"invocation_index": r.invocations, "turn_index": int64(turn),
-		"cause": cause, "action_type": actionType, "cleared_tools": canon.StringList(cleared)})
+		"cause": cause, "action_type": actionType, "cleared_tools": cleared})
 }
 
 func (r *run) serve(b *engine.Retrieve, turn int) {
@@ -554,9 +538,7 @@ func (r *run) handle(d engine.Decision, turn int) bool {
 		return true
 	case *engine.Act:
 		payload := make(map[string]any, len(o.Payload))
-		for k, v := range o.Payload {
-			payload[k] = v
-		}
+		maps.Copy(payload, o.Payload)
 		if n, ok := payload["deadline_after_minutes"].(int64); ok && n > 0 {
 			payload["deadline_after_minutes"] = int64(1)
 		}
@@ -687,7 +669,7 @@ func (r *run) activate(c *engine.Complete, v engine.Verdict, preState, predecess
 		id = digestOf(notimewire.DomainActivation, map[string]any{"provisional_close_common_cause_key": spec.ProvisionalCloseCommonCauseKey})
 	}
 	r.lastAct = id
-	r.active = &activation{id: id, specKey: spec.ProvisionalCloseCommonCauseKey, occurrence: occ, spec: spec}
+	r.active = &activation{id: id, specKey: spec.ProvisionalCloseCommonCauseKey, spec: spec}
 	r.row("finality_activation", map[string]any{"activation_id": id, "complete_occurrence_key": occ, "accepted_effect_key": effect,
 		"proposal_key": proposal, "provisional_close_common_cause_key": spec.ProvisionalCloseCommonCauseKey})
 }
@@ -728,13 +710,8 @@ func (r *run) finish() (*notimewire.RunV1, error) {
 		OperationInstanceID: r.cfg.OperationInstanceID, AgentID: r.cfg.AgentID, AgentKind: r.cfg.AgentKind,
 		Plan: *r.cfg.Plan, Halt: r.halt, HaltCode: r.code, TerminalOutcome: r.st.TerminalOutcome(), ReplayFinal: r.st.ReplayFinal(),
 		TransitionCount: r.transitions, Invocations: r.invocations, Trajectory: r.rows, Decisions: r.decisions, FinalState: final,
-		UnresolvedTriggers: []string{},
+		UnresolvedTriggers: r.unresolved(),
 	}
-	for _, c := range r.conditionals {
-		out.UnresolvedTriggers = append(out.UnresolvedTriggers, causeKey(c.Cause.Kind, c.Cause.Type, c.Cause.CycleID))
-	}
-	slices.Sort(out.UnresolvedTriggers)
-	out.UnresolvedTriggers = slices.Compact(out.UnresolvedTriggers)
 	if out.Decisions == nil {
 		out.Decisions = []any{}
 	}
@@ -756,10 +733,6 @@ func (r *run) finish() (*notimewire.RunV1, error) {
 		return nil, refusal.Wrap(ErrConfig, err, "decisions")
 	}
 	return out, nil
-}
-
-func semanticKeysOfPlan(d engine.Domain, _ *notimewire.PlanV1) map[string]string {
-	return semanticKeys(d, d.Plan())
 }
 
 // domainPayload is the payload the unchanged domain reducer is handed: a

@@ -13,7 +13,6 @@ package notimerecord
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 
 	"github.com/obaudit/obaudit/arm/notimewire"
 	"github.com/obaudit/obaudit/canon"
@@ -86,13 +85,20 @@ func Decode(b []byte) (*notimewire.RunV1, error) {
 	}
 	var r notimewire.RunV1
 	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
 	d.DisallowUnknownFields()
 	if err := d.Decode(&r); err != nil {
 		return nil, refusal.Wrap(ErrMalformed, err, "record")
 	}
-	if err := fixNumbers(&r); err != nil {
-		return nil, err
+	// The free-form trees are canon's (int64 and float64 numbers), not
+	// encoding/json's: checkShape has held them to objects and lists, and
+	// terminal_outcome and elapsed_minutes to a string or null.
+	for i, row := range m["trajectory"].([]any) {
+		r.Trajectory[i] = row.(map[string]any)
+	}
+	copy(r.Decisions, m["decisions"].([]any))
+	r.FinalState = m["final_state"].(map[string]any)
+	for i, e := range m["plan"].(map[string]any)["events"].([]any) {
+		r.Plan.Events[i].Payload = e.(map[string]any)["payload"].(map[string]any)
 	}
 	again, err := Encode(&r)
 	if err != nil {
@@ -169,48 +175,4 @@ func coherent(r *notimewire.RunV1) error {
 		return refusal.New(ErrIncoherent, "elapsed_minutes is not null")
 	}
 	return nil
-}
-
-// fixNumbers turns json.Number in the free-form trees back into canon's
-// int64 (or float64 for a literal with a fraction or exponent).
-func fixNumbers(r *notimewire.RunV1) error {
-	var bad error
-	var fix func(v any) any
-	fix = func(v any) any {
-		switch x := v.(type) {
-		case json.Number:
-			if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-				return i
-			}
-			f, err := strconv.ParseFloat(string(x), 64)
-			if err != nil && bad == nil {
-				bad = refusal.Wrap(ErrMalformed, err, "number %s", x)
-			}
-			return f
-		case map[string]any:
-			for k, e := range x {
-				x[k] = fix(e)
-			}
-			return x
-		case []any:
-			for i, e := range x {
-				x[i] = fix(e)
-			}
-			return x
-		}
-		return v
-	}
-	r.TerminalOutcome = fix(r.TerminalOutcome)
-	r.ElapsedMinutes = fix(r.ElapsedMinutes)
-	for i := range r.Trajectory {
-		r.Trajectory[i] = fix(r.Trajectory[i]).(map[string]any)
-	}
-	for i := range r.Decisions {
-		r.Decisions[i] = fix(r.Decisions[i])
-	}
-	r.FinalState = fix(r.FinalState).(map[string]any)
-	for i := range r.Plan.Events {
-		r.Plan.Events[i].Payload = fix(r.Plan.Events[i].Payload).(map[string]any)
-	}
-	return bad
 }

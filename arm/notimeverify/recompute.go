@@ -1,6 +1,7 @@
 package notimeverify
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -25,9 +26,7 @@ const (
 
 func h(domain string, fields map[string]any) string {
 	t := map[string]any{"domain": domain}
-	for k, v := range fields {
-		t[k] = v
-	}
+	maps.Copy(t, fields)
 	d, err := canon.Digest(t)
 	if err != nil {
 		return "unencodable:" + err.Error()
@@ -71,22 +70,13 @@ func cause(kind, typ string, cyc *string) string {
 // eventKeys recomputes semantic_event_key for every authored event: the
 // occurrence index counts equal semantics in authored order.
 func eventKeys(d engine.Domain) map[string]string {
-	p := d.Plan()
-	idx := make([]int, len(p.Events))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		x, y := p.Events[idx[a]], p.Events[idx[b]]
-		if x.Sequence != y.Sequence {
-			return x.Sequence < y.Sequence
-		}
-		return x.EventID < y.EventID
+	evs := slices.Clone(d.Plan().Events)
+	slices.SortStableFunc(evs, func(x, y engine.PlannedEvent) int {
+		return cmp.Or(cmp.Compare(x.Sequence, y.Sequence), strings.Compare(x.EventID, y.EventID))
 	})
 	occ := map[string]int64{}
 	keys := map[string]string{}
-	for _, i := range idx {
-		e := p.Events[i]
+	for _, e := range evs {
 		sem := map[string]any{}
 		for k, v := range e.Payload {
 			if !strings.HasSuffix(k, "_at") && !strings.HasSuffix(k, "_minutes") {
@@ -191,24 +181,19 @@ func partitions(d engine.Domain) (map[string]map[string]string, []spec, error) {
 				continue
 			}
 			disp := "accepted"
-			preds := []any{}
+			var preds []string // a nil list is canon's [] too
 			if e.Trigger.Kind == engine.TriggerOnEvent {
 				disp = "accepted_or_audit"
-				var ps []string
 				for _, q := range p.Events {
 					if q.EventType == e.Trigger.Type && offset(q, 0) >= 0 {
 						if c, ok := q.Payload["cycle_id"].(string); ok && e.Trigger.CycleID != nil && c != *e.Trigger.CycleID {
 							continue
 						}
-						ps = append(ps, keys[q.EventID])
+						preds = append(preds, keys[q.EventID])
 					}
 				}
-				sort.Strings(ps)
-				for i, s := range ps {
-					if i == 0 || ps[i-1] != s {
-						preds = append(preds, s)
-					}
-				}
+				slices.Sort(preds)
+				preds = slices.Compact(preds)
 			}
 			es = append(es, ent{keys[e.EventID], map[string]any{"conditional_semantic_key": keys[e.EventID], "cause_occurrences": []any{
 				map[string]any{"semantic_cause_key": cause(e.Trigger.Kind, e.Trigger.Type, e.Trigger.CycleID), "cause_kind": e.Trigger.Kind,
@@ -216,19 +201,10 @@ func partitions(d engine.Domain) (map[string]map[string]string, []spec, error) {
 		}
 		sort.Slice(es, func(a, b int) bool { return es[a].key < es[b].key })
 		for _, x := range es {
-			entries = append(entries, x.v)
+			entries = append(entries, x.v) // a nil list is canon's [] too
 		}
-		if entries == nil {
-			entries = []any{}
-		}
-		sort.Strings(desc)
-		dd := []any{}
-		for i, s := range desc {
-			if i == 0 || desc[i-1] != s {
-				dd = append(dd, s)
-			}
-		}
-		cd := h(notimewire.DomainClosure, map[string]any{"conditional_entries": entries, "authored_descendant_event_keys": dd})
+		slices.Sort(desc)
+		cd := h(notimewire.DomainClosure, map[string]any{"conditional_entries": entries, "authored_descendant_event_keys": slices.Compact(desc)})
 		pid := "complete:*"
 		if cyc != nil {
 			pid = "complete:" + *cyc
@@ -247,20 +223,12 @@ func closureOf(c notimewire.ClosureV1) string {
 	for _, e := range c.ConditionalEntries {
 		occ := []any{}
 		for _, o := range e.CauseOccurrences {
-			preds := []any{}
-			for _, k := range o.PredecessorSemanticKeys {
-				preds = append(preds, k)
-			}
 			occ = append(occ, map[string]any{"semantic_cause_key": o.SemanticCauseKey, "cause_kind": o.CauseKind,
-				"required_disposition": o.RequiredDisposition, "predecessor_semantic_keys": preds})
+				"required_disposition": o.RequiredDisposition, "predecessor_semantic_keys": o.PredecessorSemanticKeys})
 		}
 		entries = append(entries, map[string]any{"conditional_semantic_key": e.ConditionalSemanticKey, "cause_occurrences": occ})
 	}
-	dd := []any{}
-	for _, k := range c.AuthoredDescendantEventKeys {
-		dd = append(dd, k)
-	}
-	return h(notimewire.DomainClosure, map[string]any{"conditional_entries": entries, "authored_descendant_event_keys": dd})
+	return h(notimewire.DomainClosure, map[string]any{"conditional_entries": entries, "authored_descendant_event_keys": c.AuthoredDescendantEventKeys})
 }
 
 // activations recomputes the activation id of every accepted provisional
@@ -305,11 +273,7 @@ func activations(p *notimewire.ProjectionV1, specs []spec) ([]string, error) {
 			return nil, fmt.Errorf("no cut specification for the COMPLETE on %s", cyc)
 		}
 		prev := digests[i] // the terminal proposal is the preceding common transition
-		pre := []any{}
-		for _, d := range digests[:i+1] {
-			pre = append(pre, d)
-		}
-		preState := h(notimewire.DomainEntry, map[string]any{"entries": pre})
+		preState := h(notimewire.DomainEntry, map[string]any{"entries": digests[:i+1]})
 		refs := e.Fields["evidence_refs"]
 		if refs == nil {
 			refs = []any{}

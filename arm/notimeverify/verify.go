@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -39,6 +38,31 @@ type Full struct {
 	// TerminalOutcome and ReplayFinal are the Full episode's terminal facts.
 	TerminalOutcome any
 	ReplayFinal     bool
+}
+
+// rows are the Full trajectory's rows that are objects, the plan's
+// authored event ids, and how many rows are not objects (left out).
+func (f Full) rows() (rows []map[string]any, authored map[string]bool, bad int) {
+	authored = map[string]bool{}
+	for _, e := range f.Domain.Plan().Events {
+		authored[e.EventID] = true
+	}
+	rows = make([]map[string]any, 0, len(f.Trajectory))
+	for _, r := range f.Trajectory {
+		if m, ok := r.(map[string]any); ok {
+			rows = append(rows, m)
+		} else {
+			bad++
+		}
+	}
+	return rows, authored, bad
+}
+
+// Project is the Full side's arm-neutral projection: [ProjectFull] of its
+// trajectory's rows that are objects.
+func (f Full) Project() *notimewire.ProjectionV1 {
+	rows, authored, _ := f.rows()
+	return ProjectFull(rows, authored, f.TerminalOutcome, f.ReplayFinal)
 }
 
 // Report is the matching proof.
@@ -100,7 +124,7 @@ func Verify(f Full, nt *notimewire.RunV1) (*Report, error) {
 			continue
 		}
 		pa, _ := canon.JCS(e.Payload)
-		pb, _ := canon.JCS(orEmpty(fe.Payload))
+		pb, _ := canon.JCS(fe.Payload) // a nil map is canon's {} too
 		if e.EventType != fe.EventType || e.ActorID != fe.ActorID || e.AuthoredSequence != fe.Sequence || e.TriggersAgent != fe.TriggersAgent || string(pa) != string(pb) {
 			find("event %s differs from the Full plan beyond the allowlist", e.EventID)
 		}
@@ -129,18 +153,9 @@ func Verify(f Full, nt *notimewire.RunV1) (*Report, error) {
 	}
 
 	check("arm-neutral projections")
-	authored := map[string]bool{}
-	for _, e := range plan.Events {
-		authored[e.EventID] = true
-	}
-	fullRows := make([]map[string]any, 0, len(f.Trajectory))
-	for _, r := range f.Trajectory {
-		m, ok := r.(map[string]any)
-		if !ok {
-			find("a Full trajectory row is not an object")
-			continue
-		}
-		fullRows = append(fullRows, m)
+	fullRows, authored, bad := f.rows()
+	for range bad {
+		find("a Full trajectory row is not an object")
 	}
 	pf := ProjectFull(fullRows, authored, f.TerminalOutcome, f.ReplayFinal)
 	pn := ProjectNoTime(nt)
@@ -180,23 +195,21 @@ func Verify(f Full, nt *notimewire.RunV1) (*Report, error) {
 	var cancelled []string
 	current := ""
 	for _, r := range nt.Trajectory {
+		id, _ := r["activation_id"].(string)
 		switch r["record_type"] {
 		case "finality_activation":
-			id, _ := r["activation_id"].(string)
 			if current != "" {
 				find("activation %s is superseded by %s without a cancellation or cut", current, id)
 			}
 			recorded = append(recorded, id)
 			current = id
 		case "finality_activation_cancelled":
-			id, _ := r["activation_id"].(string)
 			if id != current || id == "" {
 				find("cancellation names activation %s, the active one is %s", id, current)
 			}
 			cancelled = append(cancelled, id)
 			current = ""
 		case "finality_cut":
-			id, _ := r["activation_id"].(string)
 			if id != current || id == "" || slices.Contains(cancelled, id) {
 				find("finality_cut names activation %s, the active one is %s", id, current)
 			}
@@ -292,8 +305,8 @@ func Verify(f Full, nt *notimewire.RunV1) (*Report, error) {
 			}
 		}
 	}
-	sort.Strings(wantClosed)
-	sort.Strings(closedIDs)
+	slices.Sort(wantClosed)
+	slices.Sort(closedIDs)
 	if !slices.Equal(wantClosed, closedIDs) {
 		find("closed UNTRIGGERED_AT_FINALITY %v, recomputed %v", closedIDs, wantClosed)
 	}
@@ -310,24 +323,17 @@ func Verify(f Full, nt *notimewire.RunV1) (*Report, error) {
 	}
 
 	check("allowlisted raw differences")
-	for _, r := range nt.Trajectory {
-		rt, _ := r["record_type"].(string)
-		if _, ok := noTimeOnly[rt]; ok {
-			rep.RawDifferences["no_time:"+rt]++
-			continue
-		}
-		if !sharedTypes[rt] {
-			find("No-Time record type %q is outside the allowlist", rt)
-		}
-	}
-	for _, r := range fullRows {
-		rt, _ := r["record_type"].(string)
-		if fullOnly[rt] {
-			rep.RawDifferences["full:"+rt]++
-			continue
-		}
-		if !sharedTypes[rt] {
-			find("Full record type %q is outside the allowlist", rt)
+	for _, arm := range []struct {
+		key, name string
+		rows      []map[string]any
+		only      map[string]bool
+	}{{"no_time:", "No-Time", nt.Trajectory, noTimeOnly}, {"full:", "Full", fullRows, fullOnly}} {
+		for _, r := range arm.rows {
+			if rt, _ := r["record_type"].(string); arm.only[rt] {
+				rep.RawDifferences[arm.key+rt]++
+			} else if !sharedTypes[rt] {
+				find("%s record type %q is outside the allowlist", arm.name, rt)
+			}
 		}
 	}
 	check("no Full time in the No-Time record")
@@ -406,13 +412,6 @@ func fullEvent(p *engine.Plan, id string) *engine.PlannedEvent {
 		}
 	}
 	return nil
-}
-
-func orEmpty(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
 }
 
 func anyMap(m map[string]string) map[string]any {

@@ -109,54 +109,40 @@ func Replay(d engine.Domain, rec *notimewire.RunV1) (bool, error) {
 	return string(a) == string(b), nil
 }
 
-func card(scenario string) (commonoutcome.Card, error) {
+// grade is CommonOutcomeV1 of p, a projection of a run of d, by the card
+// authored for d's scenario.
+func grade(d engine.Domain, p *notimewire.ProjectionV1) (notimewire.CommonOutcomeV1, error) {
+	scenario := d.Plan().Meta.ScenarioID
 	c, ok := commonoutcome.Cards[scenario]
 	if !ok {
-		return c, refusal.New(ErrNoCard, "no CommonOutcomeV1 card for scenario %q", scenario)
+		return notimewire.CommonOutcomeV1{}, refusal.New(ErrNoCard, "no CommonOutcomeV1 card for scenario %q", scenario)
 	}
-	return c, nil
+	return commonoutcome.Evaluate(p, c), nil
+}
+
+// full is the Full side of a pair: the episode ep of d.
+func full(d engine.Domain, ep *engine.Episode) notimeverify.Full {
+	return notimeverify.Full{Domain: d, Trajectory: ep.Trajectory, TerminalOutcome: ep.TerminalOutcome, ReplayFinal: ep.ReplayFinal}
 }
 
 // GradeFull is CommonOutcomeV1 of a Full episode.
 func GradeFull(d engine.Domain, ep *engine.Episode) (notimewire.CommonOutcomeV1, error) {
-	c, err := card(d.Plan().Meta.ScenarioID)
-	if err != nil {
-		return notimewire.CommonOutcomeV1{}, err
-	}
-	return commonoutcome.Evaluate(fullProjection(d, ep), c), nil
-}
-
-func fullProjection(d engine.Domain, ep *engine.Episode) *notimewire.ProjectionV1 {
-	authored := map[string]bool{}
-	for _, e := range d.Plan().Events {
-		authored[e.EventID] = true
-	}
-	rows := make([]map[string]any, 0, len(ep.Trajectory))
-	for _, r := range ep.Trajectory {
-		if m, ok := r.(map[string]any); ok {
-			rows = append(rows, m)
-		}
-	}
-	p := notimeverify.ProjectFull(rows, authored, ep.TerminalOutcome, ep.ReplayFinal)
+	p := full(d, ep).Project()
 	if ep.ReplayOK != nil && !*ep.ReplayOK {
 		p.Integrity = "REPLAY_DIVERGED"
 	}
-	return p
+	return grade(d, p)
 }
 
 // GradeNoTime is CommonOutcomeV1 of a No-Time run.
 func GradeNoTime(d engine.Domain, nt *notimewire.RunV1) (notimewire.CommonOutcomeV1, error) {
-	c, err := card(d.Plan().Meta.ScenarioID)
-	if err != nil {
-		return notimewire.CommonOutcomeV1{}, err
-	}
-	return commonoutcome.Evaluate(notimeverify.ProjectNoTime(nt), c), nil
+	return grade(d, notimeverify.ProjectNoTime(nt))
 }
 
 // Verify is the independent matching proof of a Full episode and a No-Time
 // run of the same domain.
 func Verify(d engine.Domain, ep *engine.Episode, nt *notimewire.RunV1) (*notimeverify.Report, error) {
-	return notimeverify.Verify(notimeverify.Full{Domain: d, Trajectory: ep.Trajectory, TerminalOutcome: ep.TerminalOutcome, ReplayFinal: ep.ReplayFinal}, nt)
+	return notimeverify.Verify(full(d, ep), nt)
 }
 
 // Refusals of a pair that is not one.

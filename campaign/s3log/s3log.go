@@ -42,12 +42,10 @@ type Store struct {
 
 // New returns the store; nothing is dialled until the log is used.
 func New(cfg Config) *Store {
-	opts := cfg.S3Options
-	if opts == nil {
-		opts = func(*s3.Options) {}
+	if cfg.S3Options == nil {
+		cfg.S3Options = func(*s3.Options) {}
 	}
-	cfg.S3Options = opts
-	s := &Store{cfg: cfg, s3: s3.NewFromConfig(cfg.SDK, opts)}
+	s := &Store{cfg: cfg, s3: s3.NewFromConfig(cfg.SDK, cfg.S3Options)}
 	s.Get = s.get
 	return s
 }
@@ -67,14 +65,15 @@ func (s *Store) get(ctx context.Context, name string) ([]byte, error) {
 	if s.cfg.Prefix != "" {
 		key = path.Join(s.cfg.Prefix, name)
 	}
+	where := "s3://" + s.cfg.Bucket + "/" + key
 	r, err := s.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.cfg.Bucket), Key: aws.String(key)})
 	if err != nil {
 		var nsk *types.NoSuchKey
 		if errors.As(err, &nsk) {
-			return nil, fmt.Errorf("s3://%s/%s: %w", s.cfg.Bucket, key, fs.ErrNotExist)
+			err = fs.ErrNotExist
 		}
-		return nil, fmt.Errorf("s3://%s/%s: %w", s.cfg.Bucket, key, err)
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	defer r.Body.Close()
-	return campaign.ReadObject(r.Body, "s3://"+s.cfg.Bucket+"/"+key)
+	return campaign.ReadObject(r.Body, where)
 }
