@@ -13,6 +13,7 @@ package notimeverify
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -264,7 +265,7 @@ func Verify(f Full, nt *notimewire.RunV1) (*Report, error) {
 			find("%s after replay-final", rt)
 		}
 	}
-	for id := range postCut {
+	for _, id := range slices.Sorted(maps.Keys(postCut)) {
 		if invokedBy[id] && nt.ReplayFinal {
 			find("post-finality event %s invoked the subject", id)
 		}
