@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"errors"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -187,8 +186,8 @@ func Merge(ctx context.Context, dir string, shardDirs []string, opts MergeOption
 			return nil, refusal.Wrap(ErrShardInvalid, err, "%s: no trials directory", sd)
 		}
 		for _, e := range ents {
-			i := -1
-			if _, err := fmt.Sscanf(e.Name(), "t%05d", &i); err != nil || i < 0 || i >= len(p.Trials) || p.Trials[i].ID != e.Name() {
+			i, ok := p.trialOf(e.Name())
+			if !ok {
 				return nil, refusal.New(ErrIdentityMismatch, "%s: trials/%s is not an identity this plan assigns", sd, e.Name())
 			}
 			if !inPart[i] {

@@ -210,7 +210,7 @@ func Expand(f *File, cat Catalog, logKey string) (*Plan, error) {
 						Seed:                hex.EncodeToString(seed[:]),
 						OperationInstanceID: "opinst_" + hex.EncodeToString(sub("instance", iseed)),
 					}
-					t.ID = fmt.Sprintf("t%05d", t.Index)
+					t.ID = trialID(t.Index)
 					if c.kind == KindProfile {
 						t.ExecutionRunID = "exec_" + hex.EncodeToString(sub("execution", seed))
 					}
@@ -349,9 +349,27 @@ func DecodePlan(b []byte) (*Plan, error) {
 		return nil, refusal.Wrap(ErrPlanInvalid, err, "the plan's campaign file")
 	}
 	for i, t := range p.Trials {
-		if t.Index != i || t.ID != fmt.Sprintf("t%05d", i) {
+		if t.Index != i || t.ID != trialID(i) {
 			return nil, refusal.New(ErrPlanInvalid, "trial %d is listed as index %d id %q", i, t.Index, t.ID)
 		}
 	}
 	return &p, nil
+}
+
+// trialID is the identity of the plan's i-th trial: "t" and at least five
+// decimal digits (t00000 … t99999, then t100000 on, up to MaxTrials).
+func trialID(i int) string { return fmt.Sprintf("t%05d", i) }
+
+// trialOf is the index of the trial whose identity is name, if the plan
+// assigns one: the name is read whole, so t100000 is not t10000.
+func (p *Plan) trialOf(name string) (int, bool) {
+	digits, ok := strings.CutPrefix(name, "t")
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(digits)
+	if err != nil || i < 0 || i >= len(p.Trials) || p.Trials[i].ID != name {
+		return 0, false
+	}
+	return i, true
 }

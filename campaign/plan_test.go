@@ -131,3 +131,22 @@ func TestParseAndExpandRefusals(t *testing.T) {
 		})
 	}
 }
+
+// A trial's directory name is read whole: beyond t99999 the identity has six
+// digits or more, and t100000 must not be read as t10000.
+func TestTrialOf(t *testing.T) {
+	p := &Plan{Trials: make([]Trial, 100001)}
+	for i := range p.Trials {
+		p.Trials[i].ID = trialID(i)
+	}
+	for name, want := range map[string]int{"t00000": 0, "t00042": 42, "t10000": 10000, "t99999": 99999, "t100000": 100000} {
+		if i, ok := p.trialOf(name); !ok || i != want {
+			t.Errorf("trialOf(%q) = %d, %v; want %d, true", name, i, ok, want)
+		}
+	}
+	for _, name := range []string{"t100001", "t0", "t042", "t+0042", "t010000", "t-1", "x00001", "t00001x", "t", ""} {
+		if i, ok := p.trialOf(name); ok {
+			t.Errorf("trialOf(%q) = %d, true; want no trial", name, i)
+		}
+	}
+}

@@ -205,8 +205,7 @@ func Run(ctx context.Context, dir string, opts RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	for _, e := range ents {
-		var i int
-		if _, err := fmt.Sscanf(e.Name(), "t%05d", &i); err == nil && i >= 0 && i < len(p.Trials) && p.Trials[i].ID == e.Name() {
+		if i, ok := p.trialOf(e.Name()); ok {
 			started[i] = true
 		}
 	}
