@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/obaudit/obaudit/arm/notimewire"
@@ -85,15 +86,7 @@ func sameCommon(a, b *CommonOutcome) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if a.Status != b.Status || !slices.Equal(a.FindingCodes, b.FindingCodes) || len(a.PredicateVerdicts) != len(b.PredicateVerdicts) {
-		return false
-	}
-	for k, v := range a.PredicateVerdicts {
-		if b.PredicateVerdicts[k] != v {
-			return false
-		}
-	}
-	return true
+	return a.Status == b.Status && slices.Equal(a.FindingCodes, b.FindingCodes) && maps.Equal(a.PredicateVerdicts, b.PredicateVerdicts)
 }
 
 // eligible reports whether the plan lets arm run on variant.

@@ -150,3 +150,30 @@ func TestTrialOf(t *testing.T) {
 		}
 	}
 }
+
+// Two common outcomes are the same only when their predicate verdicts are
+// the same map: a verdict under another predicate's name is a difference,
+// whatever the values.
+func TestSameCommon(t *testing.T) {
+	mk := func(v map[string]string) *CommonOutcome {
+		return &CommonOutcome{Status: "completed", FindingCodes: []string{"F1"}, PredicateVerdicts: v}
+	}
+	a := mk(map[string]string{"p1": "PASS", "p2": "FAIL"})
+	for _, c := range []struct {
+		b    *CommonOutcome
+		want bool
+	}{
+		{mk(map[string]string{"p1": "PASS", "p2": "FAIL"}), true},
+		{mk(map[string]string{"p1": "PASS", "p2": "PASS"}), false},
+		{mk(map[string]string{"p1": "PASS", "p3": "FAIL"}), false},
+		{mk(map[string]string{"p1": "PASS"}), false},
+		{nil, false},
+	} {
+		if got := sameCommon(a, c.b); got != c.want {
+			t.Errorf("sameCommon(%v, %v) = %v, want %v", a, c.b, got, c.want)
+		}
+	}
+	if sameCommon(mk(map[string]string{"x": ""}), mk(map[string]string{"y": "PASS"})) {
+		t.Error("a verdict missing on one side read as the empty verdict")
+	}
+}
