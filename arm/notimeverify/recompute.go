@@ -49,18 +49,11 @@ func originDigest(p *engine.Plan) string {
 			trig = map[string]any{"cycle_id": nilOr(e.Trigger.CycleID), "kind": e.Trigger.Kind, "type": e.Trigger.Type}
 		}
 		evs = append(evs, map[string]any{"actor_id": e.ActorID, "at": e.At, "delay_minutes": e.DelayMinutes, "event_id": e.EventID,
-			"event_type": e.EventType, "payload": orEmptyAny(e.Payload), "sequence": e.Sequence, "trigger": trig, "triggers_agent": e.TriggersAgent})
+			"event_type": e.EventType, "payload": e.Payload, "sequence": e.Sequence, "trigger": trig, "triggers_agent": e.TriggersAgent})
 	}
 	return h("obaudit.full_plan.v1", map[string]any{"events": evs, "horizon_minutes": p.HorizonMinutes,
 		"max_invocations": int64(p.MaxInvocations), "max_retrieval_batches_per_invocation": int64(p.MaxRetrievalBatchesPerInvocation),
 		"max_turns_per_invocation": int64(p.MaxTurnsPerInvocation), "starts_at": p.StartsAt})
-}
-
-func orEmptyAny(m map[string]any) any {
-	if m == nil {
-		return nil
-	}
-	return m
 }
 
 func cause(kind, typ string, cyc *string) string {
