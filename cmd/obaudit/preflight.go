@@ -104,14 +104,8 @@ the ledger ends excluded with operator_interrupted, and no artefact is written.`
 					env[name] = v
 				}
 			}
-			if runID == "" {
-				runID = "exec_" + preflightRandomHex()
-			}
-			if instanceID == "" {
-				instanceID = "opinst_" + preflightRandomHex()
-			}
-			if !engine.ValidInstanceID(instanceID) {
-				return usagef("--operation-instance-id %q is not opinst_ followed by 32 lower-case hex digits", instanceID)
+			if err := modelRunIDs(&runID, &instanceID); err != nil {
+				return err
 			}
 			dom, err := pack.Operation(nil, "", scenario)
 			if err != nil {
@@ -173,12 +167,28 @@ the ledger ends excluded with operator_interrupted, and no artefact is written.`
 	return c
 }
 
-func preflightRandomHex() string {
+// randomID is prefix followed by 32 random lower-case hex digits: a fresh
+// operation instance id (opinst_) or execution run id (exec_).
+func randomID(prefix string) string {
 	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err) // crypto/rand does not fail on supported platforms
+	rand.Read(b[:]) // never returns an error (crypto/rand's contract)
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// modelRunIDs gives a model run (preflight, run --model) a random execution
+// run id and operation instance id where none was given, and refuses an
+// operation instance id of the wrong form (usage).
+func modelRunIDs(runID, instanceID *string) error {
+	if *runID == "" {
+		*runID = randomID("exec_")
 	}
-	return hex.EncodeToString(b[:])
+	if *instanceID == "" {
+		*instanceID = randomID("opinst_")
+	}
+	if !engine.ValidInstanceID(*instanceID) {
+		return usagef("--operation-instance-id %q is not opinst_ followed by 32 lower-case hex digits", *instanceID)
+	}
+	return nil
 }
 
 // printLedgerSummary prints the ledger lines of a preflight's or a model

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"maps"
@@ -77,11 +75,7 @@ anything was written.`,
 				return err
 			}
 			if instanceID == "" {
-				var b [16]byte
-				if _, err := rand.Read(b[:]); err != nil {
-					return err
-				}
-				instanceID = "opinst_" + hex.EncodeToString(b[:])
+				instanceID = randomID("opinst_")
 			}
 			var spec []byte
 			source := ""

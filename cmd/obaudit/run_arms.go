@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"strings"
@@ -67,11 +65,7 @@ func runArm(cmd *cobra.Command, g *globals, o armRun) error {
 		return err
 	}
 	if o.instanceID == "" {
-		var b [16]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return err
-		}
-		o.instanceID = "opinst_" + hex.EncodeToString(b[:])
+		o.instanceID = randomID("opinst_")
 	}
 	report := map[string]any{"mediaType": runArmMediaType, "arm": o.arm, "scenario_id": d.Plan().Meta.ScenarioID,
 		"agent_id": a.ID, "agent_kind": a.Kind, "operation_instance_id": o.instanceID, "spec_digest_sha256": d.Plan().Meta.SpecDigest}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/obaudit/obaudit/domains"
-	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/provider"
 	"github.com/obaudit/obaudit/provider/profile"
@@ -94,14 +93,8 @@ func runModel(cmd *cobra.Command, g *globals, m *modelFlags, scenario, instanceI
 			return refusal.New(preflight.ErrTrustRoots, "%s holds no PEM certificate", m.caFile)
 		}
 	}
-	if m.runID == "" {
-		m.runID = "exec_" + preflightRandomHex()
-	}
-	if instanceID == "" {
-		instanceID = "opinst_" + preflightRandomHex()
-	}
-	if !engine.ValidInstanceID(instanceID) {
-		return usagef("--operation-instance-id %q is not opinst_ followed by 32 lower-case hex digits", instanceID)
+	if err := modelRunIDs(&m.runID, &instanceID); err != nil {
+		return err
 	}
 	pack := domains.Default()
 	dom, err := pack.Operation(nil, "", scenario)
