@@ -269,12 +269,12 @@ type campaignExecutor struct {
 	plan     *campaign.Plan
 	doms     map[string]engine.Domain
 	profiles map[string]campaign.ModelProfile
-	env      map[string]string
+	env      func(name string) (string, bool) // liveEnvironment
 }
 
 func newCampaignExecutor(p *campaign.Plan) (*campaignExecutor, error) {
 	pack := domains.Default()
-	e := &campaignExecutor{pack: pack, plan: p, doms: map[string]engine.Domain{}, profiles: map[string]campaign.ModelProfile{}, env: map[string]string{}}
+	e := &campaignExecutor{pack: pack, plan: p, doms: map[string]engine.Domain{}, profiles: map[string]campaign.ModelProfile{}, env: liveEnvironment()}
 	for _, v := range p.Variants {
 		dom, err := pack.Operation(nil, "", v.ID)
 		if err != nil {
@@ -287,11 +287,6 @@ func newCampaignExecutor(p *campaign.Plan) (*campaignExecutor, error) {
 	}
 	for _, m := range p.File.ModelProfiles {
 		e.profiles[m.ID] = m
-	}
-	for _, name := range provider.LiveVariables {
-		if v, ok := os.LookupEnv(name); ok {
-			e.env[name] = v
-		}
 	}
 	return e, nil
 }
@@ -348,7 +343,7 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 		CostCapUSD: e.plan.File.Bounds.PerTrial.CostUSD, InputUSDPerMTok: e.plan.File.Rates.InputUSDPerMTok,
 		OutputUSDPerMTok: e.plan.File.Rates.OutputUSDPerMTok, PricingPolicyID: e.plan.File.Rates.PricingPolicyID,
 		Now: time.Now, ExecutionRunID: t.ExecutionRunID, OperationInstanceID: t.OperationInstanceID,
-		Environment:     func(name string) (string, bool) { v, ok := e.env[name]; return v, ok },
+		Environment:     e.env,
 		ArtefactOptions: artefactOptions(), Agents: packAgents(e.pack),
 	})
 	if err != nil {

@@ -96,14 +96,6 @@ the ledger ends excluded with operator_interrupted, and no artefact is written.`
 			if !ok {
 				return fmt.Errorf("the default pack registers no reference agent")
 			}
-			// The environment is read here, once, and only for the variables
-			// that would point a client at a service.
-			env := map[string]string{}
-			for _, name := range provider.LiveVariables {
-				if v, ok := os.LookupEnv(name); ok {
-					env[name] = v
-				}
-			}
 			if err := modelRunIDs(&runID, &instanceID); err != nil {
 				return err
 			}
@@ -129,10 +121,7 @@ the ledger ends excluded with operator_interrupted, and no artefact is written.`
 				Lane: laneID, OutputDir: outputDir, MaxCalls: maxCalls, Fault: cell,
 				CostCapUSD: costCap, InputUSDPerMTok: inRate, OutputUSDPerMTok: outRate, PricingPolicyID: policyID,
 				Now: time.Now, ExecutionRunID: runID, OperationInstanceID: instanceID,
-				Environment: func(name string) (string, bool) {
-					v, ok := env[name]
-					return v, ok
-				},
+				Environment:     liveEnvironment(),
 				ArtefactOptions: artefactOptions(),
 				Agents:          packAgents(pack),
 				Context:         cmd.Context(),
@@ -165,6 +154,19 @@ the ledger ends excluded with operator_interrupted, and no artefact is written.`
 	c.Flags().StringVar(&outRate, "output-usd-per-mtok", preflight.DefaultOutputUSDPerMTok, "operator's pinned output rate per million")
 	c.Flags().StringVar(&policyID, "pricing-policy-id", preflight.DefaultPricingPolicyID, "identity of the pinned rate table")
 	return c
+}
+
+// liveEnvironment reads the environment here, once, and only for the
+// variables that would point a client at a service
+// (provider.LiveVariables): the lookup a preflight's Environment is.
+func liveEnvironment() func(name string) (string, bool) {
+	env := map[string]string{}
+	for _, name := range provider.LiveVariables {
+		if v, ok := os.LookupEnv(name); ok {
+			env[name] = v
+		}
+	}
+	return func(name string) (string, bool) { v, ok := env[name]; return v, ok }
 }
 
 // randomID is prefix followed by 32 random lower-case hex digits: a fresh
