@@ -83,17 +83,13 @@ Exit status: 0 the gate passes, 2 it says no, 1 an input was refused.`,
 // loadCheckSubject reads the spec and the oracle ("" for the embedded
 // defaults) and binds them through the default pack for the gate.
 func loadCheckSubject(cmd *cobra.Command, specFile, oracleFile string) (*gate.Subject, error) {
-	var spec, orc []byte
-	var err error
-	if specFile != "" {
-		if spec, err = readInputAs(cmd, specFile, kindSpec); err != nil {
-			return nil, err
-		}
+	spec, err := readOptionalAs(cmd, specFile, kindSpec)
+	if err != nil {
+		return nil, err
 	}
-	if oracleFile != "" {
-		if orc, err = readInputAs(cmd, oracleFile, kindOracle); err != nil {
-			return nil, err
-		}
+	orc, err := readOptionalAs(cmd, oracleFile, kindOracle)
+	if err != nil {
+		return nil, err
 	}
 	return domains.Default().Gate(spec, orc, specFile, oracleFile)
 }

@@ -50,15 +50,11 @@ Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.
 			if err != nil {
 				return err
 			}
-			var spec []byte
-			source := ""
-			if specFile != "" {
-				if spec, err = readInputAs(cmd, specFile, kindSpec); err != nil {
-					return err
-				}
-				source = specFile
+			spec, err := readOptionalAs(cmd, specFile, kindSpec)
+			if err != nil {
+				return err
 			}
-			r, err := replayAgainst(pack, doc, spec, source)
+			r, err := replayAgainst(pack, doc, spec, specFile)
 			if err != nil {
 				return err
 			}

@@ -77,16 +77,11 @@ anything was written.`,
 			if instanceID == "" {
 				instanceID = randomID("opinst_")
 			}
-			var spec []byte
-			source := ""
-			if specFile != "" {
-				var err error
-				if spec, err = readInputAs(cmd, specFile, kindSpec); err != nil {
-					return err
-				}
-				source = specFile
+			spec, err := readOptionalAs(cmd, specFile, kindSpec)
+			if err != nil {
+				return err
 			}
-			dom, err := pack.Operation(spec, source, scenario)
+			dom, err := pack.Operation(spec, specFile, scenario)
 			if err != nil {
 				return err
 			}
