@@ -87,12 +87,7 @@ func replayPack(doc *artefact.Document) (*domains.Pack, error) {
 	if err := artefact.NotReproducible(doc.Version()); err != nil {
 		return nil, err
 	}
-	var pack *domains.Pack
-	for _, p := range domains.Packs() {
-		if p.OperationType == doc.Artefact.Operation.OperationType {
-			pack = p
-		}
-	}
+	pack := packOfType(doc.Artefact.Operation.OperationType)
 	if pack == nil {
 		return nil, refusal.New(artefact.ErrUnknownOperationType, "no carried pack executes operation type %q", doc.Artefact.Operation.OperationType)
 	}

@@ -166,25 +166,23 @@ func packOfType(operationType string) *domains.Pack {
 // acceptance gate's judgement of the episode (the reference rule, V2's
 // authored fault expectation, a negative control's oracle declaration).
 func reportPack(q episodereport.PackQuery) *episodereport.Pack {
-	for _, p := range domains.Packs() {
-		if p.OperationType != q.OperationType {
-			continue
-		}
-		dom, err := p.Operation(nil, "", q.ScenarioID)
-		if err != nil || dom.Plan().Meta.SpecDigest != q.SpecDigest {
-			return nil
-		}
-		k := episodereport.PackOf(p.Name, dom)
-		if p.Gate != nil {
-			if s, err := p.Gate(nil, nil, "", ""); err == nil {
-				k.Judge = func(o episodereport.Observed) *episodereport.Judgement {
-					return judgeForReport(s, q.EngineVersion, o)
-				}
+	p := packOfType(q.OperationType)
+	if p == nil {
+		return nil
+	}
+	dom, err := p.Operation(nil, "", q.ScenarioID)
+	if err != nil || dom.Plan().Meta.SpecDigest != q.SpecDigest {
+		return nil
+	}
+	k := episodereport.PackOf(p.Name, dom)
+	if p.Gate != nil {
+		if s, err := p.Gate(nil, nil, "", ""); err == nil {
+			k.Judge = func(o episodereport.Observed) *episodereport.Judgement {
+				return judgeForReport(s, q.EngineVersion, o)
 			}
 		}
-		return k
 	}
-	return nil
+	return k
 }
 
 // judgeForReport holds an episode to the gate's rule for its agent.

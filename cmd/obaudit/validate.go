@@ -406,26 +406,16 @@ func readArtefact(cmd *cobra.Command, name string) (*artefact.Document, error) {
 // spec it names (the pack's embedded spec, when its digest is the
 // artefact's; otherwise the evaluation is carried, by name).
 func regradeArtefact(doc *artefact.Document) (*episode.Regraded, error) {
-	return episode.Regrade(doc, regradeConfig(doc))
-}
-
-func regradeConfig(doc *artefact.Document) episode.RegradeConfig {
 	var cfg episode.RegradeConfig
 	a := doc.Artefact
-	for _, p := range domains.Packs() {
-		if p.OperationType != a.Operation.OperationType || p.Terminal == nil {
-			continue
-		}
+	if p := packOfType(a.Operation.OperationType); p != nil && p.Terminal != nil {
 		dom, err := p.Operation(nil, "", a.ScenarioID)
-		if err != nil || dom.Plan().Meta.SpecDigest != a.Operation.SpecDigest {
-			continue
-		}
-		if g, ok := dom.(engine.Graded); ok {
+		if g, ok := dom.(engine.Graded); ok && err == nil && dom.Plan().Meta.SpecDigest == a.Operation.SpecDigest {
 			cfg.Contract = g.GradingContract()
 			cfg.Terminal = p.Terminal
 		}
 	}
-	return cfg
+	return episode.Regrade(doc, cfg)
 }
 
 // carriedList names every field validate did not establish: the field
