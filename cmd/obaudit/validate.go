@@ -146,14 +146,6 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 	return c
 }
 
-// validateArtefact is obaudit validate's whole check of an artefact file's
-// bytes: the strict read with every named check of the contract the
-// document declares and every carried pack's final-state validator.
-func validateArtefact(b []byte) (*artefact.Document, error) {
-	collectLessOften()
-	return artefact.Read(b, artefactOptions())
-}
-
 // schemaVerdict is validate --schema's second verdict: the published JSON
 // Schema's on the same document (artefact/schema.Check, in a binary that links it), or why it does
 // not apply.
@@ -333,11 +325,14 @@ func validateArtefactTree(tree map[string]any) error {
 }
 
 // checkArtefact is the one reading of an artefact every command that vouches
-// for one shares: obaudit validate's strict read with every named check
-// (validateArtefact), then the re-grade of its summary fields and result
-// vector (episode.Regrade) under the recorded engine version.
+// for one shares: obaudit validate's strict read of the file's bytes with
+// every named check of the contract the document declares and every
+// carried pack's final-state validator, then the re-grade of its summary
+// fields and result vector (episode.Regrade) under the recorded engine
+// version.
 func checkArtefact(b []byte) (*artefact.Document, *episode.Regraded, error) {
-	doc, err := validateArtefact(b)
+	collectLessOften()
+	doc, err := artefact.Read(b, artefactOptions())
 	if err != nil {
 		return nil, nil, err
 	}
