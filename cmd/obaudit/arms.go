@@ -72,16 +72,13 @@ func newArmsValidateCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if g.json {
-				return writeJSON(cmd, map[string]any{"mediaType": armsMediaType, "valid": true, "contract": rec.Contract,
-					"protocol": rec.Protocol, "scenario_id": rec.ScenarioID, "agent_id": rec.AgentID, "halt": rec.Halt,
-					"common_outcome": commonoutcome.Tree(o)})
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "valid: %s (%s)\n", rec.Contract, rec.Protocol)
-			fmt.Fprintf(w, "scenario %s, agent %s, halt %s\n", rec.ScenarioID, rec.AgentID, rec.Halt)
-			writeCommonOutcome(w, o)
-			return nil
+			return writeReport(cmd, g, map[string]any{"mediaType": armsMediaType, "valid": true, "contract": rec.Contract,
+				"protocol": rec.Protocol, "scenario_id": rec.ScenarioID, "agent_id": rec.AgentID, "halt": rec.Halt,
+				"common_outcome": commonoutcome.Tree(o)}, func(w io.Writer) {
+				fmt.Fprintf(w, "valid: %s (%s)\n", rec.Contract, rec.Protocol)
+				fmt.Fprintf(w, "scenario %s, agent %s, halt %s\n", rec.ScenarioID, rec.AgentID, rec.Halt)
+				writeCommonOutcome(w, o)
+			})
 		},
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/obaudit/obaudit/artefact"
@@ -35,24 +36,21 @@ Exit 0: the bundle agrees. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
-			if g.json {
-				s := r.Summary()
-				s["mediaType"] = "application/vnd.obaudit.bundle-audit+json;version=1"
-				s["carried"] = bundleCarried()
-				return writeJSON(cmd, s)
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "bundle OK: the artefact and %s describe one run\n", r.Ledger)
-			fmt.Fprintf(w, "execution run:    %s\n", r.ExecutionRunID)
-			fmt.Fprintf(w, "ledger:           v%d, digest %s\n", r.ExecutionLedgerVersion, r.ExecutionLedgerDigest)
-			fmt.Fprintf(w, "provider:         %s %s %s\n", r.Provider, r.API, r.Model)
-			fmt.Fprintf(w, "calls/attempts:   %d/%d\n", r.ProviderCalls, r.Attempts)
-			fmt.Fprintf(w, "tokens in/out:    %d/%d\n", r.InputTokens, r.OutputTokens)
-			fmt.Fprintf(w, "measured USD:     %s, forfeited USD: %s\n", r.MeasuredCostUSD, r.ForfeitedReservationUSD)
-			fmt.Fprintf(w, "provider attested: no\n")
-			fmt.Fprintf(w, "carried:          %s\n", strings.Join(bundleCarried(), "; "))
-			fmt.Fprintf(w, "not established:  %s\n", bundle.DoesNotEstablish)
-			return nil
+			s := r.Summary()
+			s["mediaType"] = "application/vnd.obaudit.bundle-audit+json;version=1"
+			s["carried"] = bundleCarried()
+			return writeReport(cmd, g, s, func(w io.Writer) {
+				fmt.Fprintf(w, "bundle OK: the artefact and %s describe one run\n", r.Ledger)
+				fmt.Fprintf(w, "execution run:    %s\n", r.ExecutionRunID)
+				fmt.Fprintf(w, "ledger:           v%d, digest %s\n", r.ExecutionLedgerVersion, r.ExecutionLedgerDigest)
+				fmt.Fprintf(w, "provider:         %s %s %s\n", r.Provider, r.API, r.Model)
+				fmt.Fprintf(w, "calls/attempts:   %d/%d\n", r.ProviderCalls, r.Attempts)
+				fmt.Fprintf(w, "tokens in/out:    %d/%d\n", r.InputTokens, r.OutputTokens)
+				fmt.Fprintf(w, "measured USD:     %s, forfeited USD: %s\n", r.MeasuredCostUSD, r.ForfeitedReservationUSD)
+				fmt.Fprintf(w, "provider attested: no\n")
+				fmt.Fprintf(w, "carried:          %s\n", strings.Join(bundleCarried(), "; "))
+				fmt.Fprintf(w, "not established:  %s\n", bundle.DoesNotEstablish)
+			})
 		},
 	}
 }

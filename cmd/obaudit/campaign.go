@@ -170,27 +170,24 @@ DIR must not exist. Exit 0: sealed. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
-			if g.json {
-				return writeJSON(cmd, map[string]any{
-					"mediaType": "application/vnd.obaudit.campaign-plan+json;version=1",
-					"directory": output, "plan_sha256": campaign.PlanDigest(planFile),
-					"assigned": int64(len(p.Trials)), "pre_dispatch_checkpoint": string(cp),
-					"ineligible": ineligibleTree(p.Ineligible),
-				})
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "sealed: %s/%s (sha256 %s)\n", output, campaign.PlanFile, campaign.PlanDigest(planFile))
-			fmt.Fprintf(w, "assigned: %d trial identities (%d variants × %d subjects × %d arms × %d trials",
-				len(p.Trials), len(f.Variants), len(f.Agents)+len(f.ModelProfiles), len(f.Arms), f.Trials)
-			if len(p.Ineligible) > 0 {
-				fmt.Fprintf(w, ", less %d ineligible variant × arm cells", len(p.Ineligible))
-			}
-			fmt.Fprintf(w, ")\n")
-			for _, x := range p.Ineligible {
-				fmt.Fprintf(w, "ineligible (no identity assigned): %s on %s: %s\n", x.Arm, x.Variant, x.Class)
-			}
-			fmt.Fprintf(w, "pre-dispatch checkpoint (hold a copy):\n%s", cp)
-			return nil
+			return writeReport(cmd, g, map[string]any{
+				"mediaType": "application/vnd.obaudit.campaign-plan+json;version=1",
+				"directory": output, "plan_sha256": campaign.PlanDigest(planFile),
+				"assigned": int64(len(p.Trials)), "pre_dispatch_checkpoint": string(cp),
+				"ineligible": ineligibleTree(p.Ineligible),
+			}, func(w io.Writer) {
+				fmt.Fprintf(w, "sealed: %s/%s (sha256 %s)\n", output, campaign.PlanFile, campaign.PlanDigest(planFile))
+				fmt.Fprintf(w, "assigned: %d trial identities (%d variants × %d subjects × %d arms × %d trials",
+					len(p.Trials), len(f.Variants), len(f.Agents)+len(f.ModelProfiles), len(f.Arms), f.Trials)
+				if len(p.Ineligible) > 0 {
+					fmt.Fprintf(w, ", less %d ineligible variant × arm cells", len(p.Ineligible))
+				}
+				fmt.Fprintf(w, ")\n")
+				for _, x := range p.Ineligible {
+					fmt.Fprintf(w, "ineligible (no identity assigned): %s on %s: %s\n", x.Arm, x.Variant, x.Class)
+				}
+				fmt.Fprintf(w, "pre-dispatch checkpoint (hold a copy):\n%s", cp)
+			})
 		},
 	}
 	c.Flags().StringVar(&output, "output", "", "the new campaign directory")

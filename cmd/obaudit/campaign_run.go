@@ -95,18 +95,15 @@ Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.
 			if err != nil {
 				return err
 			}
-			if g.json {
-				return writeJSON(cmd, map[string]any{
-					"mediaType": "application/vnd.obaudit.campaign-run+json;version=1",
-					"assigned":  int64(res.Total), "executed": int64(res.Executed),
-					"interrupted": int64(res.Interrupted), "already_ended": int64(res.AlreadyEnded),
-					"complete": res.Complete, "checkpoint": string(res.Checkpoint),
-				})
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "assigned %d: executed %d now, %d interrupted recorded ERROR, %d had ended before\n", res.Total, res.Executed, res.Interrupted, res.AlreadyEnded)
-			fmt.Fprintf(w, "complete: %v\ncheckpoint:\n%s", res.Complete, res.Checkpoint)
-			return nil
+			return writeReport(cmd, g, map[string]any{
+				"mediaType": "application/vnd.obaudit.campaign-run+json;version=1",
+				"assigned":  int64(res.Total), "executed": int64(res.Executed),
+				"interrupted": int64(res.Interrupted), "already_ended": int64(res.AlreadyEnded),
+				"complete": res.Complete, "checkpoint": string(res.Checkpoint),
+			}, func(w io.Writer) {
+				fmt.Fprintf(w, "assigned %d: executed %d now, %d interrupted recorded ERROR, %d had ended before\n", res.Total, res.Executed, res.Interrupted, res.AlreadyEnded)
+				fmt.Fprintf(w, "complete: %v\ncheckpoint:\n%s", res.Complete, res.Checkpoint)
+			})
 		},
 	}
 	c.Flags().StringVar(&keyPath, "key", "", "the plan's ECDSA P-256 private key (PEM)")

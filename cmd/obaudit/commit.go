@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -145,22 +146,19 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 			}
 			camp := committed
 			root := fmt.Sprintf("%x", camp.Checkpoint.Root)
-			if g.json {
-				return writeJSON(cmd, map[string]any{
-					"mediaType":  "application/vnd.obaudit.commit+json;version=1",
-					"origin":     origin,
-					"size":       int64(camp.Checkpoint.Size),
-					"root":       root,
-					"checkpoint": cpPath,
-					"proofs":     proofs,
-					"key_sha256": sigstore.KeyID(&key.PublicKey),
-				})
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "checkpoint: %s\n", cpPath)
-			fmt.Fprintf(w, "origin: %s\nsize: %d\nroot: %s\n", origin, camp.Checkpoint.Size, root)
-			fmt.Fprintf(w, "proofs: %d in %s\n", len(paths), output)
-			return nil
+			return writeReport(cmd, g, map[string]any{
+				"mediaType":  "application/vnd.obaudit.commit+json;version=1",
+				"origin":     origin,
+				"size":       int64(camp.Checkpoint.Size),
+				"root":       root,
+				"checkpoint": cpPath,
+				"proofs":     proofs,
+				"key_sha256": sigstore.KeyID(&key.PublicKey),
+			}, func(w io.Writer) {
+				fmt.Fprintf(w, "checkpoint: %s\n", cpPath)
+				fmt.Fprintf(w, "origin: %s\nsize: %d\nroot: %s\n", origin, camp.Checkpoint.Size, root)
+				fmt.Fprintf(w, "proofs: %d in %s\n", len(paths), output)
+			})
 		},
 	}
 	f := c.Flags()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/obaudit/obaudit/artefact"
@@ -58,16 +59,12 @@ Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.
 			if err != nil {
 				return err
 			}
-			if g.json {
-				t := r.Tree()
-				t["mediaType"] = "application/vnd.obaudit.replay+json;version=1"
-				t["established"] = "reproduction"
-				t["ledger_opened"] = false
-				if err := writeJSON(cmd, t); err != nil {
-					return err
-				}
-			} else {
-				printReplay(cmd, r)
+			t := r.Tree()
+			t["mediaType"] = "application/vnd.obaudit.replay+json;version=1"
+			t["established"] = "reproduction"
+			t["ledger_opened"] = false
+			if err := writeReport(cmd, g, t, func(w io.Writer) { printReplay(w, r) }); err != nil {
+				return err
 			}
 			if !r.OK() {
 				d := r.FirstDivergence
@@ -113,8 +110,7 @@ func packAgents(pack *domains.Pack) func(id string) (episode.Registered, bool) {
 	}
 }
 
-func printReplay(cmd *cobra.Command, r *artefact.ReplayReport) {
-	w := cmd.OutOrStdout()
+func printReplay(w io.Writer, r *artefact.ReplayReport) {
 	if r.OK() {
 		fmt.Fprintf(w, "replay OK: contract %d, scenario %s, agent %s, engine %s\n", r.ArtifactVersion, r.ScenarioID, r.AgentID, r.EngineVersion)
 	} else {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -102,43 +103,41 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 				r["schema_verdict"] = sv.report()
 				r["json_schema"] = sv.notApplicable == ""
 			}
-			if g.json {
-				return writeJSON(cmd, r)
-			}
-			a := doc.Artefact
-			fmt.Fprintf(w, "artefact OK: contract %d, engine %s, scenario %s, agent %s (%s)\n",
-				doc.Version(), a.EngineVersion, a.ScenarioID, a.AgentID, a.AgentKind)
-			fmt.Fprintf(w, "file sha256:      %s\n", doc.FileSHA256)
-			fmt.Fprintf(w, "canonical form:   %v\n", doc.Canonical)
-			fmt.Fprintf(w, "final_state:      %s (recomputed)\n", a.FinalStateDigest)
-			fmt.Fprintf(w, "trajectory:       %s (recomputed)\n", a.TrajectoryDigest)
-			if doc.Version() >= 2 {
-				fmt.Fprintf(w, "decisions:        %s (recomputed)\n", a.DecisionsDigest)
-				fmt.Fprintf(w, "outcome source:   %s, %d decision(s), %d provider call(s)\n",
-					a.Execution.OutcomeSource, len(a.Decisions), a.Execution.TransportCalls)
-			}
-			if doc.Version() >= 7 {
-				if p := a.ProviderExecution; p == nil {
-					fmt.Fprintf(w, "provider binding: none (no provider reached)\n")
-				} else {
-					fmt.Fprintf(w, "provider binding: %s %s %s, ledger v%d %s (not opened)\n",
-						p.Provider, p.API, p.Model, p.ExecutionLedgerVersion, p.ExecutionLedgerDigest)
+			return writeReport(cmd, g, r, func(w io.Writer) {
+				a := doc.Artefact
+				fmt.Fprintf(w, "artefact OK: contract %d, engine %s, scenario %s, agent %s (%s)\n",
+					doc.Version(), a.EngineVersion, a.ScenarioID, a.AgentID, a.AgentKind)
+				fmt.Fprintf(w, "file sha256:      %s\n", doc.FileSHA256)
+				fmt.Fprintf(w, "canonical form:   %v\n", doc.Canonical)
+				fmt.Fprintf(w, "final_state:      %s (recomputed)\n", a.FinalStateDigest)
+				fmt.Fprintf(w, "trajectory:       %s (recomputed)\n", a.TrajectoryDigest)
+				if doc.Version() >= 2 {
+					fmt.Fprintf(w, "decisions:        %s (recomputed)\n", a.DecisionsDigest)
+					fmt.Fprintf(w, "outcome source:   %s, %d decision(s), %d provider call(s)\n",
+						a.Execution.OutcomeSource, len(a.Decisions), a.Execution.TransportCalls)
 				}
-			}
-			fmt.Fprintf(w, "reproducible contract: %v\n", artefact.Reproducible(doc.Version()))
-			schemaLine := "not run (the named checks are the validator; --schema also runs schemas/artefact/v8.json)"
-			if sv != nil {
-				schemaLine = sv.line()
-			} else if why := schemaNotApplicable(doc.Tree); why != "" {
-				schemaLine = why
-			}
-			fmt.Fprintf(w, "json schema:      %s\n", schemaLine)
-			if regraded.Rederived {
-				fmt.Fprintf(w, "evaluation:       re-graded under engine %s from the trajectory, events and final state: equal\n", a.EngineVersion)
-			}
-			fmt.Fprintf(w, "carried:          %s\n", strings.Join(carriedList(doc, regraded), "; "))
-			fmt.Fprintf(w, "established:      coherence only; no ledger was opened and nothing is attested\n")
-			return nil
+				if doc.Version() >= 7 {
+					if p := a.ProviderExecution; p == nil {
+						fmt.Fprintf(w, "provider binding: none (no provider reached)\n")
+					} else {
+						fmt.Fprintf(w, "provider binding: %s %s %s, ledger v%d %s (not opened)\n",
+							p.Provider, p.API, p.Model, p.ExecutionLedgerVersion, p.ExecutionLedgerDigest)
+					}
+				}
+				fmt.Fprintf(w, "reproducible contract: %v\n", artefact.Reproducible(doc.Version()))
+				schemaLine := "not run (the named checks are the validator; --schema also runs schemas/artefact/v8.json)"
+				if sv != nil {
+					schemaLine = sv.line()
+				} else if why := schemaNotApplicable(doc.Tree); why != "" {
+					schemaLine = why
+				}
+				fmt.Fprintf(w, "json schema:      %s\n", schemaLine)
+				if regraded.Rederived {
+					fmt.Fprintf(w, "evaluation:       re-graded under engine %s from the trajectory, events and final state: equal\n", a.EngineVersion)
+				}
+				fmt.Fprintf(w, "carried:          %s\n", strings.Join(carriedList(doc, regraded), "; "))
+				fmt.Fprintf(w, "established:      coherence only; no ledger was opened and nothing is attested\n")
+			})
 		},
 	}
 	c.Flags().BoolVar(&schema, "schema", false, "also hold the document to the published JSON Schema (schemas/artefact/v8.json) and report both verdicts")
