@@ -129,15 +129,10 @@ func newArmsVerifyCmd(g *globals) *cobra.Command {
 			if a.Operation.SpecDigest != rec.SpecDigest {
 				return refusal.New(pair.ErrSpecMismatch, "the Full artefact names spec %s, the record %s", a.Operation.SpecDigest, rec.SpecDigest)
 			}
-			if a.ScenarioID != rec.ScenarioID || a.OperationInstanceID != rec.OperationInstanceID || a.AgentID != rec.AgentID {
-				return refusal.New(pair.ErrNotAPair, "Full %s/%s/%s, No-Time %s/%s/%s (scenario/instance/agent)",
-					a.ScenarioID, a.OperationInstanceID, a.AgentID, rec.ScenarioID, rec.OperationInstanceID, rec.AgentID)
+			if err := samePair(a, rec); err != nil {
+				return err
 			}
-			var terminal any
-			if a.TerminalOutcome != nil {
-				terminal = *a.TerminalOutcome
-			}
-			ep := &engine.Episode{Trajectory: a.Trajectory, TerminalOutcome: terminal, ReplayFinal: a.ReplayFinal}
+			ep := fullEpisodeOf(a)
 			rep, verr := pair.Verify(d, ep, rec)
 			if verr != nil && !errors.Is(verr, notimeverify.ErrMismatch) {
 				return verr

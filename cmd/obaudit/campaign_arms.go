@@ -65,6 +65,18 @@ func commonOfArtefact(dom engine.Domain, a *artefact.Artefact) (*campaign.Common
 	return &o, nil
 }
 
+// samePair refuses a Full artefact and a No-Time record of different
+// episodes (scenario, operation instance or agent): pair/not-a-pair.
+func samePair(a *artefact.Artefact, nt *notimewire.RunV1) error {
+	if a.ScenarioID != nt.ScenarioID || a.OperationInstanceID != nt.OperationInstanceID || a.AgentID != nt.AgentID {
+		return refusal.New(pair.ErrNotAPair, "Full %s/%s/%s, No-Time %s/%s/%s (scenario/instance/agent)",
+			a.ScenarioID, a.OperationInstanceID, a.AgentID, nt.ScenarioID, nt.OperationInstanceID, nt.AgentID)
+	}
+	return nil
+}
+
+// fullEpisodeOf is the engine episode a Full artefact records, as the
+// pair's grade and matching proof read it.
 func fullEpisodeOf(a *artefact.Artefact) *engine.Episode {
 	var terminal any
 	if a.TerminalOutcome != nil {
@@ -202,9 +214,8 @@ func campaignPair(ctx context.Context, full, notime campaign.Trial, fullArt, rec
 		return err
 	}
 	a := doc.Artefact
-	if a.ScenarioID != nt.ScenarioID || a.OperationInstanceID != nt.OperationInstanceID || a.AgentID != nt.AgentID {
-		return refusal.New(pair.ErrNotAPair, "Full %s/%s/%s, No-Time %s/%s/%s (scenario/instance/agent)",
-			a.ScenarioID, a.OperationInstanceID, a.AgentID, nt.ScenarioID, nt.OperationInstanceID, nt.AgentID)
+	if err := samePair(a, nt); err != nil {
+		return err
 	}
 	dom, err := domains.Default().Operation(nil, "", full.Variant)
 	if err != nil {
