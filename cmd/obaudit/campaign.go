@@ -408,7 +408,7 @@ func campaignCommit(key *ecdsa.PrivateKey) (func(context.Context, commitment.Inp
 // episode replayed (as obaudit replay), and a ledger bundle-audited with
 // it (as obaudit bundle).
 func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
-	ops := &operations{}
+	ops := &operations{doms: map[[2]string]engine.Domain{}}
 	return func(ctx context.Context, t campaign.Trial, art, led []byte) (*artefact.Evaluation, *campaign.CommonOutcome, *artefact.Document, error) {
 		if t.Arm == campaign.ArmNoTime {
 			c, err := checkNoTime(p, t, art, led)
@@ -435,26 +435,21 @@ func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
 // same for every trial of the variant and is only read while trials run.
 type operations struct {
 	mu   sync.Mutex
-	doms map[string]map[string]engine.Domain // operation type → variant
+	doms map[[2]string]engine.Domain // {operation type, variant}
 }
 
 func (o *operations) operation(pack *domains.Pack, variant string) (engine.Domain, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if d, ok := o.doms[pack.OperationType][variant]; ok {
+	k := [2]string{pack.OperationType, variant}
+	if d, ok := o.doms[k]; ok {
 		return d, nil
 	}
 	d, err := pack.Operation(nil, "", variant)
 	if err != nil {
 		return nil, err
 	}
-	if o.doms == nil {
-		o.doms = map[string]map[string]engine.Domain{}
-	}
-	if o.doms[pack.OperationType] == nil {
-		o.doms[pack.OperationType] = map[string]engine.Domain{}
-	}
-	o.doms[pack.OperationType][variant] = d
+	o.doms[k] = d
 	return d, nil
 }
 
