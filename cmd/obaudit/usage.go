@@ -30,8 +30,10 @@ func strictCommands(root *cobra.Command, g *globals) {
 		}
 	}
 	walk(root)
+	root.SetFlagErrorFunc(suggestFlag)
 	for _, c := range root.Commands() {
-		if c.Name() == "help" {
+		switch c.Name() {
+		case "help":
 			c.Run = nil
 			c.RunE = func(cmd *cobra.Command, args []string) error {
 				target, rest, err := cmd.Root().Find(args)
@@ -43,11 +45,7 @@ func strictCommands(root *cobra.Command, g *globals) {
 				}
 				return target.Help()
 			}
-		}
-	}
-	root.SetFlagErrorFunc(suggestFlag)
-	for _, c := range root.Commands() {
-		if c.Name() == "completion" {
+		case "completion":
 			for _, sh := range c.Commands() {
 				jsonScript(sh, g)
 			}
