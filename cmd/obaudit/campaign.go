@@ -125,7 +125,6 @@ DIR must not exist. Exit 0: sealed. Exit 1: refused, by class.`,
 			if output == "" || keyPath == "" {
 				return usagef("--output and --key are required")
 			}
-			quietTessera()
 			b, err := readInput(cmd, args[0])
 			if err != nil {
 				return err

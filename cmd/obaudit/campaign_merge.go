@@ -39,7 +39,6 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 				return err
 			}
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
-			quietTessera()
 			dir := args[0]
 			var shardDirs []string
 			if len(args) > 1 {

@@ -61,7 +61,6 @@ Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.
 			// Each episode allocates ~4 MB of short-lived trees; fewer GC
 			// cycles cut CPU per episode (BENCHMARKS.md, as obaudit check).
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
-			quietTessera()
 			dir := args[0]
 			key, p, err := readKeyAndPlan(cmd, keyPath, dir)
 			if err != nil {

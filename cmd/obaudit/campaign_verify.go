@@ -37,7 +37,6 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 			// Each episode allocates ~4 MB of short-lived trees; fewer GC
 			// cycles cut CPU per episode (BENCHMARKS.md, as obaudit check).
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
-			quietTessera()
 			dir := args[0]
 			var held []byte
 			if cpPath != "" {
