@@ -61,12 +61,7 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 			}
 			opts := episodereport.Options{Pack: reportPack}
 			if ledgerFile != "" {
-				f, err := safefs.OpenRegular(ledgerFile)
-				if err != nil {
-					return err
-				}
-				a, err := execledger.Read(f, execledger.Options{RequireComplete: true})
-				f.Close()
+				a, err := execledger.ReadFile(ledgerFile, execledger.Options{RequireComplete: true})
 				if err != nil {
 					return err
 				}
