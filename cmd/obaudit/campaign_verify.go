@@ -38,12 +38,9 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 			// cycles cut CPU per episode (BENCHMARKS.md, as obaudit check).
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
 			dir := args[0]
-			var held []byte
-			if cpPath != "" {
-				var err error
-				if held, err = readInput(cmd, cpPath); err != nil {
-					return err
-				}
+			held, err := readOptional(cmd, cpPath)
+			if err != nil {
+				return err
 			}
 			_, p, err := campaign.ReadPlan(dir)
 			if err != nil {

@@ -83,11 +83,11 @@ Exit status: 0 the gate passes, 2 it says no, 1 an input was refused.`,
 // loadCheckSubject reads the spec and the oracle ("" for the embedded
 // defaults) and binds them through the default pack for the gate.
 func loadCheckSubject(cmd *cobra.Command, specFile, oracleFile string) (*gate.Subject, error) {
-	spec, err := readOptionalAs(cmd, specFile, kindSpec)
+	spec, err := readOptional(cmd, specFile, kindSpec)
 	if err != nil {
 		return nil, err
 	}
-	orc, err := readOptionalAs(cmd, oracleFile, kindOracle)
+	orc, err := readOptional(cmd, oracleFile, kindOracle)
 	if err != nil {
 		return nil, err
 	}

@@ -244,15 +244,6 @@ func readInputAs(cmd *cobra.Command, name string, want ...*fileKind) ([]byte, er
 	return b, nil
 }
 
-// readOptionalAs is readInputAs for an optional input: nil, and nothing
-// read, when name is "" (the flag was not given).
-func readOptionalAs(cmd *cobra.Command, name string, want *fileKind) ([]byte, error) {
-	if name == "" {
-		return nil, nil
-	}
-	return readInputAs(cmd, name, want)
-}
-
 // checkFileKind is checkKind on the first sniffLimit bytes of the file
 // name, for inputs a reader streams (a ledger may be large). Errors opening
 // the file are left to that reader.

@@ -51,7 +51,7 @@ Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.
 			if err != nil {
 				return err
 			}
-			spec, err := readOptionalAs(cmd, specFile, kindSpec)
+			spec, err := readOptional(cmd, specFile, kindSpec)
 			if err != nil {
 				return err
 			}

@@ -77,7 +77,7 @@ anything was written.`,
 			if instanceID == "" {
 				instanceID = randomID("opinst_")
 			}
-			spec, err := readOptionalAs(cmd, specFile, kindSpec)
+			spec, err := readOptional(cmd, specFile, kindSpec)
 			if err != nil {
 				return err
 			}

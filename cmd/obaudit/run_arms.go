@@ -35,12 +35,9 @@ func armDomain(cmd *cobra.Command, specFile, scenario, agentID string) (engine.D
 	if !ok {
 		return nil, pair.Agent{}, usagef("unknown --agent %q (want one of %v)", agentID, pack.AgentIDs())
 	}
-	var spec []byte
-	if specFile != "" {
-		var err error
-		if spec, err = readInput(cmd, specFile); err != nil {
-			return nil, pair.Agent{}, err
-		}
+	spec, err := readOptional(cmd, specFile)
+	if err != nil {
+		return nil, pair.Agent{}, err
 	}
 	d, err := pack.Operation(spec, specFile, scenario)
 	if err != nil {

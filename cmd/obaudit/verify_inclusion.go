@@ -38,10 +38,8 @@ obaudit verify. Exit 0: included. Exit 1: refused, by class.`,
 				return err
 			}
 			opts := checkpoint.VerifyOptions{Origin: origin}
-			if cpPath != "" {
-				if opts.Checkpoint, err = readInputAs(cmd, cpPath, kindCheckpoint); err != nil {
-					return err
-				}
+			if opts.Checkpoint, err = readOptional(cmd, cpPath, kindCheckpoint); err != nil {
+				return err
 			}
 			cp, idx, err := checkpoint.VerifyInclusion(proofFile, bundleFile, pub, opts)
 			if err != nil {
