@@ -303,10 +303,7 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 		res, err := episode.Run(episode.Config{Domain: dom, NewAgent: a.New, AgentID: a.ID, AgentKind: a.Kind,
 			OperationInstanceID: t.OperationInstanceID, EngineVersion: e.plan.File.EngineVersion})
 		if err != nil {
-			if _, ok := refusal.ClassOf(err); ok {
-				return &campaign.Execution{Stage: "provider_completed"}, nil
-			}
-			return nil, err
+			return endsAt(&campaign.Execution{Stage: "provider_completed"}, err)
 		}
 		ex := &campaign.Execution{Stage: "runtime_completed"}
 		// Encode validates the bytes before returning them; the runner
@@ -314,10 +311,7 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 		// commitment derives from the validated Document.
 		doc, b, err := artefact.EncodeDocument(res.Artefact, artefactOptions())
 		if err != nil {
-			if _, ok := refusal.ClassOf(err); ok {
-				return ex, nil
-			}
-			return nil, err
+			return endsAt(ex, err)
 		}
 		ex.Stage, ex.Artefact, ex.ArtefactBytes, ex.Document, ex.Evaluation = "artifact_valid", preflight.FileName(t.OperationInstanceID, preflight.ArtefactSuffix), b, doc, &res.Artefact.Evaluation
 		if e.plan.RecordsCommon(t.Arm) {
@@ -343,10 +337,7 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 		ArtefactOptions: artefactOptions(), Agents: packAgents(e.pack),
 	})
 	if err != nil {
-		if _, ok := refusal.ClassOf(err); ok {
-			return &campaign.Execution{Stage: "dispatched", Ledger: existing(dir, preflight.FileName(t.OperationInstanceID, preflight.LedgerSuffix))}, nil
-		}
-		return nil, err
+		return endsAt(&campaign.Execution{Stage: "dispatched", Ledger: existing(dir, preflight.FileName(t.OperationInstanceID, preflight.LedgerSuffix))}, err)
 	}
 	ex := &campaign.Execution{Stage: "dispatched", Exclusion: r.ExclusionCode, Ledger: existing(dir, filepath.Base(r.LedgerPath))}
 	if !r.OK() {
@@ -372,6 +363,16 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 	// The preflight's own checks passed: the ledger read back scored, the
 	// pair passed the bundle audit and the artefact replayed at zero calls.
 	return &campaign.Execution{Stage: "replay_valid", Artefact: filepath.Base(r.ArtefactPath), Ledger: ex.Ledger, Evaluation: &doc.Artefact.Evaluation, Common: common, Document: doc}, nil
+}
+
+// endsAt is a trial's end when a step fails with err: a refusal (the
+// trial's own evidence judged) ends it at ex's stage; any other error is a
+// failure of the run.
+func endsAt(ex *campaign.Execution, err error) (*campaign.Execution, error) {
+	if _, ok := refusal.ClassOf(err); ok {
+		return ex, nil
+	}
+	return nil, err
 }
 
 func existing(dir, name string) string {

@@ -98,10 +98,7 @@ func (e *campaignExecutor) executeNoTime(dom engine.Domain, t campaign.Trial) (*
 	ag := pair.Agent{ID: a.ID, Kind: a.Kind, New: a.New}
 	nt, err := pair.NoTimeRun(dom, ag, t.OperationInstanceID)
 	if err != nil {
-		if _, ok := refusal.ClassOf(err); ok {
-			return &campaign.Execution{Stage: "provider_completed"}, nil
-		}
-		return nil, err
+		return endsAt(&campaign.Execution{Stage: "provider_completed"}, err)
 	}
 	return finishNoTime(&campaign.Execution{}, dom, nt, func(_ *notimewire.RunV1, b []byte) bool {
 		same, err := noTimeRerunSame(dom, ag, t.OperationInstanceID, b)
