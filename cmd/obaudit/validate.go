@@ -18,7 +18,7 @@ import (
 
 func newValidateCmd(g *globals) *cobra.Command {
 	var schema bool
-	var agentRun *agentRunFlags // --agent-run mode: validate_agentrun.go
+	agentRun := &agentRunFlags{} // --agent-run mode: validate_agentrun.go
 	c := &cobra.Command{
 		Use:   "validate FILE | validate --agent-run FILE",
 		Short: "Check an episode artefact's coherence (contracts 1-8)",
@@ -48,7 +48,7 @@ Validation establishes coherence, not attestation, and never opens a ledger: a b
 read out of an artefact alone attributes nothing (see obaudit bundle).
 
 Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON pointer.`,
-		Args: agentRunArgs(&agentRun, cobra.ExactArgs(1)),
+		Args: agentRunArgs(agentRun, cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !linked() {
 				// The published schemas run in obaudit-sigstore, which links
@@ -141,7 +141,7 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 		},
 	}
 	c.Flags().BoolVar(&schema, "schema", false, "also hold the document to the published JSON Schema (schemas/artefact/v8.json) and report both verdicts")
-	agentRun = addAgentRunFlags(c)
+	addAgentRunFlags(c, agentRun)
 	return c
 }
 

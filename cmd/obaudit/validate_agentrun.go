@@ -22,21 +22,19 @@ type agentRunFlags struct {
 
 // agentRunArgs is the validate command's argument rule: no positional
 // argument with --agent-run, otherwise the artefact command's own rule.
-func agentRunArgs(f **agentRunFlags, otherwise cobra.PositionalArgs) cobra.PositionalArgs {
+func agentRunArgs(f *agentRunFlags, otherwise cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if *f != nil && (*f).file != "" {
+		if f.file != "" {
 			return cobra.NoArgs(cmd, args)
 		}
 		return otherwise(cmd, args)
 	}
 }
 
-// addAgentRunFlags registers --agent-run and --schema-dir on c.
-func addAgentRunFlags(c *cobra.Command) *agentRunFlags {
-	f := &agentRunFlags{}
+// addAgentRunFlags registers --agent-run and --schema-dir on c, into f.
+func addAgentRunFlags(c *cobra.Command, f *agentRunFlags) {
 	c.Flags().StringVar(&f.file, "agent-run", "", "validate an Agent Run record FILE (schema and the id = file slug rule) instead of an artefact")
 	c.Flags().StringVar(&f.schemaDir, "schema-dir", "", "with --agent-run: directory of real schema documents for the Agent Run schema's external $ids")
-	return f
 }
 
 // validateAgentRun checks an Agent Run record file: strict JSON, the seed
