@@ -32,7 +32,7 @@ Exit 0: the bundle agrees. Exit 1: refused, by class.`,
 			if err := checkFileKind(args[1], kindLedger); err != nil {
 				return err
 			}
-			r, err := bundle.AuditFiles(args[0], args[1], bundle.Options{ValidateArtefact: bundleValidateArtefact})
+			r, err := bundle.AuditFiles(args[0], args[1], bundle.Options{ValidateArtefact: validateArtefactTree})
 			if err != nil {
 				return err
 			}
@@ -65,7 +65,3 @@ func bundleCarried() []string {
 	}
 	return out
 }
-
-// bundleValidateArtefact is the bundle's step 1: full artefact validation
-// with every carried pack (validate.go's wiring).
-var bundleValidateArtefact = validateArtefactTree

@@ -52,7 +52,7 @@ Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.
 			var sh campaign.ShardID
 			if shard != "" {
 				var err error
-				if sh, err = resolveShard(shard, shards, shardLookup); err != nil {
+				if sh, err = resolveShard(shard, shards, os.LookupEnv); err != nil {
 					return err
 				}
 			} else if shards != 0 || shardDir != "" {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/obaudit/obaudit/campaign"
@@ -113,6 +112,3 @@ func runShard(cmd *cobra.Command, g *globals, dir string, s campaign.ShardID, sh
 		fmt.Fprintf(w, "shard complete: %v (merge every shard with obaudit campaign merge %s)\n", res.AllDone, dir)
 	})
 }
-
-// shardLookup is the environment --shard auto reads.
-var shardLookup = os.LookupEnv
