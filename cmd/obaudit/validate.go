@@ -211,20 +211,16 @@ func (v *schemaVerdict) report() map[string]any {
 // collection (tens of megabytes here); the soft limit readInput sets
 // (64 MiB + 7× the bytes read, boundMemory) makes the collector work harder
 // rather than let a large input grow the heap past it.
-func collectLessOften() {
-	gcOnce.Do(func() {
-		_, gogc := os.LookupEnv("GOGC")
-		_, limit := os.LookupEnv("GOMEMLIMIT")
-		if gogc || limit {
-			return
-		}
-		debug.SetGCPercent(400)
-		// The soft memory limit is readInput's (boundMemory): the collector
-		// works harder rather than let the heap pass the bound.
-	})
-}
-
-var gcOnce sync.Once
+var collectLessOften = sync.OnceFunc(func() {
+	_, gogc := os.LookupEnv("GOGC")
+	_, limit := os.LookupEnv("GOMEMLIMIT")
+	if gogc || limit {
+		return
+	}
+	debug.SetGCPercent(400)
+	// The soft memory limit is readInput's (boundMemory): the collector
+	// works harder rather than let the heap pass the bound.
+})
 
 // validateReport is the --json report of a coherent artefact.
 func validateReport(doc *artefact.Document, rg *episode.Regraded) map[string]any {
