@@ -414,19 +414,19 @@ func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
 			c, err := checkNoTime(p, t, art, led)
 			return nil, c, nil, err
 		}
-		ev, err := checkFull(ctx, p, t, art, led, ops)
+		doc, err := checkFull(ctx, p, t, art, led, ops)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		if !p.RecordsCommon(t.Arm) {
-			return ev.eval, nil, ev.read, nil
+			return &doc.Artefact.Evaluation, nil, doc, nil
 		}
 		dom, err := ops.operation(domains.Default(), t.Variant)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		c, err := commonOfArtefact(dom, ev.doc)
-		return ev.eval, c, ev.read, err
+		c, err := commonOfArtefact(dom, doc.Artefact)
+		return &doc.Artefact.Evaluation, c, doc, err
 	}
 }
 
@@ -453,14 +453,6 @@ func (o *operations) operation(pack *domains.Pack, variant string) (engine.Domai
 	return d, nil
 }
 
-// checkedFull is a Full trial's artefact, validated, its identity the
-// plan's, replayed and bundle-audited.
-type checkedFull struct {
-	eval *artefact.Evaluation
-	doc  *artefact.Artefact
-	read *artefact.Document
-}
-
 // trialAgentID is the agent id a trial's files name: its subject's, or for
 // a model profile the id of the loopback lane's agent.
 func trialAgentID(t campaign.Trial) (string, error) {
@@ -474,7 +466,9 @@ func trialAgentID(t campaign.Trial) (string, error) {
 	return profile.AgentID(run), nil
 }
 
-func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte, ops *operations) (*checkedFull, error) {
+// checkFull reads a Full trial's artefact and checks it: validated, its
+// identity the plan's, replayed and bundle-audited.
+func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte, ops *operations) (*artefact.Document, error) {
 	doc, err := artefact.Read(art, artefactOptions())
 	if err != nil {
 		return nil, err
@@ -512,5 +506,5 @@ func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led
 			return nil, err
 		}
 	}
-	return &checkedFull{&a.Evaluation, a, doc}, nil
+	return doc, nil
 }
