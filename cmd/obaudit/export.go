@@ -113,10 +113,8 @@ func standInNote(cmd *cobra.Command, s agentRunSchema) {
 // agentRunPath resolves --output: an existing directory (or a path ending
 // in a separator) receives <id>.json; a file name must already be it.
 func agentRunPath(output string, rec *agentrun.Record) (string, error) {
-	if strings.HasSuffix(output, "/") || strings.HasSuffix(output, string(filepath.Separator)) {
-		return filepath.Clean(filepath.Join(output, rec.FileName())), nil
-	}
-	if fi, err := os.Stat(output); err == nil && fi.IsDir() {
+	fi, err := os.Stat(output)
+	if strings.HasSuffix(output, "/") || strings.HasSuffix(output, string(filepath.Separator)) || err == nil && fi.IsDir() {
 		return filepath.Clean(filepath.Join(output, rec.FileName())), nil
 	}
 	if err := agentrun.CheckFileName(rec.ID, output); err != nil {
