@@ -103,10 +103,7 @@ func newArmsReplayCmd(g *globals) *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			if !ok {
-				return answerNo("the replay did not reproduce the record's digests")
-			}
-			return nil
+			return answerNoUnless(ok, "the replay did not reproduce the record's digests")
 		},
 	}
 }
@@ -167,10 +164,7 @@ func newArmsVerifyCmd(g *globals) *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			if !rep.Matched {
-				return answerNo("the Full artefact and the No-Time record do not match under %s", notimewire.Protocol)
-			}
-			return nil
+			return answerNoUnless(rep.Matched, "the Full artefact and the No-Time record do not match under %s", notimewire.Protocol)
 		},
 	}
 }

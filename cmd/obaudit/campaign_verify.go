@@ -91,10 +91,7 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 			}); err != nil {
 				return err
 			}
-			if !v.Complete {
-				return answerNo("the campaign is incomplete: %d of %d identities accounted for; report.json present: %v", v.Accounted, v.Assigned, v.Report)
-			}
-			return nil
+			return answerNoUnless(v.Complete, "the campaign is incomplete: %d of %d identities accounted for; report.json present: %v", v.Accounted, v.Assigned, v.Report)
 		},
 	}
 	c.Flags().StringVar(&cpPath, "checkpoint", "", "a checkpoint of this campaign's log you hold (e.g. the pre-dispatch one)")

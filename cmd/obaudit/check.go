@@ -66,10 +66,7 @@ Exit status: 0 the gate passes, 2 it says no, 1 an input was refused.`,
 			} else if _, err := fmt.Fprint(cmd.OutOrStdout(), r.Text()); err != nil {
 				return err
 			}
-			if !r.OK {
-				return answerNo("the causal acceptance gate says no: %d of %d checks failed", len(r.Checks)-r.Passed(), len(r.Checks))
-			}
-			return nil
+			return answerNoUnless(r.OK, "the causal acceptance gate says no: %d of %d checks failed", len(r.Checks)-r.Passed(), len(r.Checks))
 		},
 	}
 	c.Flags().StringVar(&specFile, "spec", "", "operation spec YAML (default: the embedded spec)")

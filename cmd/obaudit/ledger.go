@@ -80,10 +80,7 @@ Exit 0: a complete verified ledger. Exit 2: a verified prefix with no terminal r
 			}); err != nil {
 				return err
 			}
-			if !a.Complete() {
-				return answerNo("%s is a verified prefix of %d rows with no terminal row: incomplete", name, a.RowsVerified)
-			}
-			return nil
+			return answerNoUnless(a.Complete(), "%s is a verified prefix of %d rows with no terminal row: incomplete", name, a.RowsVerified)
 		},
 	})
 	return c

@@ -157,10 +157,7 @@ anything was written.`,
 			}); err != nil {
 				return err
 			}
-			if replay != "reproduced" {
-				return answerNo("the determinism self-check did not reproduce the episode")
-			}
-			return nil
+			return answerNoUnless(replay == "reproduced", "the determinism self-check did not reproduce the episode")
 		},
 	}
 	c.Flags().StringVar(&scenario, "scenario", "", "scenario to run (V1, V2 or V3)")

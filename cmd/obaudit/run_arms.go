@@ -167,10 +167,7 @@ func runArm(cmd *cobra.Command, g *globals, o armRun) error {
 	}); err != nil {
 		return err
 	}
-	if !reproduced {
-		return answerNo("the determinism self-check did not reproduce the episode")
-	}
-	return nil
+	return answerNoUnless(reproduced, "the determinism self-check did not reproduce the episode")
 }
 
 func orNull(v any) any {

@@ -117,10 +117,7 @@ func runModel(cmd *cobra.Command, g *globals, m *modelFlags, scenario, instanceI
 	if err := reportModelRun(cmd, g, r, printModelRun); err != nil {
 		return err
 	}
-	if !r.OK() {
-		return answerNo("the model run ended %s (%s); no artefact was written", r.Status, r.ExclusionCode)
-	}
-	return nil
+	return answerNoUnless(r.OK(), "the model run ended %s (%s); no artefact was written", r.Status, r.ExclusionCode)
 }
 
 // readProfile reads an embedded profile by name, or a profile file (a
