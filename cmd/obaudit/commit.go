@@ -129,13 +129,11 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 			}
 			quietTessera()
 			cpPath := targets[0]
-			var committed *campaign.Committed
-			if err := writeCampaign(output, targets, func() ([][]byte, error) {
-				camp, err := campaign.CommitBundles(cmd.Context(), output, bundles, signer, &key.PublicKey)
-				if err != nil {
+			var camp *campaign.Committed
+			if err := writeCampaign(output, targets, func() (data [][]byte, err error) {
+				if camp, err = campaign.CommitBundles(cmd.Context(), output, bundles, signer, &key.PublicKey); err != nil {
 					return nil, err
 				}
-				committed = camp
 				return append([][]byte{camp.Signed}, camp.Proofs...), nil
 			}); err != nil {
 				return err
@@ -144,7 +142,6 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 			for i, p := range paths {
 				proofs[i] = map[string]any{"index": int64(i), "bundle": p, "proof": targets[i+1]}
 			}
-			camp := committed
 			root := fmt.Sprintf("%x", camp.Checkpoint.Root)
 			return writeReport(cmd, g, map[string]any{
 				"mediaType":  "application/vnd.obaudit.commit+json;version=1",
