@@ -132,14 +132,11 @@ the ledger ends excluded with operator_interrupted, and no artefact is written.`
 			if err := reportModelRun(cmd, g, r, printPreflight); err != nil {
 				return err
 			}
-			if !r.OK() {
-				expected := "not as the cell requires"
-				if r.AsExpected() {
-					expected = "as the cell requires"
-				}
-				return answerNo("the %s cell ended %s (%s), %s; no artefact was written", r.Cell, r.Status, r.ExclusionCode, expected)
+			expected := "not as the cell requires"
+			if r.AsExpected() {
+				expected = "as the cell requires"
 			}
-			return nil
+			return answerNoUnless(r.OK(), "the %s cell ended %s (%s), %s; no artefact was written", r.Cell, r.Status, r.ExclusionCode, expected)
 		},
 	}
 	c.Flags().StringVar(&outputDir, "output-dir", "", "existing directory of mode 0700 to write the ledger (and artefact) into")
