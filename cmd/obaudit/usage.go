@@ -34,7 +34,6 @@ func strictCommands(root *cobra.Command, g *globals) {
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "help":
-			c.Run = nil
 			c.RunE = func(cmd *cobra.Command, args []string) error {
 				target, rest, err := cmd.Root().Find(args)
 				if err != nil || target == nil || len(rest) > 0 {
@@ -53,15 +52,11 @@ func strictCommands(root *cobra.Command, g *globals) {
 	}
 }
 
-// jsonScript makes a completion command honour --json: the script is
-// carried in one JSON document rather than printed bare.
+// jsonScript makes a completion command (cobra's are RunE commands)
+// honour --json: the script is carried in one JSON document rather than
+// printed bare.
 func jsonScript(c *cobra.Command, g *globals) {
 	f := c.RunE
-	if f == nil {
-		run := c.Run
-		f = func(cmd *cobra.Command, args []string) error { run(cmd, args); return nil }
-	}
-	c.Run = nil
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		if !g.json {
 			return f(cmd, args)
