@@ -171,12 +171,7 @@ records which checks ran.
 				if err != nil {
 					return err
 				}
-				b, err := canon.JCS(st.Predicate.Tree())
-				if err != nil {
-					return err
-				}
-				_, err = cmd.OutOrStdout().Write(append(b, '\n'))
-				return err
+				return writeJSON(cmd, st.Predicate.Tree())
 			}
 			key, err := readPrivateKey(cmd, keyPath)
 			if err != nil {
