@@ -105,11 +105,9 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 				}
 				return writeJSON(cmd, doc)
 			}
-			if htmlFile != "" {
-				if !cmd.Flags().Changed("format") {
-					fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", htmlFile)
-					return nil
-				}
+			if htmlFile != "" && !cmd.Flags().Changed("format") {
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", htmlFile)
+				return nil
 			}
 			out := r.Text()
 			if format == "html" {
