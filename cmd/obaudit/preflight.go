@@ -223,8 +223,7 @@ func printArtefactSummary(w io.Writer, r *preflight.Result) bool {
 	return true
 }
 
-func printPreflight(cmd *cobra.Command, r *preflight.Result) {
-	w := cmd.OutOrStdout()
+func printPreflight(w io.Writer, r *preflight.Result) {
 	verdict := "OK"
 	if !r.OK() {
 		verdict = "NO"

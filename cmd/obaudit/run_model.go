@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/x509"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,8 +134,7 @@ func readProfile(cmd *cobra.Command, name string) (*profile.Profile, error) {
 	return profile.Parse(b, name)
 }
 
-func printModelRun(cmd *cobra.Command, r *preflight.Result) {
-	w := cmd.OutOrStdout()
+func printModelRun(w io.Writer, r *preflight.Result) {
 	verdict := "OK"
 	if !r.OK() {
 		verdict = "NO"
@@ -154,7 +154,7 @@ func printModelRun(cmd *cobra.Command, r *preflight.Result) {
 // text, and returns the interruption when the run was interrupted: its one
 // outcome is then the interruption (exit 130), its ledger, excluded with
 // operator_interrupted, saying where it stopped.
-func reportModelRun(cmd *cobra.Command, g *globals, r *preflight.Result, text func(*cobra.Command, *preflight.Result)) error {
+func reportModelRun(cmd *cobra.Command, g *globals, r *preflight.Result, text func(io.Writer, *preflight.Result)) error {
 	if g.json {
 		// An interrupted run's one JSON document is the interruption's.
 		if interrupted(cmd.Context()) == nil {
@@ -163,7 +163,7 @@ func reportModelRun(cmd *cobra.Command, g *globals, r *preflight.Result, text fu
 			}
 		}
 	} else {
-		text(cmd, r)
+		text(cmd.OutOrStdout(), r)
 	}
 	return interrupted(cmd.Context())
 }
