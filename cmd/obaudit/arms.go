@@ -72,16 +72,13 @@ func newArmsValidateCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if g.json {
-				return writeJSON(cmd, map[string]any{"mediaType": armsMediaType, "valid": true, "contract": rec.Contract,
-					"protocol": rec.Protocol, "scenario_id": rec.ScenarioID, "agent_id": rec.AgentID, "halt": rec.Halt,
-					"common_outcome": commonoutcome.Tree(o)})
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "valid: %s (%s)\n", rec.Contract, rec.Protocol)
-			fmt.Fprintf(w, "scenario %s, agent %s, halt %s\n", rec.ScenarioID, rec.AgentID, rec.Halt)
-			writeCommonOutcome(w, o)
-			return nil
+			return writeReport(cmd, g, map[string]any{"mediaType": armsMediaType, "valid": true, "contract": rec.Contract,
+				"protocol": rec.Protocol, "scenario_id": rec.ScenarioID, "agent_id": rec.AgentID, "halt": rec.Halt,
+				"common_outcome": commonoutcome.Tree(o)}, func(w io.Writer) {
+				fmt.Fprintf(w, "valid: %s (%s)\n", rec.Contract, rec.Protocol)
+				fmt.Fprintf(w, "scenario %s, agent %s, halt %s\n", rec.ScenarioID, rec.AgentID, rec.Halt)
+				writeCommonOutcome(w, o)
+			})
 		},
 	}
 }
@@ -106,10 +103,7 @@ func newArmsReplayCmd(g *globals) *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			if !ok {
-				return answerNo("the replay did not reproduce the record's digests")
-			}
-			return nil
+			return answerNoUnless(ok, "the replay did not reproduce the record's digests")
 		},
 	}
 }
@@ -132,15 +126,10 @@ func newArmsVerifyCmd(g *globals) *cobra.Command {
 			if a.Operation.SpecDigest != rec.SpecDigest {
 				return refusal.New(pair.ErrSpecMismatch, "the Full artefact names spec %s, the record %s", a.Operation.SpecDigest, rec.SpecDigest)
 			}
-			if a.ScenarioID != rec.ScenarioID || a.OperationInstanceID != rec.OperationInstanceID || a.AgentID != rec.AgentID {
-				return refusal.New(pair.ErrNotAPair, "Full %s/%s/%s, No-Time %s/%s/%s (scenario/instance/agent)",
-					a.ScenarioID, a.OperationInstanceID, a.AgentID, rec.ScenarioID, rec.OperationInstanceID, rec.AgentID)
+			if err := samePair(a, rec); err != nil {
+				return err
 			}
-			var terminal any
-			if a.TerminalOutcome != nil {
-				terminal = *a.TerminalOutcome
-			}
-			ep := &engine.Episode{Trajectory: a.Trajectory, TerminalOutcome: terminal, ReplayFinal: a.ReplayFinal}
+			ep := fullEpisodeOf(a)
 			rep, verr := pair.Verify(d, ep, rec)
 			if verr != nil && !errors.Is(verr, notimeverify.ErrMismatch) {
 				return verr
@@ -175,10 +164,7 @@ func newArmsVerifyCmd(g *globals) *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			if !rep.Matched {
-				return answerNo("the Full artefact and the No-Time record do not match under %s", notimewire.Protocol)
-			}
-			return nil
+			return answerNoUnless(rep.Matched, "the Full artefact and the No-Time record do not match under %s", notimewire.Protocol)
 		},
 	}
 }

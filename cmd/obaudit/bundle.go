@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/obaudit/obaudit/artefact"
@@ -31,28 +32,25 @@ Exit 0: the bundle agrees. Exit 1: refused, by class.`,
 			if err := checkFileKind(args[1], kindLedger); err != nil {
 				return err
 			}
-			r, err := bundle.AuditFiles(args[0], args[1], bundle.Options{ValidateArtefact: bundleValidateArtefact})
+			r, err := bundle.AuditFiles(args[0], args[1], bundle.Options{ValidateArtefact: validateArtefactTree})
 			if err != nil {
 				return err
 			}
-			if g.json {
-				s := r.Summary()
-				s["mediaType"] = "application/vnd.obaudit.bundle-audit+json;version=1"
-				s["carried"] = bundleCarried()
-				return writeJSON(cmd, s)
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "bundle OK: the artefact and %s describe one run\n", r.Ledger)
-			fmt.Fprintf(w, "execution run:    %s\n", r.ExecutionRunID)
-			fmt.Fprintf(w, "ledger:           v%d, digest %s\n", r.ExecutionLedgerVersion, r.ExecutionLedgerDigest)
-			fmt.Fprintf(w, "provider:         %s %s %s\n", r.Provider, r.API, r.Model)
-			fmt.Fprintf(w, "calls/attempts:   %d/%d\n", r.ProviderCalls, r.Attempts)
-			fmt.Fprintf(w, "tokens in/out:    %d/%d\n", r.InputTokens, r.OutputTokens)
-			fmt.Fprintf(w, "measured USD:     %s, forfeited USD: %s\n", r.MeasuredCostUSD, r.ForfeitedReservationUSD)
-			fmt.Fprintf(w, "provider attested: no\n")
-			fmt.Fprintf(w, "carried:          %s\n", strings.Join(bundleCarried(), "; "))
-			fmt.Fprintf(w, "not established:  %s\n", bundle.DoesNotEstablish)
-			return nil
+			s := r.Summary()
+			s["mediaType"] = "application/vnd.obaudit.bundle-audit+json;version=1"
+			s["carried"] = bundleCarried()
+			return writeReport(cmd, g, s, func(w io.Writer) {
+				fmt.Fprintf(w, "bundle OK: the artefact and %s describe one run\n", r.Ledger)
+				fmt.Fprintf(w, "execution run:    %s\n", r.ExecutionRunID)
+				fmt.Fprintf(w, "ledger:           v%d, digest %s\n", r.ExecutionLedgerVersion, r.ExecutionLedgerDigest)
+				fmt.Fprintf(w, "provider:         %s %s %s\n", r.Provider, r.API, r.Model)
+				fmt.Fprintf(w, "calls/attempts:   %d/%d\n", r.ProviderCalls, r.Attempts)
+				fmt.Fprintf(w, "tokens in/out:    %d/%d\n", r.InputTokens, r.OutputTokens)
+				fmt.Fprintf(w, "measured USD:     %s, forfeited USD: %s\n", r.MeasuredCostUSD, r.ForfeitedReservationUSD)
+				fmt.Fprintf(w, "provider attested: no\n")
+				fmt.Fprintf(w, "carried:          %s\n", strings.Join(bundleCarried(), "; "))
+				fmt.Fprintf(w, "not established:  %s\n", bundle.DoesNotEstablish)
+			})
 		},
 	}
 }
@@ -67,7 +65,3 @@ func bundleCarried() []string {
 	}
 	return out
 }
-
-// bundleValidateArtefact is the bundle's step 1: full artefact validation
-// with every carried pack (validate.go's wiring).
-var bundleValidateArtefact = validateArtefactTree

@@ -125,7 +125,6 @@ DIR must not exist. Exit 0: sealed. Exit 1: refused, by class.`,
 			if output == "" || keyPath == "" {
 				return usagef("--output and --key are required")
 			}
-			quietTessera()
 			b, err := readInput(cmd, args[0])
 			if err != nil {
 				return err
@@ -170,27 +169,24 @@ DIR must not exist. Exit 0: sealed. Exit 1: refused, by class.`,
 			if err != nil {
 				return err
 			}
-			if g.json {
-				return writeJSON(cmd, map[string]any{
-					"mediaType": "application/vnd.obaudit.campaign-plan+json;version=1",
-					"directory": output, "plan_sha256": campaign.PlanDigest(planFile),
-					"assigned": int64(len(p.Trials)), "pre_dispatch_checkpoint": string(cp),
-					"ineligible": ineligibleTree(p.Ineligible),
-				})
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "sealed: %s/%s (sha256 %s)\n", output, campaign.PlanFile, campaign.PlanDigest(planFile))
-			fmt.Fprintf(w, "assigned: %d trial identities (%d variants × %d subjects × %d arms × %d trials",
-				len(p.Trials), len(f.Variants), len(f.Agents)+len(f.ModelProfiles), len(f.Arms), f.Trials)
-			if len(p.Ineligible) > 0 {
-				fmt.Fprintf(w, ", less %d ineligible variant × arm cells", len(p.Ineligible))
-			}
-			fmt.Fprintf(w, ")\n")
-			for _, x := range p.Ineligible {
-				fmt.Fprintf(w, "ineligible (no identity assigned): %s on %s: %s\n", x.Arm, x.Variant, x.Class)
-			}
-			fmt.Fprintf(w, "pre-dispatch checkpoint (hold a copy):\n%s", cp)
-			return nil
+			return writeReport(cmd, g, map[string]any{
+				"mediaType": "application/vnd.obaudit.campaign-plan+json;version=1",
+				"directory": output, "plan_sha256": campaign.PlanDigest(planFile),
+				"assigned": int64(len(p.Trials)), "pre_dispatch_checkpoint": string(cp),
+				"ineligible": ineligibleTree(p.Ineligible),
+			}, func(w io.Writer) {
+				fmt.Fprintf(w, "sealed: %s/%s (sha256 %s)\n", output, campaign.PlanFile, campaign.PlanDigest(planFile))
+				fmt.Fprintf(w, "assigned: %d trial identities (%d variants × %d subjects × %d arms × %d trials",
+					len(p.Trials), len(f.Variants), len(f.Agents)+len(f.ModelProfiles), len(f.Arms), f.Trials)
+				if len(p.Ineligible) > 0 {
+					fmt.Fprintf(w, ", less %d ineligible variant × arm cells", len(p.Ineligible))
+				}
+				fmt.Fprintf(w, ")\n")
+				for _, x := range p.Ineligible {
+					fmt.Fprintf(w, "ineligible (no identity assigned): %s on %s: %s\n", x.Arm, x.Variant, x.Class)
+				}
+				fmt.Fprintf(w, "pre-dispatch checkpoint (hold a copy):\n%s", cp)
+			})
 		},
 	}
 	c.Flags().StringVar(&output, "output", "", "the new campaign directory")
@@ -269,12 +265,12 @@ type campaignExecutor struct {
 	plan     *campaign.Plan
 	doms     map[string]engine.Domain
 	profiles map[string]campaign.ModelProfile
-	env      map[string]string
+	env      func(name string) (string, bool) // liveEnvironment
 }
 
 func newCampaignExecutor(p *campaign.Plan) (*campaignExecutor, error) {
 	pack := domains.Default()
-	e := &campaignExecutor{pack: pack, plan: p, doms: map[string]engine.Domain{}, profiles: map[string]campaign.ModelProfile{}, env: map[string]string{}}
+	e := &campaignExecutor{pack: pack, plan: p, doms: map[string]engine.Domain{}, profiles: map[string]campaign.ModelProfile{}, env: liveEnvironment()}
 	for _, v := range p.Variants {
 		dom, err := pack.Operation(nil, "", v.ID)
 		if err != nil {
@@ -287,11 +283,6 @@ func newCampaignExecutor(p *campaign.Plan) (*campaignExecutor, error) {
 	}
 	for _, m := range p.File.ModelProfiles {
 		e.profiles[m.ID] = m
-	}
-	for _, name := range provider.LiveVariables {
-		if v, ok := os.LookupEnv(name); ok {
-			e.env[name] = v
-		}
 	}
 	return e, nil
 }
@@ -312,10 +303,7 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 		res, err := episode.Run(episode.Config{Domain: dom, NewAgent: a.New, AgentID: a.ID, AgentKind: a.Kind,
 			OperationInstanceID: t.OperationInstanceID, EngineVersion: e.plan.File.EngineVersion})
 		if err != nil {
-			if _, ok := refusal.ClassOf(err); ok {
-				return &campaign.Execution{Stage: "provider_completed"}, nil
-			}
-			return nil, err
+			return endsAt(&campaign.Execution{Stage: "provider_completed"}, err)
 		}
 		ex := &campaign.Execution{Stage: "runtime_completed"}
 		// Encode validates the bytes before returning them; the runner
@@ -323,10 +311,7 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 		// commitment derives from the validated Document.
 		doc, b, err := artefact.EncodeDocument(res.Artefact, artefactOptions())
 		if err != nil {
-			if _, ok := refusal.ClassOf(err); ok {
-				return ex, nil
-			}
-			return nil, err
+			return endsAt(ex, err)
 		}
 		ex.Stage, ex.Artefact, ex.ArtefactBytes, ex.Document, ex.Evaluation = "artifact_valid", preflight.FileName(t.OperationInstanceID, preflight.ArtefactSuffix), b, doc, &res.Artefact.Evaluation
 		if e.plan.RecordsCommon(t.Arm) {
@@ -348,14 +333,11 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 		CostCapUSD: e.plan.File.Bounds.PerTrial.CostUSD, InputUSDPerMTok: e.plan.File.Rates.InputUSDPerMTok,
 		OutputUSDPerMTok: e.plan.File.Rates.OutputUSDPerMTok, PricingPolicyID: e.plan.File.Rates.PricingPolicyID,
 		Now: time.Now, ExecutionRunID: t.ExecutionRunID, OperationInstanceID: t.OperationInstanceID,
-		Environment:     func(name string) (string, bool) { v, ok := e.env[name]; return v, ok },
+		Environment:     e.env,
 		ArtefactOptions: artefactOptions(), Agents: packAgents(e.pack),
 	})
 	if err != nil {
-		if _, ok := refusal.ClassOf(err); ok {
-			return &campaign.Execution{Stage: "dispatched", Ledger: existing(dir, preflight.FileName(t.OperationInstanceID, preflight.LedgerSuffix))}, nil
-		}
-		return nil, err
+		return endsAt(&campaign.Execution{Stage: "dispatched", Ledger: existing(dir, preflight.FileName(t.OperationInstanceID, preflight.LedgerSuffix))}, err)
 	}
 	ex := &campaign.Execution{Stage: "dispatched", Exclusion: r.ExclusionCode, Ledger: existing(dir, filepath.Base(r.LedgerPath))}
 	if !r.OK() {
@@ -381,6 +363,16 @@ func (e *campaignExecutor) Execute(ctx context.Context, t campaign.Trial, dir st
 	// The preflight's own checks passed: the ledger read back scored, the
 	// pair passed the bundle audit and the artefact replayed at zero calls.
 	return &campaign.Execution{Stage: "replay_valid", Artefact: filepath.Base(r.ArtefactPath), Ledger: ex.Ledger, Evaluation: &doc.Artefact.Evaluation, Common: common, Document: doc}, nil
+}
+
+// endsAt is a trial's end when a step fails with err: a refusal (the
+// trial's own evidence judged) ends it at ex's stage; any other error is a
+// failure of the run.
+func endsAt(ex *campaign.Execution, err error) (*campaign.Execution, error) {
+	if _, ok := refusal.ClassOf(err); ok {
+		return ex, nil
+	}
+	return nil, err
 }
 
 func existing(dir, name string) string {
@@ -416,25 +408,25 @@ func campaignCommit(key *ecdsa.PrivateKey) (func(context.Context, commitment.Inp
 // episode replayed (as obaudit replay), and a ledger bundle-audited with
 // it (as obaudit bundle).
 func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
-	ops := &operations{}
+	ops := &operations{doms: map[[2]string]engine.Domain{}}
 	return func(ctx context.Context, t campaign.Trial, art, led []byte) (*artefact.Evaluation, *campaign.CommonOutcome, *artefact.Document, error) {
 		if t.Arm == campaign.ArmNoTime {
 			c, err := checkNoTime(p, t, art, led)
 			return nil, c, nil, err
 		}
-		ev, err := checkFull(ctx, p, t, art, led, ops)
+		doc, err := checkFull(ctx, p, t, art, led, ops)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		if !p.RecordsCommon(t.Arm) {
-			return ev.eval, nil, ev.read, nil
+			return &doc.Artefact.Evaluation, nil, doc, nil
 		}
 		dom, err := ops.operation(domains.Default(), t.Variant)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		c, err := commonOfArtefact(dom, ev.doc)
-		return ev.eval, c, ev.read, err
+		c, err := commonOfArtefact(dom, doc.Artefact)
+		return &doc.Artefact.Evaluation, c, doc, err
 	}
 }
 
@@ -443,35 +435,22 @@ func campaignCheck(p *campaign.Plan) campaign.TrialChecker {
 // same for every trial of the variant and is only read while trials run.
 type operations struct {
 	mu   sync.Mutex
-	doms map[string]map[string]engine.Domain // operation type → variant
+	doms map[[2]string]engine.Domain // {operation type, variant}
 }
 
 func (o *operations) operation(pack *domains.Pack, variant string) (engine.Domain, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if d, ok := o.doms[pack.OperationType][variant]; ok {
+	k := [2]string{pack.OperationType, variant}
+	if d, ok := o.doms[k]; ok {
 		return d, nil
 	}
 	d, err := pack.Operation(nil, "", variant)
 	if err != nil {
 		return nil, err
 	}
-	if o.doms == nil {
-		o.doms = map[string]map[string]engine.Domain{}
-	}
-	if o.doms[pack.OperationType] == nil {
-		o.doms[pack.OperationType] = map[string]engine.Domain{}
-	}
-	o.doms[pack.OperationType][variant] = d
+	o.doms[k] = d
 	return d, nil
-}
-
-// checkedFull is a Full trial's artefact, validated, its identity the
-// plan's, replayed and bundle-audited.
-type checkedFull struct {
-	eval *artefact.Evaluation
-	doc  *artefact.Artefact
-	read *artefact.Document
 }
 
 // trialAgentID is the agent id a trial's files name: its subject's, or for
@@ -487,7 +466,9 @@ func trialAgentID(t campaign.Trial) (string, error) {
 	return profile.AgentID(run), nil
 }
 
-func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte, ops *operations) (*checkedFull, error) {
+// checkFull reads a Full trial's artefact and checks it: validated, its
+// identity the plan's, replayed and bundle-audited.
+func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led []byte, ops *operations) (*artefact.Document, error) {
 	doc, err := artefact.Read(art, artefactOptions())
 	if err != nil {
 		return nil, err
@@ -525,5 +506,5 @@ func checkFull(ctx context.Context, p *campaign.Plan, t campaign.Trial, art, led
 			return nil, err
 		}
 	}
-	return &checkedFull{&a.Evaluation, a, doc}, nil
+	return doc, nil
 }

@@ -65,6 +65,18 @@ func commonOfArtefact(dom engine.Domain, a *artefact.Artefact) (*campaign.Common
 	return &o, nil
 }
 
+// samePair refuses a Full artefact and a No-Time record of different
+// episodes (scenario, operation instance or agent): pair/not-a-pair.
+func samePair(a *artefact.Artefact, nt *notimewire.RunV1) error {
+	if a.ScenarioID != nt.ScenarioID || a.OperationInstanceID != nt.OperationInstanceID || a.AgentID != nt.AgentID {
+		return refusal.New(pair.ErrNotAPair, "Full %s/%s/%s, No-Time %s/%s/%s (scenario/instance/agent)",
+			a.ScenarioID, a.OperationInstanceID, a.AgentID, nt.ScenarioID, nt.OperationInstanceID, nt.AgentID)
+	}
+	return nil
+}
+
+// fullEpisodeOf is the engine episode a Full artefact records, as the
+// pair's grade and matching proof read it.
 func fullEpisodeOf(a *artefact.Artefact) *engine.Episode {
 	var terminal any
 	if a.TerminalOutcome != nil {
@@ -86,10 +98,7 @@ func (e *campaignExecutor) executeNoTime(dom engine.Domain, t campaign.Trial) (*
 	ag := pair.Agent{ID: a.ID, Kind: a.Kind, New: a.New}
 	nt, err := pair.NoTimeRun(dom, ag, t.OperationInstanceID)
 	if err != nil {
-		if _, ok := refusal.ClassOf(err); ok {
-			return &campaign.Execution{Stage: "provider_completed"}, nil
-		}
-		return nil, err
+		return endsAt(&campaign.Execution{Stage: "provider_completed"}, err)
 	}
 	return finishNoTime(&campaign.Execution{}, dom, nt, func(_ *notimewire.RunV1, b []byte) bool {
 		same, err := noTimeRerunSame(dom, ag, t.OperationInstanceID, b)
@@ -202,9 +211,8 @@ func campaignPair(ctx context.Context, full, notime campaign.Trial, fullArt, rec
 		return err
 	}
 	a := doc.Artefact
-	if a.ScenarioID != nt.ScenarioID || a.OperationInstanceID != nt.OperationInstanceID || a.AgentID != nt.AgentID {
-		return refusal.New(pair.ErrNotAPair, "Full %s/%s/%s, No-Time %s/%s/%s (scenario/instance/agent)",
-			a.ScenarioID, a.OperationInstanceID, a.AgentID, nt.ScenarioID, nt.OperationInstanceID, nt.AgentID)
+	if err := samePair(a, nt); err != nil {
+		return err
 	}
 	dom, err := domains.Default().Operation(nil, "", full.Variant)
 	if err != nil {
@@ -330,13 +338,9 @@ func (e *campaignExecutor) executeNoTimeModel(dom engine.Domain, t campaign.Tria
 		return nil, err
 	}
 	return finishNoTime(ex, dom, nt, func(rec *notimewire.RunV1, _ []byte) bool {
-		return auditNoTimeLedger(t, rec, mustRead(filepath.Join(dir, ledgerName))) == nil
+		b, _ := os.ReadFile(filepath.Join(dir, ledgerName)) // unreadable: nil, which the audit refuses
+		return auditNoTimeLedger(t, rec, b) == nil
 	})
-}
-
-func mustRead(path string) []byte {
-	b, _ := os.ReadFile(path)
-	return b
 }
 
 // auditNoTimeLedger binds a model-backed No-Time record to its execution

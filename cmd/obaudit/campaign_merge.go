@@ -39,7 +39,6 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 				return err
 			}
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
-			quietTessera()
 			dir := args[0]
 			var shardDirs []string
 			if len(args) > 1 {
@@ -80,10 +79,7 @@ Exit 0: every identity has its outcome. Exit 2: merged, but identities never sta
 			}); err != nil {
 				return err
 			}
-			if !res.Complete {
-				return answerNo("merged, but %d identities never started: run obaudit campaign run %s --continue", res.NotStarted, dir)
-			}
-			return nil
+			return answerNoUnless(res.Complete, "merged, but %d identities never started: run obaudit campaign run %s --continue", res.NotStarted, dir)
 		},
 	}
 	c.Flags().StringVar(&keyPath, "key", "", "the plan's ECDSA P-256 private key (PEM)")

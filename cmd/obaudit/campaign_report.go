@@ -31,7 +31,6 @@ charts to the new file F.`,
 			if html != "" && g.json {
 				return usagef("--json and --html are exclusive")
 			}
-			quietTessera()
 			logCtx, err := campaignLogContext(cmd, args[0], "")
 			if err != nil {
 				return err

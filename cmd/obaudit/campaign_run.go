@@ -52,7 +52,7 @@ Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.
 			var sh campaign.ShardID
 			if shard != "" {
 				var err error
-				if sh, err = resolveShard(shard, shards, shardLookup); err != nil {
+				if sh, err = resolveShard(shard, shards, os.LookupEnv); err != nil {
 					return err
 				}
 			} else if shards != 0 || shardDir != "" {
@@ -61,7 +61,6 @@ Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.
 			// Each episode allocates ~4 MB of short-lived trees; fewer GC
 			// cycles cut CPU per episode (BENCHMARKS.md, as obaudit check).
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
-			quietTessera()
 			dir := args[0]
 			key, p, err := readKeyAndPlan(cmd, keyPath, dir)
 			if err != nil {
@@ -95,18 +94,15 @@ Exit 0: every identity (of the shard) has an outcome. Exit 1: refused, by class.
 			if err != nil {
 				return err
 			}
-			if g.json {
-				return writeJSON(cmd, map[string]any{
-					"mediaType": "application/vnd.obaudit.campaign-run+json;version=1",
-					"assigned":  int64(res.Total), "executed": int64(res.Executed),
-					"interrupted": int64(res.Interrupted), "already_ended": int64(res.AlreadyEnded),
-					"complete": res.Complete, "checkpoint": string(res.Checkpoint),
-				})
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "assigned %d: executed %d now, %d interrupted recorded ERROR, %d had ended before\n", res.Total, res.Executed, res.Interrupted, res.AlreadyEnded)
-			fmt.Fprintf(w, "complete: %v\ncheckpoint:\n%s", res.Complete, res.Checkpoint)
-			return nil
+			return writeReport(cmd, g, map[string]any{
+				"mediaType": "application/vnd.obaudit.campaign-run+json;version=1",
+				"assigned":  int64(res.Total), "executed": int64(res.Executed),
+				"interrupted": int64(res.Interrupted), "already_ended": int64(res.AlreadyEnded),
+				"complete": res.Complete, "checkpoint": string(res.Checkpoint),
+			}, func(w io.Writer) {
+				fmt.Fprintf(w, "assigned %d: executed %d now, %d interrupted recorded ERROR, %d had ended before\n", res.Total, res.Executed, res.Interrupted, res.AlreadyEnded)
+				fmt.Fprintf(w, "complete: %v\ncheckpoint:\n%s", res.Complete, res.Checkpoint)
+			})
 		},
 	}
 	c.Flags().StringVar(&keyPath, "key", "", "the plan's ECDSA P-256 private key (PEM)")

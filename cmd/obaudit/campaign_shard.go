@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"strconv"
 
 	"github.com/obaudit/obaudit/campaign"
@@ -100,21 +100,15 @@ func runShard(cmd *cobra.Command, g *globals, dir string, s campaign.ShardID, sh
 	if err != nil {
 		return err
 	}
-	if g.json {
-		return writeJSON(cmd, map[string]any{
-			"mediaType": "application/vnd.obaudit.campaign-shard-run+json;version=1",
-			"shard":     int64(s.K), "shards": int64(s.N), "directory": res.Dir,
-			"trials": int64(res.Trials), "executed": int64(res.Executed), "interrupted": int64(res.Interrupted),
-			"already_ended": int64(res.AlreadyEnded), "ended": int64(res.Ended), "complete": res.AllDone,
-			"checkpoint": string(res.Checkpoint),
-		})
-	}
-	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "shard %s: %d identities in %s: executed %d now, %d interrupted recorded ERROR, %d had ended before\n",
-		s, res.Trials, res.Dir, res.Executed, res.Interrupted, res.AlreadyEnded)
-	fmt.Fprintf(w, "shard complete: %v (merge every shard with obaudit campaign merge %s)\n", res.AllDone, dir)
-	return nil
+	return writeReport(cmd, g, map[string]any{
+		"mediaType": "application/vnd.obaudit.campaign-shard-run+json;version=1",
+		"shard":     int64(s.K), "shards": int64(s.N), "directory": res.Dir,
+		"trials": int64(res.Trials), "executed": int64(res.Executed), "interrupted": int64(res.Interrupted),
+		"already_ended": int64(res.AlreadyEnded), "ended": int64(res.Ended), "complete": res.AllDone,
+		"checkpoint": string(res.Checkpoint),
+	}, func(w io.Writer) {
+		fmt.Fprintf(w, "shard %s: %d identities in %s: executed %d now, %d interrupted recorded ERROR, %d had ended before\n",
+			s, res.Trials, res.Dir, res.Executed, res.Interrupted, res.AlreadyEnded)
+		fmt.Fprintf(w, "shard complete: %v (merge every shard with obaudit campaign merge %s)\n", res.AllDone, dir)
+	})
 }
-
-// shardLookup is the environment --shard auto reads.
-var shardLookup = os.LookupEnv

@@ -14,8 +14,11 @@ import (
 // campaign directory dir: the one storage names (a new campaign's
 // --log-storage), else the one dir records in campaign.StorageFile; none
 // for a log beneath the directory. Object stores are opened only by a
-// binary built with their driver's tag (obaudit_aws, obaudit_gcp).
+// binary built with their driver's tag (obaudit_aws, obaudit_gcp). Every
+// command that opens a campaign's log comes here first, so tessera is
+// quietened (quietTessera) before any log is opened.
 func campaignLogContext(cmd *cobra.Command, dir, storage string) (context.Context, error) {
+	quietTessera()
 	ctx := cmd.Context()
 	if storage == "" {
 		rec, err := campaign.StorageOf(dir)

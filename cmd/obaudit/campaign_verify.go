@@ -37,14 +37,10 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 			// Each episode allocates ~4 MB of short-lived trees; fewer GC
 			// cycles cut CPU per episode (BENCHMARKS.md, as obaudit check).
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
-			quietTessera()
 			dir := args[0]
-			var held []byte
-			if cpPath != "" {
-				var err error
-				if held, err = readInput(cmd, cpPath); err != nil {
-					return err
-				}
+			held, err := readOptional(cmd, cpPath)
+			if err != nil {
+				return err
 			}
 			_, p, err := campaign.ReadPlan(dir)
 			if err != nil {
@@ -95,10 +91,7 @@ by class (results added, dropped or rewritten after F, a file changed, a report 
 			}); err != nil {
 				return err
 			}
-			if !v.Complete {
-				return answerNo("the campaign is incomplete: %d of %d identities accounted for; report.json present: %v", v.Accounted, v.Assigned, v.Report)
-			}
-			return nil
+			return answerNoUnless(v.Complete, "the campaign is incomplete: %d of %d identities accounted for; report.json present: %v", v.Accounted, v.Assigned, v.Report)
 		},
 	}
 	c.Flags().StringVar(&cpPath, "checkpoint", "", "a checkpoint of this campaign's log you hold (e.g. the pre-dispatch one)")

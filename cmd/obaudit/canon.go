@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/obaudit/obaudit/canon"
 	"github.com/spf13/cobra"
@@ -24,11 +25,9 @@ func newDigestCmd(g *globals) *cobra.Command {
 	return newFormCmd("digest FILE|-", "Print the SHA-256 of a JSON document's canonical bytes", "",
 		func(cmd *cobra.Command, out []byte, f canon.Form) error {
 			d := canon.SHA256Hex(out)
-			if g.json {
-				return writeJSON(cmd, map[string]any{"form": f.String(), "sha256": d})
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), d)
-			return nil
+			return writeReport(cmd, g, map[string]any{"form": f.String(), "sha256": d}, func(w io.Writer) {
+				fmt.Fprintln(w, d)
+			})
 		})
 }
 

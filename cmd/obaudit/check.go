@@ -66,10 +66,7 @@ Exit status: 0 the gate passes, 2 it says no, 1 an input was refused.`,
 			} else if _, err := fmt.Fprint(cmd.OutOrStdout(), r.Text()); err != nil {
 				return err
 			}
-			if !r.OK {
-				return answerNo("the causal acceptance gate says no: %d of %d checks failed", len(r.Checks)-r.Passed(), len(r.Checks))
-			}
-			return nil
+			return answerNoUnless(r.OK, "the causal acceptance gate says no: %d of %d checks failed", len(r.Checks)-r.Passed(), len(r.Checks))
 		},
 	}
 	c.Flags().StringVar(&specFile, "spec", "", "operation spec YAML (default: the embedded spec)")
@@ -83,17 +80,13 @@ Exit status: 0 the gate passes, 2 it says no, 1 an input was refused.`,
 // loadCheckSubject reads the spec and the oracle ("" for the embedded
 // defaults) and binds them through the default pack for the gate.
 func loadCheckSubject(cmd *cobra.Command, specFile, oracleFile string) (*gate.Subject, error) {
-	var spec, orc []byte
-	var err error
-	if specFile != "" {
-		if spec, err = readInputAs(cmd, specFile, kindSpec); err != nil {
-			return nil, err
-		}
+	spec, err := readOptional(cmd, specFile, kindSpec)
+	if err != nil {
+		return nil, err
 	}
-	if oracleFile != "" {
-		if orc, err = readInputAs(cmd, oracleFile, kindOracle); err != nil {
-			return nil, err
-		}
+	orc, err := readOptional(cmd, oracleFile, kindOracle)
+	if err != nil {
+		return nil, err
 	}
 	return domains.Default().Gate(spec, orc, specFile, oracleFile)
 }

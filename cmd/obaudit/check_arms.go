@@ -106,8 +106,5 @@ func checkArm(cmd *cobra.Command, g *globals, arm string) error {
 	}); err != nil {
 		return err
 	}
-	if passed != len(cells) {
-		return answerNo("%d of %d two-arm cells failed", len(cells)-passed, len(cells))
-	}
-	return nil
+	return answerNoUnless(passed == len(cells), "%d of %d two-arm cells failed", len(cells)-passed, len(cells))
 }

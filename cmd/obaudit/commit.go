@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -128,13 +129,11 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 			}
 			quietTessera()
 			cpPath := targets[0]
-			var committed *campaign.Committed
-			if err := writeCampaign(output, targets, func() ([][]byte, error) {
-				camp, err := campaign.CommitBundles(cmd.Context(), output, bundles, signer, &key.PublicKey)
-				if err != nil {
+			var camp *campaign.Committed
+			if err := writeCampaign(output, targets, func() (data [][]byte, err error) {
+				if camp, err = campaign.CommitBundles(cmd.Context(), output, bundles, signer, &key.PublicKey); err != nil {
 					return nil, err
 				}
-				committed = camp
 				return append([][]byte{camp.Signed}, camp.Proofs...), nil
 			}); err != nil {
 				return err
@@ -143,24 +142,20 @@ refused. DIR is created if absent; DIR/log must not exist; no file in it is ever
 			for i, p := range paths {
 				proofs[i] = map[string]any{"index": int64(i), "bundle": p, "proof": targets[i+1]}
 			}
-			camp := committed
 			root := fmt.Sprintf("%x", camp.Checkpoint.Root)
-			if g.json {
-				return writeJSON(cmd, map[string]any{
-					"mediaType":  "application/vnd.obaudit.commit+json;version=1",
-					"origin":     origin,
-					"size":       int64(camp.Checkpoint.Size),
-					"root":       root,
-					"checkpoint": cpPath,
-					"proofs":     proofs,
-					"key_sha256": sigstore.KeyID(&key.PublicKey),
-				})
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "checkpoint: %s\n", cpPath)
-			fmt.Fprintf(w, "origin: %s\nsize: %d\nroot: %s\n", origin, camp.Checkpoint.Size, root)
-			fmt.Fprintf(w, "proofs: %d in %s\n", len(paths), output)
-			return nil
+			return writeReport(cmd, g, map[string]any{
+				"mediaType":  "application/vnd.obaudit.commit+json;version=1",
+				"origin":     origin,
+				"size":       int64(camp.Checkpoint.Size),
+				"root":       root,
+				"checkpoint": cpPath,
+				"proofs":     proofs,
+				"key_sha256": sigstore.KeyID(&key.PublicKey),
+			}, func(w io.Writer) {
+				fmt.Fprintf(w, "checkpoint: %s\n", cpPath)
+				fmt.Fprintf(w, "origin: %s\nsize: %d\nroot: %s\n", origin, camp.Checkpoint.Size, root)
+				fmt.Fprintf(w, "proofs: %d in %s\n", len(paths), output)
+			})
 		},
 	}
 	f := c.Flags()

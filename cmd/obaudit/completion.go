@@ -9,10 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// laneCompletions is the hook for the model lanes a build carries (the
-// provider engineer sets it where --lane is defined); nil offers none.
-var laneCompletions func() []string
-
 // flagCompletions are the values shell completion offers for a flag, by
 // name, wherever a command defines it: one table, so run, check and
 // preflight offer the same agents, scenarios, engines and cells.
@@ -28,12 +24,7 @@ func flagCompletions() map[string]func() []string {
 			}
 			return out
 		},
-		"lane": func() []string {
-			if laneCompletions == nil {
-				return nil
-			}
-			return laneCompletions()
-		},
+		"lane": func() []string { return nil }, // none offered
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,18 +85,16 @@ Exit 0: exported. Exit 1: refused, by class.`,
 			if err := safefs.WriteFile(path, rec.Bytes, 0o644); err != nil {
 				return err
 			}
-			if g.json {
-				return writeJSON(cmd, map[string]any{
-					"mediaType": "application/vnd.obaudit.agent-run-export+json;version=1",
-					"id":        rec.ID,
-					"file":      path,
-					"sha256":    canon.SHA256Hex(rec.Bytes),
-					"schemas":   schemaSources(s),
-				})
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "exported %s to %s\n", rec.ID, path)
-			standInNote(cmd, s)
-			return nil
+			return writeReport(cmd, g, map[string]any{
+				"mediaType": "application/vnd.obaudit.agent-run-export+json;version=1",
+				"id":        rec.ID,
+				"file":      path,
+				"sha256":    canon.SHA256Hex(rec.Bytes),
+				"schemas":   schemaSources(s),
+			}, func(w io.Writer) {
+				fmt.Fprintf(w, "exported %s to %s\n", rec.ID, path)
+				standInNote(cmd, s)
+			})
 		},
 	}
 	c.Flags().StringVar(&output, "output", "", "write the record to FILE (named <id>.json) or into an existing DIR/")
@@ -114,10 +113,8 @@ func standInNote(cmd *cobra.Command, s agentRunSchema) {
 // agentRunPath resolves --output: an existing directory (or a path ending
 // in a separator) receives <id>.json; a file name must already be it.
 func agentRunPath(output string, rec *agentrun.Record) (string, error) {
-	if strings.HasSuffix(output, "/") || strings.HasSuffix(output, string(filepath.Separator)) {
-		return filepath.Clean(filepath.Join(output, rec.FileName())), nil
-	}
-	if fi, err := os.Stat(output); err == nil && fi.IsDir() {
+	fi, err := os.Stat(output)
+	if strings.HasSuffix(output, "/") || strings.HasSuffix(output, string(filepath.Separator)) || err == nil && fi.IsDir() {
 		return filepath.Clean(filepath.Join(output, rec.FileName())), nil
 	}
 	if err := agentrun.CheckFileName(rec.ID, output); err != nil {

@@ -43,6 +43,19 @@ func readInput(cmd *cobra.Command, name string) ([]byte, error) {
 	return b, nil
 }
 
+// readOptional reads an optional input: nil, and nothing read, when name is
+// "" (its flag was not given); else readInput, or readInputAs when a kind
+// is wanted.
+func readOptional(cmd *cobra.Command, name string, want ...*fileKind) ([]byte, error) {
+	switch {
+	case name == "":
+		return nil, nil
+	case len(want) == 0:
+		return readInput(cmd, name)
+	}
+	return readInputAs(cmd, name, want...)
+}
+
 // readAll is io.ReadAll into a buffer that already holds size bytes and
 // bytes.Buffer's one read of slack: a regular file's size is known, and
 // growing from 512 bytes to it (copying and faulting in each larger buffer)

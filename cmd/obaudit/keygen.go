@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/obaudit/obaudit/artefact/sigstore"
@@ -53,20 +54,17 @@ command is refused (fs/exists). Keep PREFIX.key offline; publish PREFIX.pub.`,
 				return err
 			}
 			id := sigstore.KeyID(&k.PublicKey)
-			if g.json {
-				return writeJSON(cmd, map[string]any{
-					"mediaType":  "application/vnd.obaudit.keygen+json;version=1",
-					"private":    keyPath,
-					"public":     pubPath,
-					"algorithm":  "ECDSA P-256 SHA-256",
-					"key_sha256": id,
-				})
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "private key: %s (mode 0600; keep it offline)\n", keyPath)
-			fmt.Fprintf(w, "public key:  %s\n", pubPath)
-			fmt.Fprintf(w, "key sha256:  %s\n", id)
-			return nil
+			return writeReport(cmd, g, map[string]any{
+				"mediaType":  "application/vnd.obaudit.keygen+json;version=1",
+				"private":    keyPath,
+				"public":     pubPath,
+				"algorithm":  "ECDSA P-256 SHA-256",
+				"key_sha256": id,
+			}, func(w io.Writer) {
+				fmt.Fprintf(w, "private key: %s (mode 0600; keep it offline)\n", keyPath)
+				fmt.Fprintf(w, "public key:  %s\n", pubPath)
+				fmt.Fprintf(w, "key sha256:  %s\n", id)
+			})
 		},
 	}
 	c.Flags().StringVar(&prefix, "output", "", "path prefix of the key files (PREFIX.key, PREFIX.pub)")

@@ -220,10 +220,8 @@ func checkKind(name string, b []byte, want ...*fileKind) error {
 		}
 		return nil
 	}
-	for _, w := range want {
-		if got == w {
-			return nil
-		}
+	if slices.Contains(want, got) {
+		return nil
 	}
 	names := make([]string, len(want))
 	for i, w := range want {

@@ -55,16 +55,11 @@ Exit 0: a complete verified ledger. Exit 2: a verified prefix with no terminal r
 			if err != nil {
 				return err
 			}
-			if g.json {
-				s := a.Summary()
-				s["mediaType"] = "application/vnd.obaudit.ledger-verify+json;version=1"
-				s["ledger"] = name
-				s["carried"] = execledger.CarriedFields("ledger")
-				if err := writeJSON(cmd, s); err != nil {
-					return err
-				}
-			} else {
-				w := cmd.OutOrStdout()
+			s := a.Summary()
+			s["mediaType"] = "application/vnd.obaudit.ledger-verify+json;version=1"
+			s["ledger"] = name
+			s["carried"] = execledger.CarriedFields("ledger")
+			if err := writeReport(cmd, g, s, func(w io.Writer) {
 				t := a.Totals
 				fmt.Fprintf(w, "%s: %s\n", name, a.Status())
 				fmt.Fprintf(w, "ledger version:   %d\n", a.Version)
@@ -82,11 +77,10 @@ Exit 0: a complete verified ledger. Exit 2: a verified prefix with no terminal r
 				fmt.Fprintf(w, "forfeited USD:    %s\n", t.ForfeitedReservationUSD)
 				fmt.Fprintf(w, "reserved USD:     %s (authorised, not spent; never summed with the two above)\n", t.ReservedUSD)
 				fmt.Fprintf(w, "carried:          %s\n", strings.Join(execledger.CarriedFields("ledger"), "; "))
+			}); err != nil {
+				return err
 			}
-			if !a.Complete() {
-				return answerNo("%s is a verified prefix of %d rows with no terminal row: incomplete", name, a.RowsVerified)
-			}
-			return nil
+			return answerNoUnless(a.Complete(), "%s is a verified prefix of %d rows with no terminal row: incomplete", name, a.RowsVerified)
 		},
 	})
 	return c

@@ -96,22 +96,8 @@ the ledger ends excluded with operator_interrupted, and no artefact is written.`
 			if !ok {
 				return fmt.Errorf("the default pack registers no reference agent")
 			}
-			// The environment is read here, once, and only for the variables
-			// that would point a client at a service.
-			env := map[string]string{}
-			for _, name := range provider.LiveVariables {
-				if v, ok := os.LookupEnv(name); ok {
-					env[name] = v
-				}
-			}
-			if runID == "" {
-				runID = "exec_" + preflightRandomHex()
-			}
-			if instanceID == "" {
-				instanceID = "opinst_" + preflightRandomHex()
-			}
-			if !engine.ValidInstanceID(instanceID) {
-				return usagef("--operation-instance-id %q is not opinst_ followed by 32 lower-case hex digits", instanceID)
+			if err := modelRunIDs(&runID, &instanceID); err != nil {
+				return err
 			}
 			dom, err := pack.Operation(nil, "", scenario)
 			if err != nil {
@@ -135,10 +121,7 @@ the ledger ends excluded with operator_interrupted, and no artefact is written.`
 				Lane: laneID, OutputDir: outputDir, MaxCalls: maxCalls, Fault: cell,
 				CostCapUSD: costCap, InputUSDPerMTok: inRate, OutputUSDPerMTok: outRate, PricingPolicyID: policyID,
 				Now: time.Now, ExecutionRunID: runID, OperationInstanceID: instanceID,
-				Environment: func(name string) (string, bool) {
-					v, ok := env[name]
-					return v, ok
-				},
+				Environment:     liveEnvironment(),
 				ArtefactOptions: artefactOptions(),
 				Agents:          packAgents(pack),
 				Context:         cmd.Context(),
@@ -149,14 +132,11 @@ the ledger ends excluded with operator_interrupted, and no artefact is written.`
 			if err := reportModelRun(cmd, g, r, printPreflight); err != nil {
 				return err
 			}
-			if !r.OK() {
-				expected := "not as the cell requires"
-				if r.AsExpected() {
-					expected = "as the cell requires"
-				}
-				return answerNo("the %s cell ended %s (%s), %s; no artefact was written", r.Cell, r.Status, r.ExclusionCode, expected)
+			expected := "not as the cell requires"
+			if r.AsExpected() {
+				expected = "as the cell requires"
 			}
-			return nil
+			return answerNoUnless(r.OK(), "the %s cell ended %s (%s), %s; no artefact was written", r.Cell, r.Status, r.ExclusionCode, expected)
 		},
 	}
 	c.Flags().StringVar(&outputDir, "output-dir", "", "existing directory of mode 0700 to write the ledger (and artefact) into")
@@ -173,12 +153,41 @@ the ledger ends excluded with operator_interrupted, and no artefact is written.`
 	return c
 }
 
-func preflightRandomHex() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err) // crypto/rand does not fail on supported platforms
+// liveEnvironment reads the environment here, once, and only for the
+// variables that would point a client at a service
+// (provider.LiveVariables): the lookup a preflight's Environment is.
+func liveEnvironment() func(name string) (string, bool) {
+	env := map[string]string{}
+	for _, name := range provider.LiveVariables {
+		if v, ok := os.LookupEnv(name); ok {
+			env[name] = v
+		}
 	}
-	return hex.EncodeToString(b[:])
+	return func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+}
+
+// randomID is prefix followed by 32 random lower-case hex digits: a fresh
+// operation instance id (opinst_) or execution run id (exec_).
+func randomID(prefix string) string {
+	var b [16]byte
+	rand.Read(b[:]) // never returns an error (crypto/rand's contract)
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// modelRunIDs gives a model run (preflight, run --model) a random execution
+// run id and operation instance id where none was given, and refuses an
+// operation instance id of the wrong form (usage).
+func modelRunIDs(runID, instanceID *string) error {
+	if *runID == "" {
+		*runID = randomID("exec_")
+	}
+	if *instanceID == "" {
+		*instanceID = randomID("opinst_")
+	}
+	if !engine.ValidInstanceID(*instanceID) {
+		return usagef("--operation-instance-id %q is not opinst_ followed by 32 lower-case hex digits", *instanceID)
+	}
+	return nil
 }
 
 // printLedgerSummary prints the ledger lines of a preflight's or a model
@@ -214,8 +223,7 @@ func printArtefactSummary(w io.Writer, r *preflight.Result) bool {
 	return true
 }
 
-func printPreflight(cmd *cobra.Command, r *preflight.Result) {
-	w := cmd.OutOrStdout()
+func printPreflight(w io.Writer, r *preflight.Result) {
 	verdict := "OK"
 	if !r.OK() {
 		verdict = "NO"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/obaudit/obaudit/artefact"
@@ -50,28 +51,20 @@ Exit 0: reproduced. Exit 1: refused, by class. Exit 2: replayed, and it differs.
 			if err != nil {
 				return err
 			}
-			var spec []byte
-			source := ""
-			if specFile != "" {
-				if spec, err = readInputAs(cmd, specFile, kindSpec); err != nil {
-					return err
-				}
-				source = specFile
-			}
-			r, err := replayAgainst(pack, doc, spec, source)
+			spec, err := readOptional(cmd, specFile, kindSpec)
 			if err != nil {
 				return err
 			}
-			if g.json {
-				t := r.Tree()
-				t["mediaType"] = "application/vnd.obaudit.replay+json;version=1"
-				t["established"] = "reproduction"
-				t["ledger_opened"] = false
-				if err := writeJSON(cmd, t); err != nil {
-					return err
-				}
-			} else {
-				printReplay(cmd, r)
+			r, err := replayAgainst(pack, doc, spec, specFile)
+			if err != nil {
+				return err
+			}
+			t := r.Tree()
+			t["mediaType"] = "application/vnd.obaudit.replay+json;version=1"
+			t["established"] = "reproduction"
+			t["ledger_opened"] = false
+			if err := writeReport(cmd, g, t, func(w io.Writer) { printReplay(w, r) }); err != nil {
+				return err
 			}
 			if !r.OK() {
 				d := r.FirstDivergence
@@ -91,12 +84,7 @@ func replayPack(doc *artefact.Document) (*domains.Pack, error) {
 	if err := artefact.NotReproducible(doc.Version()); err != nil {
 		return nil, err
 	}
-	var pack *domains.Pack
-	for _, p := range domains.Packs() {
-		if p.OperationType == doc.Artefact.Operation.OperationType {
-			pack = p
-		}
-	}
+	pack := packOfType(doc.Artefact.Operation.OperationType)
 	if pack == nil {
 		return nil, refusal.New(artefact.ErrUnknownOperationType, "no carried pack executes operation type %q", doc.Artefact.Operation.OperationType)
 	}
@@ -122,8 +110,7 @@ func packAgents(pack *domains.Pack) func(id string) (episode.Registered, bool) {
 	}
 }
 
-func printReplay(cmd *cobra.Command, r *artefact.ReplayReport) {
-	w := cmd.OutOrStdout()
+func printReplay(w io.Writer, r *artefact.ReplayReport) {
 	if r.OK() {
 		fmt.Fprintf(w, "replay OK: contract %d, scenario %s, agent %s, engine %s\n", r.ArtifactVersion, r.ScenarioID, r.AgentID, r.EngineVersion)
 	} else {

@@ -61,12 +61,7 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 			}
 			opts := episodereport.Options{Pack: reportPack}
 			if ledgerFile != "" {
-				f, err := safefs.OpenRegular(ledgerFile)
-				if err != nil {
-					return err
-				}
-				a, err := execledger.Read(f, execledger.Options{RequireComplete: true})
-				f.Close()
+				a, err := execledger.ReadFile(ledgerFile, execledger.Options{RequireComplete: true})
 				if err != nil {
 					return err
 				}
@@ -110,11 +105,9 @@ Exit 0: rendered. Exit 1: refused, by class.`,
 				}
 				return writeJSON(cmd, doc)
 			}
-			if htmlFile != "" {
-				if !cmd.Flags().Changed("format") {
-					fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", htmlFile)
-					return nil
-				}
+			if htmlFile != "" && !cmd.Flags().Changed("format") {
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", htmlFile)
+				return nil
 			}
 			out := r.Text()
 			if format == "html" {
@@ -166,25 +159,23 @@ func packOfType(operationType string) *domains.Pack {
 // acceptance gate's judgement of the episode (the reference rule, V2's
 // authored fault expectation, a negative control's oracle declaration).
 func reportPack(q episodereport.PackQuery) *episodereport.Pack {
-	for _, p := range domains.Packs() {
-		if p.OperationType != q.OperationType {
-			continue
-		}
-		dom, err := p.Operation(nil, "", q.ScenarioID)
-		if err != nil || dom.Plan().Meta.SpecDigest != q.SpecDigest {
-			return nil
-		}
-		k := episodereport.PackOf(p.Name, dom)
-		if p.Gate != nil {
-			if s, err := p.Gate(nil, nil, "", ""); err == nil {
-				k.Judge = func(o episodereport.Observed) *episodereport.Judgement {
-					return judgeForReport(s, q.EngineVersion, o)
-				}
+	p := packOfType(q.OperationType)
+	if p == nil {
+		return nil
+	}
+	dom, err := p.Operation(nil, "", q.ScenarioID)
+	if err != nil || dom.Plan().Meta.SpecDigest != q.SpecDigest {
+		return nil
+	}
+	k := episodereport.PackOf(p.Name, dom)
+	if p.Gate != nil {
+		if s, err := p.Gate(nil, nil, "", ""); err == nil {
+			k.Judge = func(o episodereport.Observed) *episodereport.Judgement {
+				return judgeForReport(s, q.EngineVersion, o)
 			}
 		}
-		return k
 	}
-	return nil
+	return k
 }
 
 // judgeForReport holds an episode to the gate's rule for its agent.

@@ -34,6 +34,16 @@ func answerNo(format string, args ...any) error {
 	return &errNo{detail: fmt.Sprintf(format, args...)}
 }
 
+// answerNoUnless is nil when ok, else answerNo(format, args...): the last
+// step of a command that has written its report (args are evaluated
+// either way).
+func answerNoUnless(ok bool, format string, args ...any) error {
+	if ok {
+		return nil
+	}
+	return answerNo(format, args...)
+}
+
 // ranErr marks an error returned by a RunE, as opposed to one cobra raised
 // while reading the command line (which is a usage error).
 type ranErr struct{ err error }

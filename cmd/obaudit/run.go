@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"maps"
@@ -77,22 +75,13 @@ anything was written.`,
 				return err
 			}
 			if instanceID == "" {
-				var b [16]byte
-				if _, err := rand.Read(b[:]); err != nil {
-					return err
-				}
-				instanceID = "opinst_" + hex.EncodeToString(b[:])
+				instanceID = randomID("opinst_")
 			}
-			var spec []byte
-			source := ""
-			if specFile != "" {
-				var err error
-				if spec, err = readInputAs(cmd, specFile, kindSpec); err != nil {
-					return err
-				}
-				source = specFile
+			spec, err := readOptional(cmd, specFile, kindSpec)
+			if err != nil {
+				return err
 			}
-			dom, err := pack.Operation(spec, source, scenario)
+			dom, err := pack.Operation(spec, specFile, scenario)
 			if err != nil {
 				return err
 			}
@@ -168,10 +157,7 @@ anything was written.`,
 			}); err != nil {
 				return err
 			}
-			if replay != "reproduced" {
-				return answerNo("the determinism self-check did not reproduce the episode")
-			}
-			return nil
+			return answerNoUnless(replay == "reproduced", "the determinism self-check did not reproduce the episode")
 		},
 	}
 	c.Flags().StringVar(&scenario, "scenario", "", "scenario to run (V1, V2 or V3)")

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"strings"
@@ -37,12 +35,9 @@ func armDomain(cmd *cobra.Command, specFile, scenario, agentID string) (engine.D
 	if !ok {
 		return nil, pair.Agent{}, usagef("unknown --agent %q (want one of %v)", agentID, pack.AgentIDs())
 	}
-	var spec []byte
-	if specFile != "" {
-		var err error
-		if spec, err = readInput(cmd, specFile); err != nil {
-			return nil, pair.Agent{}, err
-		}
+	spec, err := readOptional(cmd, specFile)
+	if err != nil {
+		return nil, pair.Agent{}, err
 	}
 	d, err := pack.Operation(spec, specFile, scenario)
 	if err != nil {
@@ -67,11 +62,7 @@ func runArm(cmd *cobra.Command, g *globals, o armRun) error {
 		return err
 	}
 	if o.instanceID == "" {
-		var b [16]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return err
-		}
-		o.instanceID = "opinst_" + hex.EncodeToString(b[:])
+		o.instanceID = randomID("opinst_")
 	}
 	report := map[string]any{"mediaType": runArmMediaType, "arm": o.arm, "scenario_id": d.Plan().Meta.ScenarioID,
 		"agent_id": a.ID, "agent_kind": a.Kind, "operation_instance_id": o.instanceID, "spec_digest_sha256": d.Plan().Meta.SpecDigest}
@@ -176,10 +167,7 @@ func runArm(cmd *cobra.Command, g *globals, o armRun) error {
 	}); err != nil {
 		return err
 	}
-	if !reproduced {
-		return answerNo("the determinism self-check did not reproduce the episode")
-	}
-	return nil
+	return answerNoUnless(reproduced, "the determinism self-check did not reproduce the episode")
 }
 
 func orNull(v any) any {

@@ -3,13 +3,13 @@ package main
 import (
 	"crypto/x509"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/obaudit/obaudit/domains"
-	"github.com/obaudit/obaudit/engine"
 	"github.com/obaudit/obaudit/preflight"
 	"github.com/obaudit/obaudit/provider"
 	"github.com/obaudit/obaudit/provider/profile"
@@ -94,14 +94,8 @@ func runModel(cmd *cobra.Command, g *globals, m *modelFlags, scenario, instanceI
 			return refusal.New(preflight.ErrTrustRoots, "%s holds no PEM certificate", m.caFile)
 		}
 	}
-	if m.runID == "" {
-		m.runID = "exec_" + preflightRandomHex()
-	}
-	if instanceID == "" {
-		instanceID = "opinst_" + preflightRandomHex()
-	}
-	if !engine.ValidInstanceID(instanceID) {
-		return usagef("--operation-instance-id %q is not opinst_ followed by 32 lower-case hex digits", instanceID)
+	if err := modelRunIDs(&m.runID, &instanceID); err != nil {
+		return err
 	}
 	pack := domains.Default()
 	dom, err := pack.Operation(nil, "", scenario)
@@ -124,10 +118,7 @@ func runModel(cmd *cobra.Command, g *globals, m *modelFlags, scenario, instanceI
 	if err := reportModelRun(cmd, g, r, printModelRun); err != nil {
 		return err
 	}
-	if !r.OK() {
-		return answerNo("the model run ended %s (%s); no artefact was written", r.Status, r.ExclusionCode)
-	}
-	return nil
+	return answerNoUnless(r.OK(), "the model run ended %s (%s); no artefact was written", r.Status, r.ExclusionCode)
 }
 
 // readProfile reads an embedded profile by name, or a profile file (a
@@ -143,8 +134,7 @@ func readProfile(cmd *cobra.Command, name string) (*profile.Profile, error) {
 	return profile.Parse(b, name)
 }
 
-func printModelRun(cmd *cobra.Command, r *preflight.Result) {
-	w := cmd.OutOrStdout()
+func printModelRun(w io.Writer, r *preflight.Result) {
 	verdict := "OK"
 	if !r.OK() {
 		verdict = "NO"
@@ -164,7 +154,7 @@ func printModelRun(cmd *cobra.Command, r *preflight.Result) {
 // text, and returns the interruption when the run was interrupted: its one
 // outcome is then the interruption (exit 130), its ledger, excluded with
 // operator_interrupted, saying where it stopped.
-func reportModelRun(cmd *cobra.Command, g *globals, r *preflight.Result, text func(*cobra.Command, *preflight.Result)) error {
+func reportModelRun(cmd *cobra.Command, g *globals, r *preflight.Result, text func(io.Writer, *preflight.Result)) error {
 	if g.json {
 		// An interrupted run's one JSON document is the interruption's.
 		if interrupted(cmd.Context()) == nil {
@@ -173,7 +163,7 @@ func reportModelRun(cmd *cobra.Command, g *globals, r *preflight.Result, text fu
 			}
 		}
 	} else {
-		text(cmd, r)
+		text(cmd.OutOrStdout(), r)
 	}
 	return interrupted(cmd.Context())
 }

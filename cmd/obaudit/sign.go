@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/obaudit/obaudit/artefact/sigstore"
@@ -116,6 +117,15 @@ func (f *commitmentFiles) bundle(context.Context, commitment.Inputs) error {
 	return err
 }
 
+// subjectsTree is a Statement's subjects in a --json report (sign, verify).
+func subjectsTree(st *commitment.Statement) []any {
+	out := make([]any, len(st.Subjects))
+	for i, s := range st.Subjects {
+		out[i] = map[string]any{"name": s.Name, "sha256": s.SHA256}
+	}
+	return out
+}
+
 func checksTree(c commitment.Checks) map[string]any {
 	return map[string]any{"validate": c.Validate, "replay": c.Replay, "bundle": c.Bundle}
 }
@@ -161,12 +171,7 @@ records which checks ran.
 				if err != nil {
 					return err
 				}
-				b, err := canon.JCS(st.Predicate.Tree())
-				if err != nil {
-					return err
-				}
-				_, err = cmd.OutOrStdout().Write(append(b, '\n'))
-				return err
+				return writeJSON(cmd, st.Predicate.Tree())
 			}
 			key, err := readPrivateKey(cmd, keyPath)
 			if err != nil {
@@ -186,29 +191,22 @@ records which checks ran.
 			if err := safefs.WriteFile(output, b, 0o644); err != nil {
 				return err
 			}
-			if g.json {
-				subjects := make([]any, len(st.Subjects))
-				for i, s := range st.Subjects {
-					subjects[i] = map[string]any{"name": s.Name, "sha256": s.SHA256}
+			return writeReport(cmd, g, map[string]any{
+				"mediaType":      "application/vnd.obaudit.sign+json;version=1",
+				"bundle":         output,
+				"predicate_type": commitment.PredicateType,
+				"subjects":       subjectsTree(st),
+				"checks":         checksTree(st.Predicate.Checks),
+				"key_sha256":     sigstore.KeyID(signer.PublicKey()),
+			}, func(w io.Writer) {
+				fmt.Fprintf(w, "signed: %s\n", output)
+				for _, s := range st.Subjects {
+					fmt.Fprintf(w, "subject: %s sha256:%s\n", s.Name, s.SHA256)
 				}
-				return writeJSON(cmd, map[string]any{
-					"mediaType":      "application/vnd.obaudit.sign+json;version=1",
-					"bundle":         output,
-					"predicate_type": commitment.PredicateType,
-					"subjects":       subjects,
-					"checks":         checksTree(st.Predicate.Checks),
-					"key_sha256":     sigstore.KeyID(signer.PublicKey()),
-				})
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "signed: %s\n", output)
-			for _, s := range st.Subjects {
-				fmt.Fprintf(w, "subject: %s sha256:%s\n", s.Name, s.SHA256)
-			}
-			ch := st.Predicate.Checks
-			fmt.Fprintf(w, "checks passed: validate=%t replay=%t bundle=%t\n", ch.Validate, ch.Replay, ch.Bundle)
-			fmt.Fprintf(w, "key sha256: %s\n", sigstore.KeyID(signer.PublicKey()))
-			return nil
+				ch := st.Predicate.Checks
+				fmt.Fprintf(w, "checks passed: validate=%t replay=%t bundle=%t\n", ch.Validate, ch.Replay, ch.Bundle)
+				fmt.Fprintf(w, "key sha256: %s\n", sigstore.KeyID(signer.PublicKey()))
+			})
 		},
 	}
 	c.Flags().StringVar(&keyPath, "key", "", "ECDSA P-256 private key (PEM)")

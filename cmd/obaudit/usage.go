@@ -30,9 +30,10 @@ func strictCommands(root *cobra.Command, g *globals) {
 		}
 	}
 	walk(root)
+	root.SetFlagErrorFunc(suggestFlag)
 	for _, c := range root.Commands() {
-		if c.Name() == "help" {
-			c.Run = nil
+		switch c.Name() {
+		case "help":
 			c.RunE = func(cmd *cobra.Command, args []string) error {
 				target, rest, err := cmd.Root().Find(args)
 				if err != nil || target == nil || len(rest) > 0 {
@@ -43,11 +44,7 @@ func strictCommands(root *cobra.Command, g *globals) {
 				}
 				return target.Help()
 			}
-		}
-	}
-	root.SetFlagErrorFunc(suggestFlag)
-	for _, c := range root.Commands() {
-		if c.Name() == "completion" {
+		case "completion":
 			for _, sh := range c.Commands() {
 				jsonScript(sh, g)
 			}
@@ -55,15 +52,11 @@ func strictCommands(root *cobra.Command, g *globals) {
 	}
 }
 
-// jsonScript makes a completion command honour --json: the script is
-// carried in one JSON document rather than printed bare.
+// jsonScript makes a completion command (cobra's are RunE commands)
+// honour --json: the script is carried in one JSON document rather than
+// printed bare.
 func jsonScript(c *cobra.Command, g *globals) {
 	f := c.RunE
-	if f == nil {
-		run := c.Run
-		f = func(cmd *cobra.Command, args []string) error { run(cmd, args); return nil }
-	}
-	c.Run = nil
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		if !g.json {
 			return f(cmd, args)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -17,7 +18,7 @@ import (
 
 func newValidateCmd(g *globals) *cobra.Command {
 	var schema bool
-	var agentRun *agentRunFlags // --agent-run mode: validate_agentrun.go
+	agentRun := &agentRunFlags{} // --agent-run mode: validate_agentrun.go
 	c := &cobra.Command{
 		Use:   "validate FILE | validate --agent-run FILE",
 		Short: "Check an episode artefact's coherence (contracts 1-8)",
@@ -47,7 +48,7 @@ Validation establishes coherence, not attestation, and never opens a ledger: a b
 read out of an artefact alone attributes nothing (see obaudit bundle).
 
 Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON pointer.`,
-		Args: agentRunArgs(&agentRun, cobra.ExactArgs(1)),
+		Args: agentRunArgs(agentRun, cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !linked() {
 				// The published schemas run in obaudit-sigstore, which links
@@ -102,56 +103,46 @@ Exit 0: coherent. Exit 1: refused, by class; the detail starts with the JSON poi
 				r["schema_verdict"] = sv.report()
 				r["json_schema"] = sv.notApplicable == ""
 			}
-			if g.json {
-				return writeJSON(cmd, r)
-			}
-			a := doc.Artefact
-			fmt.Fprintf(w, "artefact OK: contract %d, engine %s, scenario %s, agent %s (%s)\n",
-				doc.Version(), a.EngineVersion, a.ScenarioID, a.AgentID, a.AgentKind)
-			fmt.Fprintf(w, "file sha256:      %s\n", doc.FileSHA256)
-			fmt.Fprintf(w, "canonical form:   %v\n", doc.Canonical)
-			fmt.Fprintf(w, "final_state:      %s (recomputed)\n", a.FinalStateDigest)
-			fmt.Fprintf(w, "trajectory:       %s (recomputed)\n", a.TrajectoryDigest)
-			if doc.Version() >= 2 {
-				fmt.Fprintf(w, "decisions:        %s (recomputed)\n", a.DecisionsDigest)
-				fmt.Fprintf(w, "outcome source:   %s, %d decision(s), %d provider call(s)\n",
-					a.Execution.OutcomeSource, len(a.Decisions), a.Execution.TransportCalls)
-			}
-			if doc.Version() >= 7 {
-				if p := a.ProviderExecution; p == nil {
-					fmt.Fprintf(w, "provider binding: none (no provider reached)\n")
-				} else {
-					fmt.Fprintf(w, "provider binding: %s %s %s, ledger v%d %s (not opened)\n",
-						p.Provider, p.API, p.Model, p.ExecutionLedgerVersion, p.ExecutionLedgerDigest)
+			return writeReport(cmd, g, r, func(w io.Writer) {
+				a := doc.Artefact
+				fmt.Fprintf(w, "artefact OK: contract %d, engine %s, scenario %s, agent %s (%s)\n",
+					doc.Version(), a.EngineVersion, a.ScenarioID, a.AgentID, a.AgentKind)
+				fmt.Fprintf(w, "file sha256:      %s\n", doc.FileSHA256)
+				fmt.Fprintf(w, "canonical form:   %v\n", doc.Canonical)
+				fmt.Fprintf(w, "final_state:      %s (recomputed)\n", a.FinalStateDigest)
+				fmt.Fprintf(w, "trajectory:       %s (recomputed)\n", a.TrajectoryDigest)
+				if doc.Version() >= 2 {
+					fmt.Fprintf(w, "decisions:        %s (recomputed)\n", a.DecisionsDigest)
+					fmt.Fprintf(w, "outcome source:   %s, %d decision(s), %d provider call(s)\n",
+						a.Execution.OutcomeSource, len(a.Decisions), a.Execution.TransportCalls)
 				}
-			}
-			fmt.Fprintf(w, "reproducible contract: %v\n", artefact.Reproducible(doc.Version()))
-			schemaLine := "not run (the named checks are the validator; --schema also runs schemas/artefact/v8.json)"
-			if sv != nil {
-				schemaLine = sv.line()
-			} else if why := schemaNotApplicable(doc.Tree); why != "" {
-				schemaLine = why
-			}
-			fmt.Fprintf(w, "json schema:      %s\n", schemaLine)
-			if regraded.Rederived {
-				fmt.Fprintf(w, "evaluation:       re-graded under engine %s from the trajectory, events and final state: equal\n", a.EngineVersion)
-			}
-			fmt.Fprintf(w, "carried:          %s\n", strings.Join(carriedList(doc, regraded), "; "))
-			fmt.Fprintf(w, "established:      coherence only; no ledger was opened and nothing is attested\n")
-			return nil
+				if doc.Version() >= 7 {
+					if p := a.ProviderExecution; p == nil {
+						fmt.Fprintf(w, "provider binding: none (no provider reached)\n")
+					} else {
+						fmt.Fprintf(w, "provider binding: %s %s %s, ledger v%d %s (not opened)\n",
+							p.Provider, p.API, p.Model, p.ExecutionLedgerVersion, p.ExecutionLedgerDigest)
+					}
+				}
+				fmt.Fprintf(w, "reproducible contract: %v\n", artefact.Reproducible(doc.Version()))
+				schemaLine := "not run (the named checks are the validator; --schema also runs schemas/artefact/v8.json)"
+				if sv != nil {
+					schemaLine = sv.line()
+				} else if why := schemaNotApplicable(doc.Tree); why != "" {
+					schemaLine = why
+				}
+				fmt.Fprintf(w, "json schema:      %s\n", schemaLine)
+				if regraded.Rederived {
+					fmt.Fprintf(w, "evaluation:       re-graded under engine %s from the trajectory, events and final state: equal\n", a.EngineVersion)
+				}
+				fmt.Fprintf(w, "carried:          %s\n", strings.Join(carriedList(doc, regraded), "; "))
+				fmt.Fprintf(w, "established:      coherence only; no ledger was opened and nothing is attested\n")
+			})
 		},
 	}
 	c.Flags().BoolVar(&schema, "schema", false, "also hold the document to the published JSON Schema (schemas/artefact/v8.json) and report both verdicts")
-	agentRun = addAgentRunFlags(c)
+	addAgentRunFlags(c, agentRun)
 	return c
-}
-
-// validateArtefact is obaudit validate's whole check of an artefact file's
-// bytes: the strict read with every named check of the contract the
-// document declares and every carried pack's final-state validator.
-func validateArtefact(b []byte) (*artefact.Document, error) {
-	collectLessOften()
-	return artefact.Read(b, artefactOptions())
 }
 
 // schemaVerdict is validate --schema's second verdict: the published JSON
@@ -220,20 +211,16 @@ func (v *schemaVerdict) report() map[string]any {
 // collection (tens of megabytes here); the soft limit readInput sets
 // (64 MiB + 7× the bytes read, boundMemory) makes the collector work harder
 // rather than let a large input grow the heap past it.
-func collectLessOften() {
-	gcOnce.Do(func() {
-		_, gogc := os.LookupEnv("GOGC")
-		_, limit := os.LookupEnv("GOMEMLIMIT")
-		if gogc || limit {
-			return
-		}
-		debug.SetGCPercent(400)
-		// The soft memory limit is readInput's (boundMemory): the collector
-		// works harder rather than let the heap pass the bound.
-	})
-}
-
-var gcOnce sync.Once
+var collectLessOften = sync.OnceFunc(func() {
+	_, gogc := os.LookupEnv("GOGC")
+	_, limit := os.LookupEnv("GOMEMLIMIT")
+	if gogc || limit {
+		return
+	}
+	debug.SetGCPercent(400)
+	// The soft memory limit is readInput's (boundMemory): the collector
+	// works harder rather than let the heap pass the bound.
+})
 
 // validateReport is the --json report of a coherent artefact.
 func validateReport(doc *artefact.Document, rg *episode.Regraded) map[string]any {
@@ -333,11 +320,14 @@ func validateArtefactTree(tree map[string]any) error {
 }
 
 // checkArtefact is the one reading of an artefact every command that vouches
-// for one shares: obaudit validate's strict read with every named check
-// (validateArtefact), then the re-grade of its summary fields and result
-// vector (episode.Regrade) under the recorded engine version.
+// for one shares: obaudit validate's strict read of the file's bytes with
+// every named check of the contract the document declares and every
+// carried pack's final-state validator, then the re-grade of its summary
+// fields and result vector (episode.Regrade) under the recorded engine
+// version.
 func checkArtefact(b []byte) (*artefact.Document, *episode.Regraded, error) {
-	doc, err := validateArtefact(b)
+	collectLessOften()
+	doc, err := artefact.Read(b, artefactOptions())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -406,26 +396,16 @@ func readArtefact(cmd *cobra.Command, name string) (*artefact.Document, error) {
 // spec it names (the pack's embedded spec, when its digest is the
 // artefact's; otherwise the evaluation is carried, by name).
 func regradeArtefact(doc *artefact.Document) (*episode.Regraded, error) {
-	return episode.Regrade(doc, regradeConfig(doc))
-}
-
-func regradeConfig(doc *artefact.Document) episode.RegradeConfig {
 	var cfg episode.RegradeConfig
 	a := doc.Artefact
-	for _, p := range domains.Packs() {
-		if p.OperationType != a.Operation.OperationType || p.Terminal == nil {
-			continue
-		}
+	if p := packOfType(a.Operation.OperationType); p != nil && p.Terminal != nil {
 		dom, err := p.Operation(nil, "", a.ScenarioID)
-		if err != nil || dom.Plan().Meta.SpecDigest != a.Operation.SpecDigest {
-			continue
-		}
-		if g, ok := dom.(engine.Graded); ok {
+		if g, ok := dom.(engine.Graded); ok && err == nil && dom.Plan().Meta.SpecDigest == a.Operation.SpecDigest {
 			cfg.Contract = g.GradingContract()
 			cfg.Terminal = p.Terminal
 		}
 	}
-	return cfg
+	return episode.Regrade(doc, cfg)
 }
 
 // carriedList names every field validate did not establish: the field

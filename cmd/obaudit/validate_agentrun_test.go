@@ -19,7 +19,8 @@ import (
 // exactly what that command registers and calls.
 func agentRunValidateCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{Use: "validate", SilenceErrors: true, SilenceUsage: true}
-	f := addAgentRunFlags(c)
+	f := &agentRunFlags{}
+	addAgentRunFlags(c, f)
 	c.RunE = func(cmd *cobra.Command, args []string) error { return validateAgentRun(cmd, g, f) }
 	return c
 }

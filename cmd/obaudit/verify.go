@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/obaudit/obaudit/artefact"
 	"github.com/obaudit/obaudit/refusal"
@@ -92,53 +93,46 @@ the evidence (the report names it).`,
 			// The predicate's checks are the signer's statement: re-run them.
 			rechecked, failed := recheck(cmd, files, replay)
 			p := st.Predicate
-			if g.json {
-				subjects := make([]any, len(st.Subjects))
-				for i, s := range st.Subjects {
-					subjects[i] = map[string]any{"name": s.Name, "sha256": s.SHA256}
+			if err := writeReport(cmd, g, map[string]any{
+				"mediaType":          "application/vnd.obaudit.verify+json;version=1",
+				"ok":                 true,
+				"statement_type":     st.Type,
+				"predicate_type":     commitment.PredicateType,
+				"subjects":           subjectsTree(st),
+				"signer":             signer,
+				"predicate":          p.Tree(),
+				"rechecked":          rechecked,
+				"evidence_holds":     failed == nil,
+				"establishes":        commitmentEstablishes,
+				"does_not_establish": commitmentDoesNotEstablish,
+			}, func(w io.Writer) {
+				fmt.Fprintf(w, "verified: %s\n", bundlePath)
+				for _, s := range st.Subjects {
+					fmt.Fprintf(w, "subject: %s sha256:%s\n", s.Name, s.SHA256)
 				}
-				if err := writeJSON(cmd, map[string]any{
-					"mediaType":          "application/vnd.obaudit.verify+json;version=1",
-					"ok":                 true,
-					"statement_type":     st.Type,
-					"predicate_type":     commitment.PredicateType,
-					"subjects":           subjects,
-					"signer":             signer,
-					"predicate":          p.Tree(),
-					"rechecked":          rechecked,
-					"evidence_holds":     failed == nil,
-					"establishes":        commitmentEstablishes,
-					"does_not_establish": commitmentDoesNotEstablish,
-				}); err != nil {
-					return err
+				if id, ok := signer["key_sha256"]; ok {
+					fmt.Fprintf(w, "signed by key sha256: %s\n", id)
+				} else {
+					fmt.Fprintf(w, "signed by: %s (issuer %s)\n", identity, issuer)
 				}
-				return failed
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "verified: %s\n", bundlePath)
-			for _, s := range st.Subjects {
-				fmt.Fprintf(w, "subject: %s sha256:%s\n", s.Name, s.SHA256)
-			}
-			if id, ok := signer["key_sha256"]; ok {
-				fmt.Fprintf(w, "signed by key sha256: %s\n", id)
-			} else {
-				fmt.Fprintf(w, "signed by: %s (issuer %s)\n", identity, issuer)
-			}
-			a := p.Artefact
-			fmt.Fprintf(w, "run: %s %s, scenario %s, agent %s, engine %s, contract %d\n",
-				a.OperationID, a.OperationVersion, a.ScenarioID, a.AgentID, a.EngineVersion, a.ArtifactVersion)
-			fmt.Fprintf(w, "reliable: %t, result vector sha256:%s\n", a.Reliable, a.EvaluationDigest)
-			if p.Ledger != nil {
-				fmt.Fprintf(w, "ledger: v%d, %d rows, chain head %s, terminal %s\n", p.Ledger.LedgerVersion, p.Ledger.Rows, p.Ledger.ChainHead, orNone(p.Ledger.TerminalKind))
-			}
-			fmt.Fprintf(w, "checks the signer reports: validate=%t replay=%t bundle=%t\n", p.Checks.Validate, p.Checks.Replay, p.Checks.Bundle)
-			for _, name := range []string{"validate", "replay", "bundle"} {
-				if r, ok := rechecked[name]; ok {
-					fmt.Fprintf(w, "re-checked here: %s %s\n", name, r)
+				a := p.Artefact
+				fmt.Fprintf(w, "run: %s %s, scenario %s, agent %s, engine %s, contract %d\n",
+					a.OperationID, a.OperationVersion, a.ScenarioID, a.AgentID, a.EngineVersion, a.ArtifactVersion)
+				fmt.Fprintf(w, "reliable: %t, result vector sha256:%s\n", a.Reliable, a.EvaluationDigest)
+				if p.Ledger != nil {
+					fmt.Fprintf(w, "ledger: v%d, %d rows, chain head %s, terminal %s\n", p.Ledger.LedgerVersion, p.Ledger.Rows, p.Ledger.ChainHead, orNone(p.Ledger.TerminalKind))
 				}
+				fmt.Fprintf(w, "checks the signer reports: validate=%t replay=%t bundle=%t\n", p.Checks.Validate, p.Checks.Replay, p.Checks.Bundle)
+				for _, name := range []string{"validate", "replay", "bundle"} {
+					if r, ok := rechecked[name]; ok {
+						fmt.Fprintf(w, "re-checked here: %s %s\n", name, r)
+					}
+				}
+				fmt.Fprintf(w, "establishes: %s\n", commitmentEstablishes)
+				fmt.Fprintf(w, "not established: %s\n", commitmentDoesNotEstablish)
+			}); err != nil {
+				return err
 			}
-			fmt.Fprintf(w, "establishes: %s\n", commitmentEstablishes)
-			fmt.Fprintf(w, "not established: %s\n", commitmentDoesNotEstablish)
 			return failed
 		},
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/obaudit/obaudit/checkpoint"
 	"github.com/spf13/cobra"
@@ -37,29 +38,25 @@ obaudit verify. Exit 0: included. Exit 1: refused, by class.`,
 				return err
 			}
 			opts := checkpoint.VerifyOptions{Origin: origin}
-			if cpPath != "" {
-				if opts.Checkpoint, err = readInputAs(cmd, cpPath, kindCheckpoint); err != nil {
-					return err
-				}
+			if opts.Checkpoint, err = readOptional(cmd, cpPath, kindCheckpoint); err != nil {
+				return err
 			}
 			cp, idx, err := checkpoint.VerifyInclusion(proofFile, bundleFile, pub, opts)
 			if err != nil {
 				return err
 			}
 			root := fmt.Sprintf("%x", cp.Root)
-			if g.json {
-				return writeJSON(cmd, map[string]any{
-					"mediaType": "application/vnd.obaudit.verify-inclusion+json;version=1",
-					"ok":        true,
-					"bundle":    args[0],
-					"index":     int64(idx),
-					"origin":    cp.Origin,
-					"size":      int64(cp.Size),
-					"root":      root,
-				})
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "included: %s is leaf %d of %d in %s (root %s)\n", args[0], idx, cp.Size, cp.Origin, root)
-			return nil
+			return writeReport(cmd, g, map[string]any{
+				"mediaType": "application/vnd.obaudit.verify-inclusion+json;version=1",
+				"ok":        true,
+				"bundle":    args[0],
+				"index":     int64(idx),
+				"origin":    cp.Origin,
+				"size":      int64(cp.Size),
+				"root":      root,
+			}, func(w io.Writer) {
+				fmt.Fprintf(w, "included: %s is leaf %d of %d in %s (root %s)\n", args[0], idx, cp.Size, cp.Origin, root)
+			})
 		},
 	}
 	f := c.Flags()

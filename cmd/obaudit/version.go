@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/obaudit/obaudit/schemas"
 	"github.com/spf13/cobra"
@@ -30,25 +31,22 @@ func newVersionCmd(g *globals) *cobra.Command {
 			if detail != "" {
 				v["sigstore_verification_detail"] = detail
 			}
-			if g.json {
-				return writeJSON(cmd, v)
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "obaudit %s\n", toolkitVersion)
-			fmt.Fprintf(w, "engines: %s (upstream 0.9.0), %s (default)\n", schemas.EngineUpstream, schemas.EngineObaudit)
-			fmt.Fprintf(w, "artefact contract: %d (reads 1-%d)\n", schemas.ArtefactContract, schemas.ArtefactContract)
-			fmt.Fprintf(w, "execution ledger: v%d (reads v2, v3)\n", schemas.LedgerVersion)
-			for _, what := range []string{"sigstore verification", "json schema validation"} {
-				switch state {
-				case "linked":
-					fmt.Fprintf(w, "%s: linked\n", what)
-				case "beside":
-					fmt.Fprintf(w, "%s: in %s\n", what, detail)
-				default:
-					fmt.Fprintf(w, "%s: missing (%s)\n", what, detail)
+			return writeReport(cmd, g, v, func(w io.Writer) {
+				fmt.Fprintf(w, "obaudit %s\n", toolkitVersion)
+				fmt.Fprintf(w, "engines: %s (upstream 0.9.0), %s (default)\n", schemas.EngineUpstream, schemas.EngineObaudit)
+				fmt.Fprintf(w, "artefact contract: %d (reads 1-%d)\n", schemas.ArtefactContract, schemas.ArtefactContract)
+				fmt.Fprintf(w, "execution ledger: v%d (reads v2, v3)\n", schemas.LedgerVersion)
+				for _, what := range []string{"sigstore verification", "json schema validation"} {
+					switch state {
+					case "linked":
+						fmt.Fprintf(w, "%s: linked\n", what)
+					case "beside":
+						fmt.Fprintf(w, "%s: in %s\n", what, detail)
+					default:
+						fmt.Fprintf(w, "%s: missing (%s)\n", what, detail)
+					}
 				}
-			}
-			return nil
+			})
 		},
 	}
 }
