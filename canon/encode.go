@@ -63,20 +63,6 @@ func (f Form) appendColon(dst []byte) []byte {
 	return append(dst, ':')
 }
 
-func (f Form) comma() string {
-	if f == UpstreamSpacedForm {
-		return ", "
-	}
-	return ","
-}
-
-func (f Form) colon() string {
-	if f == UpstreamSpacedForm {
-		return ": "
-	}
-	return ":"
-}
-
 // compareKeys orders object keys for form f: UTF-16 code units for JCS,
 // code points (UTF-8 bytes) for the upstream forms.
 func compareKeys(f Form, a, b string) int {
