@@ -240,6 +240,11 @@ func cut(w http.ResponseWriter, b []byte) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
+	hangUp(w)
+}
+
+// hangUp closes the connection w answers on, without a response.
+func hangUp(w http.ResponseWriter) {
 	hj, ok := w.(http.Hijacker)
 	if !ok {
 		panic(http.ErrAbortHandler)
@@ -300,14 +305,7 @@ func (s *Script) fault(w http.ResponseWriter) {
 	case FaultWrongModel:
 		writeJSON(w, http.StatusOK, nil, s.Vendor.Answer(s.FaultAt, WrongModel, "complete", map[string]any{"reason": "scripted", "evidence_refs": []any{}}, lane.StopCompleted))
 	case FaultTransport:
-		hj, ok := w.(http.Hijacker)
-		if !ok {
-			panic(http.ErrAbortHandler)
-		}
-		conn, _, err := hj.Hijack()
-		if err == nil {
-			conn.Close()
-		}
+		hangUp(w)
 	default:
 		status, header, v := s.Vendor.Fault(s.Fault)
 		writeJSON(w, status, header, v)

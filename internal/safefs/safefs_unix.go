@@ -309,8 +309,8 @@ func (f *File) Close() error {
 // absent refuses a name that already exists in d (a link as [ErrSymlink],
 // anything else as [ErrExists]); only a name that does not exist passes.
 func (d *Dir) absent(name string) error {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
-		return refusal.New(ErrBadPath, "file name %q is not allowed", name)
+	if err := checkName(name); err != nil {
+		return err
 	}
 	var st unix.Stat_t
 	err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
