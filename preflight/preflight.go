@@ -572,22 +572,17 @@ func (s *modelRun) check(res *Result, artefactBytes []byte, between func() error
 	if err != nil {
 		return err
 	}
-	count := func() int {
-		if requests == nil {
-			return 0
-		}
-		return requests()
+	if requests == nil {
+		requests = func() int { return 0 }
 	}
-	before := count()
+	before := requests()
 	forbidden := &episode.ForbiddenTransport{}
 	if res.Replay, err = episode.Replay(doc, episode.ReplayConfig{Domain: s.Domain, Agents: s.Agents, Transport: forbidden, RequestDigests: s.RequestDigests}); err != nil {
 		return err
 	}
 	res.ReplayProviderCalls = forbidden.Calls()
-	after := count()
-	if requests != nil {
-		res.ProviderRequests = after
-	}
+	after := requests()
+	res.ProviderRequests = after
 	if !res.Replay.OK() || res.ReplayProviderCalls != 0 || after != before {
 		return refusal.New(ErrSelfCheck, "the artefact did not replay at zero provider calls (ok %v, forbidden calls %d, provider requests %d then %d)",
 			res.Replay.OK(), res.ReplayProviderCalls, before, after)
