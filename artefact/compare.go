@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/obaudit/obaudit/canon"
@@ -86,12 +85,7 @@ type Divergence struct {
 
 // OK reports whether every field matched.
 func (r *ReplayReport) OK() bool {
-	for _, s := range r.Sections {
-		if !s.Matches {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(r.Sections, func(s SectionVerdict) bool { return !s.Matches })
 }
 
 // TotalComparison reports whether every compared field was re-derived
@@ -145,10 +139,10 @@ func Compare(rec *Document, replayed map[string]any, carried []string) (*ReplayR
 			fv := FieldVerdict{Name: name, Matches: SameCanonical(a, b), Carried: slices.Contains(carried, name)}
 			if !fv.Matches {
 				v.Matches = false
-				p, ra, rb := firstDifference(a, b, "/"+name)
+				p, ra, rb := FirstDifference(a, b, "/"+name)
 				fv.FirstDifference = p
-				r.Differences = append(r.Differences, fmt.Sprintf("%s: %s differs — recorded %s, replayed %s (first at %s)", sec.Name, name, summary(a), summary(b), p))
-				d := &Divergence{Section: sec.Name, Field: name, Pointer: p, Recorded: summary(ra), Replayed: summary(rb)}
+				r.Differences = append(r.Differences, fmt.Sprintf("%s: %s differs — recorded %s, replayed %s (first at %s)", sec.Name, name, Summarize(a), Summarize(b), p))
+				d := &Divergence{Section: sec.Name, Field: name, Pointer: p, Recorded: Summarize(ra), Replayed: Summarize(rb)}
 				if first == nil || (name == "trajectory" && first.Field != "trajectory") {
 					first = d
 				}
@@ -226,17 +220,9 @@ func asInt(b any) (int64, bool) {
 	return 0, false
 }
 
-func sameCanonical(a, b any) bool { return SameCanonical(a, b) }
-
-// FirstDifference returns the JSON pointer (below prefix) of the first place
+// FirstDifference returns the JSON pointer (below p) of the first place
 // two JSON trees differ in canonical order, and the values found there.
-func FirstDifference(a, b any, prefix string) (string, any, any) {
-	return firstDifference(a, b, prefix)
-}
-
-// firstDifference walks two values in canonical order and returns the
-// pointer of the first place they differ and the two values found there.
-func firstDifference(a, b any, p string) (string, any, any) {
+func FirstDifference(a, b any, p string) (string, any, any) {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -256,8 +242,8 @@ func firstDifference(a, b any, p string) (string, any, any) {
 			if okA != okB {
 				return jsonfield.Key(p, k), va, vb
 			}
-			if !sameCanonical(va, vb) {
-				return firstDifference(va, vb, jsonfield.Key(p, k))
+			if !SameCanonical(va, vb) {
+				return FirstDifference(va, vb, jsonfield.Key(p, k))
 			}
 		}
 	case []any:
@@ -266,8 +252,8 @@ func firstDifference(a, b any, p string) (string, any, any) {
 			return p, a, b
 		}
 		for i := 0; i < len(x) && i < len(y); i++ {
-			if !sameCanonical(x[i], y[i]) {
-				return firstDifference(x[i], y[i], p+"/"+strconv.Itoa(i))
+			if !SameCanonical(x[i], y[i]) {
+				return FirstDifference(x[i], y[i], jsonfield.Index(p, i))
 			}
 		}
 		if len(x) != len(y) {
@@ -279,19 +265,16 @@ func firstDifference(a, b any, p string) (string, any, any) {
 			if n < len(y) {
 				vb = y[n]
 			}
-			return p + "/" + strconv.Itoa(n), va, vb
+			return jsonfield.Index(p, n), va, vb
 		}
 	}
 	return p, a, b
 }
 
 // Summarize renders a value for a refusal detail or a difference line, as
-// [FirstDifference]'s callers report it.
-func Summarize(x any) string { return summary(x) }
-
-// summary renders a value for a difference line: a container by its size,
-// a scalar by its canonical JSON (truncated).
-func summary(x any) string {
+// [FirstDifference]'s callers report it: a container by its size, a scalar
+// by its canonical JSON (truncated).
+func Summarize(x any) string {
 	switch v := x.(type) {
 	case map[string]any:
 		return fmt.Sprintf("a record of %d field(s)", len(v))
@@ -329,7 +312,7 @@ func CheckRetrievalProvenance(recorded, replayed map[string]any) error {
 	for i := range was {
 		var differing []string
 		for _, f := range retrievalProvenanceFields {
-			if !sameCanonical(was[i][f], now[i][f]) {
+			if !SameCanonical(was[i][f], now[i][f]) {
 				differing = append(differing, f)
 			}
 		}

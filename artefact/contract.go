@@ -1,10 +1,12 @@
 package artefact
 
 import (
+	"maps"
 	"slices"
 	"sync"
 
 	"github.com/obaudit/obaudit/format/decision"
+	"github.com/obaudit/obaudit/internal/jsonfield"
 )
 
 // Contract versions. Contracts 1..Version are read, each under its own
@@ -104,17 +106,10 @@ var (
 // Fields returns the exact top-level field set of contract v (nil for a
 // contract this build does not read), in upstream's declaration order.
 func Fields(v int) []string {
-	switch {
-	case v == 1:
-		return slices.Clone(fieldsV1)
-	case v == 2 || v == 3:
-		return slices.Clone(fieldsV2)
-	case v >= 4 && v <= 6:
-		return slices.Clone(fieldsV4)
-	case v == 7 || v == 8:
-		return slices.Clone(fieldsV7)
+	if v < OldestVersion || v > Version {
+		return nil
 	}
-	return nil
+	return slices.Clone(fieldSet(v))
 }
 
 func fieldSet(v int) []string {
@@ -184,33 +179,11 @@ func Sections(v int) []Section {
 	return s
 }
 
-// Field kinds used by the shape tables.
-const (
-	kText            = "text"
-	kOptionalText    = "optional_text"
-	kString          = "string"
-	kCounter         = "counter"
-	kFlag            = "flag"
-	kInstant         = "instant"
-	kOptionalInstant = "optional_instant"
-	kObject          = "object"
-	kBindings        = "bindings"
-	kMinutes         = "minutes"
-	kOptionalMinutes = "optional_minutes"
-	kTextList        = "text_list"
-	kAuthority       = "retrieval_authority"
-	kInitiator       = "retrieval_initiator"
-	kRefusal         = "retrieval_refusal"
-	kCause           = "invalidation_cause"
-	kRecords         = "retrieval_records"
-	kRequests        = "retrieval_requests"
-	kClassification  = "classification"
-	kWait            = "wait"
-	kOutcome         = "outcome"
-)
-
-// field is one named field of a shape with its kind.
-type field struct{ name, kind string }
+// field is one named field of a shape and the rule its value keeps.
+type field struct {
+	name string
+	rule jsonfield.Rule
+}
 
 // shape is an exact body: every field, and nothing else.
 type shape []field
@@ -223,26 +196,24 @@ func (s shape) names() []string {
 	return out
 }
 
-func sh(pairs ...string) shape {
-	s := make(shape, 0, len(pairs)/2)
-	for i := 0; i < len(pairs); i += 2 {
-		s = append(s, field{pairs[i], pairs[i+1]})
-	}
-	return s
-}
-
-// The body each decision kind is written in (beyond "kind").
-// outcomeShapes is built on first use (no work at package init).
+// The body each decision kind is written in (beyond "kind"), by kind; an
+// ASK's wait is a WAIT's body. outcomeShapes is built on first use (no work
+// at package init).
 var outcomeShapes = sync.OnceValue(func() map[string]shape {
-	return map[string]shape{
-		decision.KindAct:       sh("action_type", kText, "payload", kObject, "evidence_refs", kTextList, "rationale", kString),
-		decision.KindWait:      sh("reason", kString, "wake_on", kTextList, "fallback_after_minutes", kOptionalMinutes),
-		decision.KindAsk:       sh("recipient_actor_id", kText, "message_fixture_id", kText, "correlation_id", kOptionalText, "wait", kWait),
-		decision.KindEscalate:  sh("checkpoint_id", kText, "exception_type", kText, "evidence_refs", kTextList, "deadline_after_minutes", kMinutes, "rationale", kString),
-		decision.KindComplete:  sh("reason", kString, "evidence_refs", kTextList),
-		decision.KindRetrieve:  sh("requests", kRequests),
-		decision.KindMalformed: sh("code", kClassification),
+	text, opt, str, list := rules.Text, rules.OptText, rules.String, rules.TextList
+	var m map[string]shape
+	wait := func(x any, p string) error { return holdOutcome(m, x, p, decision.KindWait) }
+	requests := rules.List(rules.Closed(jsonfield.Field("tool", text), jsonfield.Field("arguments", rules.Open())))
+	m = map[string]shape{
+		decision.KindAct:       {{"action_type", text}, {"payload", rules.Open()}, {"evidence_refs", list}, {"rationale", str}},
+		decision.KindWait:      {{"reason", str}, {"wake_on", list}, {"fallback_after_minutes", jsonfield.OrNull(positive)}},
+		decision.KindAsk:       {{"recipient_actor_id", text}, {"message_fixture_id", text}, {"correlation_id", opt}, {"wait", wait}},
+		decision.KindEscalate:  {{"checkpoint_id", text}, {"exception_type", text}, {"evidence_refs", list}, {"deadline_after_minutes", positive}, {"rationale", str}},
+		decision.KindComplete:  {{"reason", str}, {"evidence_refs", list}},
+		decision.KindRetrieve:  {{"requests", requests}},
+		decision.KindMalformed: {{"code", oneOf(Classifications)}},
 	}
+	return m
 })
 
 var decisionKinds = []string{decision.KindAct, decision.KindAsk, decision.KindComplete, decision.KindEscalate, decision.KindMalformed, decision.KindRetrieve, decision.KindWait}
@@ -260,74 +231,76 @@ func attemptOutcomeFor(kind string) string {
 // older tables are derived from it exactly as upstream derives them. They
 // are built on first use (no work at package init).
 var shapeTables = sync.OnceValue(func() (t struct{ v8, beforeV3, beforeV4, beforeV5, beforeV6 map[string][]shape }) {
-	effectAcceptedBeforeV3 := sh("proposal_id", kText, "action_type", kText, "code", kText, "cycle_id", kOptionalText)
-	effectAcceptedV3 := sh("proposal_id", kText, "action_type", kText, "code", kText, "cycle_id", kOptionalText, "bindings", kBindings)
+	text, opt, str, flag, list := rules.Text, rules.OptText, rules.String, rules.Flag, rules.TextList
+	object, optInstant := rules.Open(), rules.OptInstant
+	effectAcceptedBeforeV3 := shape{{"proposal_id", text}, {"action_type", text}, {"code", text}, {"cycle_id", opt}}
+	effectAcceptedV3 := shape{{"proposal_id", text}, {"action_type", text}, {"code", text}, {"cycle_id", opt}, {"bindings", rules.Keyed(anyKey, text)}}
 
 	rows8 := map[string][]shape{
-		"event_observed":       {sh("event_id", kText, "event_type", kText, "actor_id", kText, "code", kText, "observational", kFlag)},
-		"event_audit_only":     {sh("event_id", kText, "event_type", kText, "actor_id", kText, "code", kText, "observational", kFlag)},
-		"event_rejected":       {sh("event_id", kText, "event_type", kText, "actor_id", kText, "code", kText, "detail", kString)},
-		"event_after_terminal": {sh("event_id", kText, "event_type", kText, "actor_id", kText, "mutating", kFlag)},
-		"agent_invoked": {sh("invocation_index", kCounter, "trigger_event_id", kOptionalText, "trigger_event_type", kOptionalText,
-			"trigger_event_authority", kOptionalText, "trigger_is_authoritative", kFlag, "trigger_claim_values", kTextList)},
-		"agent_outcome":    {sh("invocation_index", kCounter, "turn_index", kCounter, "outcome", kOutcome)},
-		"outcome_rejected": {sh("invocation_index", kCounter, "turn_index", kCounter, "code", kText, "detail", kString)},
+		"event_observed":       {{{"event_id", text}, {"event_type", text}, {"actor_id", text}, {"code", text}, {"observational", flag}}},
+		"event_audit_only":     {{{"event_id", text}, {"event_type", text}, {"actor_id", text}, {"code", text}, {"observational", flag}}},
+		"event_rejected":       {{{"event_id", text}, {"event_type", text}, {"actor_id", text}, {"code", text}, {"detail", str}}},
+		"event_after_terminal": {{{"event_id", text}, {"event_type", text}, {"actor_id", text}, {"mutating", flag}}},
+		"agent_invoked": {{{"invocation_index", counter}, {"trigger_event_id", opt}, {"trigger_event_type", opt},
+			{"trigger_event_authority", opt}, {"trigger_is_authoritative", flag}, {"trigger_claim_values", list}}},
+		"agent_outcome":    {{{"invocation_index", counter}, {"turn_index", counter}, {"outcome", outcome}}},
+		"outcome_rejected": {{{"invocation_index", counter}, {"turn_index", counter}, {"code", text}, {"detail", str}}},
 		"wait_declared": {
-			sh("fallback_fired", kFlag),
-			sh("reason", kString, "wake_on", kTextList, "fallback_at", kOptionalInstant),
+			{{"fallback_fired", flag}},
+			{{"reason", str}, {"wake_on", list}, {"fallback_at", optInstant}},
 		},
-		"wait_unresolved_at_horizon": {sh("reason", kString, "wake_on", kTextList, "horizon_at", kInstant)},
+		"wait_unresolved_at_horizon": {{{"reason", str}, {"wake_on", list}, {"horizon_at", when}}},
 		"wait_rejected": {
-			sh("code", kText, "detail", kString),
-			sh("code", kText, "detail", kString, "event_id", kText),
+			{{"code", text}, {"detail", str}},
+			{{"code", text}, {"detail", str}, {"event_id", text}},
 		},
-		"action_proposed":    {sh("proposal_id", kText, "action_type", kText, "payload", kObject, "evidence_refs", kTextList)},
-		"action_rejected":    {sh("proposal_id", kText, "action_type", kText, "code", kText, "detail", kString)},
+		"action_proposed":    {{{"proposal_id", text}, {"action_type", text}, {"payload", object}, {"evidence_refs", list}}},
+		"action_rejected":    {{{"proposal_id", text}, {"action_type", text}, {"code", text}, {"detail", str}}},
 		"effect_accepted":    {effectAcceptedV3},
-		"side_effect":        {sh("channel", kText, "message_fixture_id", kText, "recipient_actor_id", kText, "status", kText)},
-		"side_effect_failed": {sh("channel", kText, "message_fixture_id", kText, "recipient_actor_id", kText, "committed_decision_preserved", kFlag)},
+		"side_effect":        {{{"channel", text}, {"message_fixture_id", text}, {"recipient_actor_id", text}, {"status", text}}},
+		"side_effect_failed": {{{"channel", text}, {"message_fixture_id", text}, {"recipient_actor_id", text}, {"committed_decision_preserved", flag}}},
 		"checkpoint_opened": {
-			sh("checkpoint_id", kText, "checkpoint_type", kText, "assignee_actor_id", kText, "required", kFlag, "deadline_at", kInstant),
-			sh("checkpoint_id", kText, "checkpoint_type", kText, "assignee_actor_id", kText, "required", kFlag,
-				"exception_type", kText, "evidence_refs", kTextList, "deadline_at", kInstant),
+			{{"checkpoint_id", text}, {"checkpoint_type", text}, {"assignee_actor_id", text}, {"required", flag}, {"deadline_at", when}},
+			{{"checkpoint_id", text}, {"checkpoint_type", text}, {"assignee_actor_id", text}, {"required", flag},
+				{"exception_type", text}, {"evidence_refs", list}, {"deadline_at", when}},
 		},
-		"checkpoint_resolved":       {sh("checkpoint_id", kText, "checkpoint_type", kText, "resolution", kText)},
-		"checkpoint_rejected":       {sh("checkpoint_id", kText, "code", kText, "detail", kString)},
-		"obligation_created":        {sh("obligation_id", kText, "kind", kText, "due_at", kInstant)},
-		"obligation_discharged":     {sh("obligation_id", kText, "kind", kText)},
-		"obligation_cancelled":      {sh("obligation_id", kText, "kind", kText)},
-		"obligation_breached":       {sh("obligation_id", kText, "kind", kText)},
-		"timer_scheduled":           {sh("event_id", kText, "event_type", kText, "due_at", kInstant)},
-		"timer_cancelled":           {sh("event_id", kText)},
-		"terminal_proposed":         {sh("reason", kString, "evidence_refs", kTextList)},
-		"terminal_rejected":         {sh("code", kText, "detail", kString)},
-		"provisional_close_entered": {sh("cycle_id", kText, "reopen_until", kInstant, "replay_final", kFlag)},
-		"operation_reopened":        {sh("reopened_cycle_id", kText, "warranty_cycle_id", kText, "reason", kString)},
+		"checkpoint_resolved":       {{{"checkpoint_id", text}, {"checkpoint_type", text}, {"resolution", text}}},
+		"checkpoint_rejected":       {{{"checkpoint_id", text}, {"code", text}, {"detail", str}}},
+		"obligation_created":        {{{"obligation_id", text}, {"kind", text}, {"due_at", when}}},
+		"obligation_discharged":     {{{"obligation_id", text}, {"kind", text}}},
+		"obligation_cancelled":      {{{"obligation_id", text}, {"kind", text}}},
+		"obligation_breached":       {{{"obligation_id", text}, {"kind", text}}},
+		"timer_scheduled":           {{{"event_id", text}, {"event_type", text}, {"due_at", when}}},
+		"timer_cancelled":           {{{"event_id", text}}},
+		"terminal_proposed":         {{{"reason", str}, {"evidence_refs", list}}},
+		"terminal_rejected":         {{{"code", text}, {"detail", str}}},
+		"provisional_close_entered": {{{"cycle_id", text}, {"reopen_until", when}, {"replay_final", flag}}},
+		"operation_reopened":        {{{"reopened_cycle_id", text}, {"warranty_cycle_id", text}, {"reason", str}}},
 		"terminal_accepted": {
-			sh("outcome", kText, "replay_final", kFlag, "cycle_id", kOptionalText),
-			sh("outcome", kText, "replay_final", kFlag, "operator_actor_id", kText),
+			{{"outcome", text}, {"replay_final", flag}, {"cycle_id", opt}},
+			{{"outcome", text}, {"replay_final", flag}, {"operator_actor_id", text}},
 		},
 		"episode_ended": {
-			sh("phase", kText),
-			sh("phase", kText, "status", kText, "invocations", kCounter),
+			{{"phase", text}},
+			{{"phase", text}, {"status", text}, {"invocations", counter}},
 		},
-		"critical_violation": {sh("code", kText, "detail", kString)},
-		"retrieval_served": {sh("invocation_index", kCounter, "turn_index", kCounter, "batch_index", kCounter,
-			"request_index", kCounter, "initiated_by", kInitiator, "tool", kText, "source", kText,
-			"authority", kAuthority, "record_id", kText, "record_version", kText, "as_of", kInstant,
-			"schema_id", kText, "records", kRecords, "ok", kFlag)},
-		"retrieval_refused": {sh("invocation_index", kCounter, "turn_index", kCounter, "request_count", kCounter,
-			"requested_tools", kTextList, "code", kRefusal, "detail", kString)},
-		"derived_context_invalidated": {sh("invocation_index", kCounter, "turn_index", kCounter, "cause", kCause,
-			"action_type", kOptionalText, "cleared_tools", kTextList)},
+		"critical_violation": {{{"code", text}, {"detail", str}}},
+		"retrieval_served": {{{"invocation_index", counter}, {"turn_index", counter}, {"batch_index", counter},
+			{"request_index", counter}, {"initiated_by", oneOf(retrievalInitiator)}, {"tool", text}, {"source", text},
+			{"authority", oneOf(retrievalAuthority)}, {"record_id", text}, {"record_version", text}, {"as_of", when},
+			{"schema_id", text}, {"records", object}, {"ok", flag}}},
+		"retrieval_refused": {{{"invocation_index", counter}, {"turn_index", counter}, {"request_count", counter},
+			{"requested_tools", list}, {"code", oneOf(retrievalRefusal)}, {"detail", str}}},
+		"derived_context_invalidated": {{{"invocation_index", counter}, {"turn_index", counter}, {"cause", oneOf(invalidationCause)},
+			{"action_type", opt}, {"cleared_tools", list}}},
 	}
 	t.v8 = rows8
 	t.beforeV6 = with(rows8, "agent_invoked",
-		sh("invocation_index", kCounter, "trigger_event_id", kOptionalText, "trigger_event_type", kOptionalText))
+		shape{{"invocation_index", counter}, {"trigger_event_id", opt}, {"trigger_event_type", opt}})
 	t.beforeV5 = without(t.beforeV6, retrievalRecordTypes...)
 	t.beforeV4 = with(t.beforeV5, "wait_declared",
-		sh("fallback_fired", kFlag),
-		sh("reason", kString, "wake_on", kTextList, "fallback_at", kOptionalInstant, "reachable", kFlag))
+		shape{{"fallback_fired", flag}},
+		shape{{"reason", str}, {"wake_on", list}, {"fallback_at", optInstant}, {"reachable", flag}})
 	t.beforeV3 = with(t.beforeV4, "effect_accepted", effectAcceptedBeforeV3)
 	return t
 })
@@ -352,46 +325,29 @@ func rowShapes(v int) map[string][]shape {
 
 // RecordTypes returns every trajectory record type contract v's runtime
 // wrote, sorted.
-func RecordTypes(v int) []string {
-	t := rowShapes(v)
-	out := make([]string, 0, len(t))
-	for k := range t {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func RecordTypes(v int) []string { return slices.Sorted(maps.Keys(rowShapes(v))) }
 
 func with(base map[string][]shape, name string, shapes ...shape) map[string][]shape {
-	out := make(map[string][]shape, len(base))
-	for k, v := range base {
-		out[k] = v
-	}
+	out := maps.Clone(base)
 	out[name] = shapes
 	return out
 }
 
 func without(base map[string][]shape, names ...string) map[string][]shape {
-	out := make(map[string][]shape, len(base))
-	for k, v := range base {
-		if !slices.Contains(names, k) {
-			out[k] = v
-		}
+	out := maps.Clone(base)
+	for _, name := range names {
+		delete(out, name)
 	}
 	return out
 }
 
 // Exact nested field sets.
 var (
-	operationFields  = []string{"operation_id", "operation_type", "operation_version", "semantic_scenario_id", "privacy_status", "spec_digest_sha256", "scenario_ids"}
-	eventFields      = []string{"event_id", "event_type", "actor_id", "at", "sequence", "payload", "triggers_agent", "caused_by", "disposition", "verdict_code"}
-	evaluationFields = []string{"terminal_outcome", "legitimate_completion", "reliable", "failed_dimensions", "finding_codes", "dimensions"}
-	dimensionFields  = []string{"name", "ok", "findings", "counts", "note"}
-	findingFields    = []string{"code", "detail", "at"}
-	decisionFields   = []string{"invocation_index", "turn_index", "observation_digest_sha256", "outcome"}
-	executionFields  = []string{"outcome_source", "model", "protocol_version", "max_output_tokens", "transport_calls", "retry_count", "attempts", "excluded", "exclusion_code", "exclusion_detail"}
-	attemptFields    = []string{"invocation_index", "turn_index", "request_digest_sha256", "outcome", "fault"}
-	rowHead          = []string{"index", "at", "record_type"}
+	operationFields = []string{"operation_id", "operation_type", "operation_version", "semantic_scenario_id", "privacy_status", "spec_digest_sha256", "scenario_ids"}
+	decisionFields  = []string{"invocation_index", "turn_index", "observation_digest_sha256", "outcome"}
+	executionFields = []string{"outcome_source", "model", "protocol_version", "max_output_tokens", "transport_calls", "retry_count", "attempts", "excluded", "exclusion_code", "exclusion_detail"}
+	attemptFields   = []string{"invocation_index", "turn_index", "request_digest_sha256", "outcome", "fault"}
+	rowHead         = []string{"index", "at", "record_type"}
 	// BindingFields are the exact keys of a provider execution binding.
 	bindingFields = []string{
 		"execution_run_id", "execution_ledger_version", "execution_ledger_digest_sha256",

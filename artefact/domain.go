@@ -1,6 +1,9 @@
 package artefact
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Domain is what reading an artefact needs to know about one operation type
 // that the format itself does not: which agents the build registers, which
@@ -36,16 +39,7 @@ type Domain struct {
 }
 
 // kinds returns the set of kinds the registry declares.
-func (d *Domain) kinds() []string {
-	var out []string
-	for _, k := range d.Agents {
-		if !slices.Contains(out, k) {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+func (d *Domain) kinds() []string { return slices.Compact(slices.Sorted(maps.Values(d.Agents))) }
 
 // Options configure reading and validation. The zero value registers no
 // domain, so every artefact is refused with [ErrUnknownOperationType]: it

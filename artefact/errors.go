@@ -1,6 +1,7 @@
 package artefact
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -132,15 +133,17 @@ func Pointer(err error) (pointer string, ok bool) {
 
 // fail builds a refusal of class sentinel about the value at pointer.
 func fail(sentinel *refusal.Refusal, pointer string, format string, args ...any) error {
-	shown := pointer
-	if shown == "" {
-		shown = "/"
+	return wrapAt(sentinel, nil, pointer, format, args...)
+}
+
+// wrapAt is fail with a cause kept in the chain (nil for none), its text
+// after the detail.
+func wrapAt(sentinel *refusal.Refusal, cause error, pointer, format string, args ...any) error {
+	detail := cmp.Or(pointer, "/") + ": " + fmt.Sprintf(format, args...)
+	if cause != nil {
+		detail += ": " + cause.Error()
 	}
-	return &refusal.Refusal{
-		Class:  sentinel.Class,
-		Detail: shown + ": " + fmt.Sprintf(format, args...),
-		Err:    &pointerErr{pointer: pointer},
-	}
+	return &refusal.Refusal{Class: sentinel.Class, Detail: detail, Err: &pointerErr{pointer: pointer, cause: cause}}
 }
 
 // RefusalAt returns a refusal of class sentinel about the value at the JSON

@@ -2,6 +2,7 @@ package artefact
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/obaudit/obaudit/format/fieldkind"
 )
@@ -91,7 +92,7 @@ func CarriedFields(reader string, v int) []string {
 	fields := Fields(v)
 	var out []string
 	for _, k := range fieldKinds {
-		top, _, _ := cut(k.Field)
+		top, _, _ := strings.Cut(k.Field, "/")
 		if !slices.Contains(fields, top) {
 			continue
 		}
@@ -107,15 +108,6 @@ func CarriedFields(reader string, v int) []string {
 		}
 	}
 	return out
-}
-
-func cut(p string) (string, string, bool) {
-	for i := 0; i < len(p); i++ {
-		if p[i] == '/' {
-			return p[:i], p[i+1:], true
-		}
-	}
-	return p, "", false
 }
 
 // ModelAgentID is the agent id a model run's binding names: its provider

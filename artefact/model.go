@@ -152,14 +152,8 @@ func anySlice(x []any) []any {
 	return x
 }
 
-func optStr(p *string) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-func optInt(p *int64) any {
+// opt is the tree value of an optional field: null for nil.
+func opt[T any](p *T) any {
 	if p == nil {
 		return nil
 	}
@@ -202,7 +196,7 @@ func (a *Artefact) Tree() map[string]any {
 		"agent_kind":                a.AgentKind,
 		"expected_terminal":         a.ExpectedTerminal,
 		"status":                    a.Status,
-		"terminal_outcome":          optStr(a.TerminalOutcome),
+		"terminal_outcome":          opt(a.TerminalOutcome),
 		"replay_final":              a.ReplayFinal,
 		"started_at":                a.StartedAt,
 		"ended_at":                  a.EndedAt,
@@ -241,7 +235,7 @@ func (e *Evaluation) Tree() map[string]any {
 	for i, d := range e.Dimensions {
 		findings := make([]any, len(d.Findings))
 		for j, f := range d.Findings {
-			findings[j] = map[string]any{"code": f.Code, "detail": f.Detail, "at": optStr(f.At)}
+			findings[j] = map[string]any{"code": f.Code, "detail": f.Detail, "at": opt(f.At)}
 		}
 		counts := make(map[string]any, len(d.Counts))
 		for k, n := range d.Counts {
@@ -270,19 +264,19 @@ func (e *Execution) tree() any {
 			"turn_index":            at.TurnIndex,
 			"request_digest_sha256": at.RequestDigest,
 			"outcome":               at.Outcome,
-			"fault":                 optStr(at.Fault),
+			"fault":                 opt(at.Fault),
 		}
 	}
 	return map[string]any{
 		"outcome_source":    e.OutcomeSource,
-		"model":             optStr(e.Model),
-		"protocol_version":  optStr(e.ProtocolVersion),
-		"max_output_tokens": optInt(e.MaxOutputTokens),
+		"model":             opt(e.Model),
+		"protocol_version":  opt(e.ProtocolVersion),
+		"max_output_tokens": opt(e.MaxOutputTokens),
 		"transport_calls":   e.TransportCalls,
 		"retry_count":       e.RetryCount,
 		"attempts":          attempts,
 		"excluded":          e.Excluded,
-		"exclusion_code":    optStr(e.ExclusionCode),
+		"exclusion_code":    opt(e.ExclusionCode),
 		"exclusion_detail":  e.ExclusionDetail,
 	}
 }

@@ -4,13 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/obaudit/obaudit/canon"
-	"github.com/obaudit/obaudit/format/decision"
 	amounts "github.com/obaudit/obaudit/internal/amount"
+	"github.com/obaudit/obaudit/internal/instant"
 	"github.com/obaudit/obaudit/internal/jsonfield"
 	"github.com/obaudit/obaudit/refusal"
 )
@@ -91,41 +92,25 @@ func (v *validator) document(tree any) error {
 			return err
 		}
 	}
-	for _, name := range []string{"scenario_id", "semantic_scenario_id", "scenario_label", "agent_id", "agent_kind", "status"} {
-		if err := rules.Text(root[name], "/"+name); err != nil {
-			return err
-		}
-	}
-	if err := rules.Text(root["expected_terminal"], "/expected_terminal"); err != nil {
+	text := rules.Text
+	if err := holdShape(root, "", shape{{"scenario_id", text}, {"semantic_scenario_id", text}, {"scenario_label", text},
+		{"agent_id", text}, {"agent_kind", text}, {"status", text}, {"expected_terminal", text}}); err != nil {
 		return err
 	}
 	if v.domain != nil && !slices.Contains(v.domain.TerminalClasses, root["expected_terminal"].(string)) {
 		return fail(ErrUnknownValue, "/expected_terminal", "%q is not a terminal class; known classes are %v",
 			root["expected_terminal"], v.domain.TerminalClasses)
 	}
-	if err := rules.OptText(root["terminal_outcome"], "/terminal_outcome"); err != nil {
+	if err := holdShape(root, "", shape{{"terminal_outcome", rules.OptText}, {"replay_final", rules.Flag},
+		{"started_at", when}, {"ended_at", when}}); err != nil {
 		return err
 	}
-	if err := rules.Flag(root["replay_final"], "/replay_final"); err != nil {
-		return err
-	}
-	started, err := rules.Instant(root["started_at"], "/started_at")
-	if err != nil {
-		return err
-	}
-	ended, err := rules.Instant(root["ended_at"], "/ended_at")
-	if err != nil {
-		return err
-	}
+	started, _ := instant.Parse(root["started_at"].(string))
+	ended, _ := instant.Parse(root["ended_at"].(string))
 	if ended < started {
 		return fail(ErrOutOfOrder, "/ended_at", "is before the episode started; simulated time never moves backwards")
 	}
-	for _, name := range []string{"simulated_minutes", "agent_invocations"} {
-		if _, err := rules.Int(root[name], "/"+name, 0); err != nil {
-			return err
-		}
-	}
-	if err := events(root["events"]); err != nil {
+	if err := holdShape(root, "", shape{{"simulated_minutes", counter}, {"agent_invocations", counter}, {"events", eventRule()}}); err != nil {
 		return err
 	}
 	recovery := v.version == Version && v.domain != nil && v.domain.RecoveryVersion != "" && op["operation_version"] == v.domain.RecoveryVersion
@@ -156,15 +141,8 @@ func (v *validator) document(tree any) error {
 		}
 		return wrapAt(ErrFinalState, err, at, "the domain's canonical-state validator refused it")
 	}
-	for _, name := range []string{"final_state_digest_sha256", "trajectory_digest_sha256"} {
-		if err := digest(root[name], "/"+name); err != nil {
-			return err
-		}
-	}
-	if err := v.evaluation(root["evaluation"]); err != nil {
-		return err
-	}
-	if err := rules.Text(root["note"], "/note"); err != nil {
+	if err := holdShape(root, "", shape{{"final_state_digest_sha256", digest}, {"trajectory_digest_sha256", digest},
+		{"evaluation", v.evaluation}, {"note", text}}); err != nil {
 		return err
 	}
 	digested := []string{"final_state", "trajectory"}
@@ -243,65 +221,25 @@ func encodeRoot(root map[string]any) ([]byte, map[string][2]int, error) {
 }
 
 func (v *validator) operation(x any) error {
-	const p = "/operation"
-	body, err := rules.Object(x, p)
-	if err != nil {
-		return err
-	}
-	if err := rules.Exact(body, operationFields, p); err != nil {
-		return err
-	}
-	for _, name := range []string{"operation_id", "operation_type", "operation_version", "semantic_scenario_id", "privacy_status"} {
-		if err := rules.Text(body[name], p+"/"+name); err != nil {
-			return err
-		}
-	}
-	if err := digest(body["spec_digest_sha256"], p+"/spec_digest_sha256"); err != nil {
-		return err
-	}
-	return rules.TextList(body["scenario_ids"], p+"/scenario_ids")
+	text := rules.Text
+	_, err := object(x, "/operation", operationFields, shape{{"operation_id", text}, {"operation_type", text}, {"operation_version", text},
+		{"semantic_scenario_id", text}, {"privacy_status", text}, {"spec_digest_sha256", digest}, {"scenario_ids", rules.TextList}})
+	return err
 }
 
-func events(x any) error {
-	list, err := rules.Array(x, "/events")
-	if err != nil {
+// eventRule is the delivered events, built on first use (no work at
+// package init).
+var eventRule = sync.OnceValue(func() jsonfield.Rule {
+	text := rules.Text
+	event := shape{{"event_id", text}, {"event_type", text}, {"actor_id", text}, {"verdict_code", text},
+		{"at", when}, {"sequence", counter}, {"payload", rules.Open()}, {"triggers_agent", rules.Flag},
+		{"caused_by", rules.OptText}, {"disposition", rules.Enum(dispositions...)}}
+	names := event.names()
+	return rules.List(func(x any, p string) error {
+		_, err := object(x, p, names, event)
 		return err
-	}
-	for i, e := range list {
-		p := jsonfield.Index("/events", i)
-		body, err := rules.Object(e, p)
-		if err != nil {
-			return err
-		}
-		if err := rules.Exact(body, eventFields, p); err != nil {
-			return err
-		}
-		for _, name := range []string{"event_id", "event_type", "actor_id", "verdict_code"} {
-			if err := rules.Text(body[name], p+"/"+name); err != nil {
-				return err
-			}
-		}
-		if _, err := rules.Instant(body["at"], p+"/at"); err != nil {
-			return err
-		}
-		if _, err := rules.Int(body["sequence"], p+"/sequence", 0); err != nil {
-			return err
-		}
-		if _, err := rules.Object(body["payload"], p+"/payload"); err != nil {
-			return err
-		}
-		if err := rules.Flag(body["triggers_agent"], p+"/triggers_agent"); err != nil {
-			return err
-		}
-		if err := rules.OptText(body["caused_by"], p+"/caused_by"); err != nil {
-			return err
-		}
-		if err := rules.Member(body["disposition"], dispositions, p+"/disposition"); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+	})
+})
 
 func (v *validator) trajectory(x any, recovery bool) error {
 	rows, err := rules.Array(x, "/trajectory")
@@ -383,7 +321,7 @@ func rowBody(body map[string]any, shapes []shape, p string, version int, ignore 
 			continue
 		}
 		for i, f := range s {
-			if err := holdField(values[i], f.name, f.kind, p); err != nil {
+			if err := holdField(values[i], f, p); err != nil {
 				return err
 			}
 		}
@@ -406,118 +344,46 @@ func rowBody(body map[string]any, shapes []shape, p string, version int, ignore 
 		body["record_type"], got, version, strings.Join(want, " "))
 }
 
-// holdField holds x, the value of field name of the object at p, to its
-// field kind. The pointer is built only when refusing: the one rule
-// (fieldKind) runs first with the empty pointer, and only a refusal runs it
-// again where the value sits.
-func holdField(x any, name, kind, p string) error {
-	if fieldKind(x, kind, "") == nil {
+// holdField holds x, the value of field f of the object at p, to f's
+// rule. The pointer is built only when refusing: the rule runs first with
+// the empty pointer, and only a refusal runs it again where the value sits.
+func holdField(x any, f field, p string) error {
+	if f.rule(x, "") == nil {
 		return nil
 	}
-	return fieldKind(x, kind, jsonfield.Key(p, name))
+	return f.rule(x, jsonfield.Key(p, f.name))
 }
 
-func fieldKind(x any, kind, p string) error {
-	switch kind {
-	case kText:
-		return rules.Text(x, p)
-	case kOptionalText:
-		return rules.OptText(x, p)
-	case kString:
-		return rules.String(x, p)
-	case kCounter:
-		_, err := rules.Int(x, p, 0)
-		return err
-	case kFlag:
-		return rules.Flag(x, p)
-	case kInstant:
-		_, err := rules.Instant(x, p)
-		return err
-	case kOptionalInstant:
-		if x != nil {
-			_, err := rules.Instant(x, p)
+// holdShape holds the values of s's fields in body, the object at p, to
+// their rules, in order (holdField).
+func holdShape(body map[string]any, p string, s shape) error {
+	for _, f := range s {
+		if err := holdField(body[f.name], f, p); err != nil {
 			return err
 		}
-	case kObject, kRecords:
-		// A records body is already JSON-safe: it came out of canon.Parse.
-		_, err := rules.Object(x, p)
-		return err
-	case kBindings:
-		body, err := rules.Object(x, p)
-		if err != nil {
-			return err
-		}
-		for _, k := range sortedKeys(body) {
-			if err := rules.Text(body[k], jsonfield.Key(p, k)); err != nil {
-				return err
-			}
-		}
-	case kMinutes:
-		_, err := rules.Int(x, p, 1)
-		return err
-	case kOptionalMinutes:
-		if x != nil {
-			_, err := rules.Int(x, p, 1)
-			return err
-		}
-	case kAuthority:
-		return rules.TextOneOf(x, retrievalAuthority, p)
-	case kInitiator:
-		return rules.TextOneOf(x, retrievalInitiator, p)
-	case kRefusal:
-		return rules.TextOneOf(x, retrievalRefusal, p)
-	case kCause:
-		return rules.TextOneOf(x, invalidationCause, p)
-	case kClassification:
-		return rules.TextOneOf(x, Classifications, p)
-	case kRequests:
-		list, err := rules.Array(x, p)
-		if err != nil {
-			return err
-		}
-		for i, e := range list {
-			q := jsonfield.Index(p, i)
-			body, err := rules.Object(e, q)
-			if err != nil {
-				return err
-			}
-			if err := rules.Exact(body, []string{"tool", "arguments"}, q); err != nil {
-				return err
-			}
-			if err := rules.Text(body["tool"], q+"/tool"); err != nil {
-				return err
-			}
-			if _, err := rules.Object(body["arguments"], q+"/arguments"); err != nil {
-				return err
-			}
-		}
-	case kWait:
-		body, err := rules.Object(x, p)
-		if err != nil {
-			return err
-		}
-		_, err = outcomeBody(body, p, decision.KindWait)
-		return err
-	case kOutcome:
-		body, err := rules.Object(x, p)
-		if err != nil {
-			return err
-		}
-		_, err = outcomeBody(body, p, "")
-		return err
-	case kTextList:
-		return rules.TextList(x, p)
-	default:
-		panic("artefact: unknown field kind " + kind)
 	}
 	return nil
 }
 
+// outcome is a recorded decision ([outcomeBody]).
+func outcome(x any, p string) error { return holdOutcome(outcomeShapes(), x, p, "") }
+
+// holdOutcome holds x to a JSON object that outcomeBody holds, by the
+// kinds' bodies shapes.
+func holdOutcome(shapes map[string]shape, x any, p, expected string) error {
+	body, err := rules.Object(x, p)
+	if err != nil {
+		return err
+	}
+	_, err = outcomeBody(shapes, body, p, expected)
+	return err
+}
+
 // outcomeBody holds one recorded decision to the exact body its kind is
-// written in, and returns the kind.
-func outcomeBody(body map[string]any, p, expected string) (string, error) {
+// written in (shapes, by kind), and returns the kind.
+func outcomeBody(shapes map[string]shape, body map[string]any, p, expected string) (string, error) {
 	kind, _ := body["kind"].(string)
-	s, ok := outcomeShapes()[kind]
+	s, ok := shapes[kind]
 	if !ok {
 		return "", fail(ErrUnknownValue, p+"/kind", "%s is not a decision kind this build records; known kinds are %v", jsonfield.Show(body["kind"]), decisionKinds)
 	}
@@ -528,110 +394,53 @@ func outcomeBody(body map[string]any, p, expected string) (string, error) {
 	if err := rules.Exact(body, names, p); err != nil {
 		return "", err
 	}
-	for _, f := range s {
-		if err := holdField(body[f.name], f.name, f.kind, p); err != nil {
-			return "", err
-		}
-	}
-	return kind, nil
+	return kind, holdShape(body, p, s)
 }
 
-func (v *validator) evaluation(x any) error {
-	const p = "/evaluation"
-	body, err := rules.Object(x, p)
-	if err != nil {
-		return err
-	}
-	if err := rules.Exact(body, evaluationFields, p); err != nil {
-		return err
-	}
-	if err := rules.Text(body["terminal_outcome"], p+"/terminal_outcome"); err != nil {
-		return err
-	}
-	if err := rules.Flag(body["legitimate_completion"], p+"/legitimate_completion"); err != nil {
-		return err
-	}
-	if err := rules.Flag(body["reliable"], p+"/reliable"); err != nil {
-		return err
-	}
-	for _, name := range []string{"failed_dimensions", "finding_codes"} {
-		if err := rules.TextList(body[name], p+"/"+name); err != nil {
+func (v *validator) evaluation(x any, p string) error {
+	f, text, flag, list := jsonfield.Field, rules.Text, rules.Flag, rules.TextList
+	code := func(x any, p string) error {
+		if err := text(x, p); err != nil {
 			return err
 		}
+		if code := x.(string); v.version < Version && slices.Contains(contract8FindingCodes, code) {
+			return fail(ErrLaterContract, p, "%s belongs to artefact contract %d; contract %d did not own that evaluation semantic", code, Version, v.version)
+		}
+		return nil
 	}
-	dims, err := rules.Array(body["dimensions"], p+"/dimensions")
-	if err != nil {
+	count := func(x any, p string) error {
+		if _, ok := x.(int64); !ok {
+			return fail(ErrBadField, p, "must be an integer, got %s", jsonfield.Kind(x))
+		}
+		return nil
+	}
+	finding := rules.Closed(f("code", code), f("detail", rules.String), f("at", rules.OptText))
+	dimension := rules.Closed(f("name", text), f("ok", flag), f("note", rules.String),
+		f("counts", rules.Keyed(anyKey, count)), f("findings", rules.List(finding)))
+	if err := rules.Closed(f("terminal_outcome", text), f("legitimate_completion", flag), f("reliable", flag),
+		f("failed_dimensions", list), f("finding_codes", list), f("dimensions", rules.List(dimension)))(x, p); err != nil {
 		return err
 	}
+	body := x.(map[string]any)
 	var names, failed, codes []string
-	for i, d := range dims {
-		q := jsonfield.Index(p+"/dimensions", i)
-		entry, err := rules.Object(d, q)
-		if err != nil {
-			return err
-		}
-		if err := rules.Exact(entry, dimensionFields, q); err != nil {
-			return err
-		}
-		if err := rules.Text(entry["name"], q+"/name"); err != nil {
-			return err
-		}
+	for _, d := range body["dimensions"].([]any) {
+		entry := d.(map[string]any)
 		names = append(names, entry["name"].(string))
-		if err := rules.Flag(entry["ok"], q+"/ok"); err != nil {
-			return err
-		}
 		if !entry["ok"].(bool) {
 			failed = append(failed, entry["name"].(string))
 		}
-		if err := holdField(entry["note"], "note", kString, q); err != nil {
-			return err
-		}
-		counts, err := rules.Object(entry["counts"], q+"/counts")
-		if err != nil {
-			return err
-		}
-		for _, k := range sortedKeys(counts) {
-			if _, ok := counts[k].(int64); !ok {
-				return fail(ErrBadField, jsonfield.Key(q+"/counts", k), "must be an integer, got %s", jsonfield.Kind(counts[k]))
-			}
-		}
-		findings, err := rules.Array(entry["findings"], q+"/findings")
-		if err != nil {
-			return err
-		}
-		for j, f := range findings {
-			r := jsonfield.Index(q+"/findings", j)
-			rec, err := rules.Object(f, r)
-			if err != nil {
-				return err
-			}
-			if err := rules.Exact(rec, findingFields, r); err != nil {
-				return err
-			}
-			if err := rules.Text(rec["code"], r+"/code"); err != nil {
-				return err
-			}
-			code := rec["code"].(string)
-			codes = append(codes, code)
-			if v.version < Version && slices.Contains(contract8FindingCodes, code) {
-				return fail(ErrLaterContract, r+"/code", "%s belongs to artefact contract %d; contract %d did not own that evaluation semantic", code, Version, v.version)
-			}
-			if err := holdField(rec["detail"], "detail", kString, r); err != nil {
-				return err
-			}
-			if err := holdField(rec["at"], "at", kOptionalText, r); err != nil {
-				return err
-			}
+		for _, f := range entry["findings"].([]any) {
+			codes = append(codes, f.(map[string]any)["code"].(string))
 		}
 	}
 	want := dimensionVector(v.version)
 	if !slices.Equal(names, want) {
 		return fail(ErrEvaluation, p+"/dimensions", "is not the result vector contract %d graded: that vector is exactly %v, in that order; this record names %v", v.version, want, names)
 	}
-	if !equalStrings(body["failed_dimensions"].([]any), failed) {
+	if !slices.EqualFunc(body["failed_dimensions"].([]any), failed, equalString) {
 		return fail(ErrEvaluation, p+"/failed_dimensions", "must be exactly the dimensions that did not hold, in dimension order: %v", failed)
 	}
-	if !equalStrings(body["finding_codes"].([]any), codes) {
+	if !slices.EqualFunc(body["finding_codes"].([]any), codes, equalString) {
 		return fail(ErrEvaluation, p+"/finding_codes", "must be exactly the code of every finding, in dimension and finding order: %v", codes)
 	}
 	legitimate, reliable := body["legitimate_completion"].(bool), body["reliable"].(bool)
@@ -650,21 +459,11 @@ func (v *validator) decisions(x any) ([]string, error) {
 	var prevInv, prevTurn int64
 	for i, d := range list {
 		p := jsonfield.Index("/decisions", i)
-		body, err := rules.Object(d, p)
+		body, err := object(d, p, decisionFields, shape{{"invocation_index", counter}, {"turn_index", counter}})
 		if err != nil {
 			return nil, err
 		}
-		if err := rules.Exact(body, decisionFields, p); err != nil {
-			return nil, err
-		}
-		inv, err := rules.Int(body["invocation_index"], p+"/invocation_index", 0)
-		if err != nil {
-			return nil, err
-		}
-		turn, err := rules.Int(body["turn_index"], p+"/turn_index", 0)
-		if err != nil {
-			return nil, err
-		}
+		inv, turn := body["invocation_index"].(int64), body["turn_index"].(int64)
 		if inv < 1 {
 			return nil, fail(ErrOutOfOrder, p+"/invocation_index", "must be at least 1: invocations are counted from one")
 		}
@@ -672,74 +471,35 @@ func (v *validator) decisions(x any) ([]string, error) {
 			return nil, fail(ErrOutOfOrder, p, "records invocation %d turn %d after (%d, %d); a tape whose order moved describes a different run", inv, turn, prevInv, prevTurn)
 		}
 		prevInv, prevTurn = inv, turn
-		if err := digest(body["observation_digest_sha256"], p+"/observation_digest_sha256"); err != nil {
+		if err := holdShape(body, p, shape{{"observation_digest_sha256", digest}, {"outcome", outcome}}); err != nil {
 			return nil, err
 		}
-		outcome, err := rules.Object(body["outcome"], p+"/outcome")
-		if err != nil {
-			return nil, err
-		}
-		kind, err := outcomeBody(outcome, p+"/outcome", "")
-		if err != nil {
-			return nil, err
-		}
-		kinds = append(kinds, kind)
+		kinds = append(kinds, body["outcome"].(map[string]any)["kind"].(string))
 	}
 	return kinds, nil
 }
 
 func execution(x any) error {
 	const p = "/agent_execution"
-	body, err := rules.Object(x, p)
+	opt, fault := rules.OptText, jsonfield.OrNull(rules.Enum(Faults...))
+	body, err := object(x, p, executionFields, shape{{"outcome_source", oneOf(OutcomeSources)}, {"model", opt}, {"protocol_version", opt},
+		{"max_output_tokens", jsonfield.OrNull(positive)}, {"transport_calls", counter}, {"retry_count", counter}})
 	if err != nil {
 		return err
 	}
-	if err := rules.Exact(body, executionFields, p); err != nil {
-		return err
-	}
-	if err := rules.TextOneOf(body["outcome_source"], OutcomeSources, p+"/outcome_source"); err != nil {
-		return err
-	}
-	source := body["outcome_source"].(string)
-	if err := rules.OptText(body["model"], p+"/model"); err != nil {
-		return err
-	}
-	if err := rules.OptText(body["protocol_version"], p+"/protocol_version"); err != nil {
-		return err
-	}
-	if body["max_output_tokens"] != nil {
-		if _, err := rules.Int(body["max_output_tokens"], p+"/max_output_tokens", 1); err != nil {
-			return err
-		}
-	}
-	calls, err := rules.Int(body["transport_calls"], p+"/transport_calls", 0)
-	if err != nil {
-		return err
-	}
-	retries, err := rules.Int(body["retry_count"], p+"/retry_count", 0)
-	if err != nil {
-		return err
-	}
+	source, calls, retries := body["outcome_source"].(string), body["transport_calls"].(int64), body["retry_count"].(int64)
 	if retries != RetryCount {
 		return fail(ErrExecution, p+"/retry_count", "is %d and this build performs %d; a record claiming retries that were never made describes requests that were never sent", retries, RetryCount)
 	}
-	if err := rules.Flag(body["excluded"], p+"/excluded"); err != nil {
-		return err
-	}
-	if err := rules.OptText(body["exclusion_code"], p+"/exclusion_code"); err != nil {
-		return err
-	}
-	if err := rules.String(body["exclusion_detail"], p+"/exclusion_detail"); err != nil {
+	if err := holdShape(body, p, shape{{"excluded", rules.Flag}, {"exclusion_code", opt}, {"exclusion_detail", rules.String}}); err != nil {
 		return err
 	}
 	excluded := body["excluded"].(bool)
 	if excluded != (body["exclusion_code"] != nil) {
 		return fail(ErrExecution, p, "says excluded=%v with exclusion_code=%s; a run is excluded with a named fault or it is not excluded at all — there is no third state", excluded, jsonfield.Show(body["exclusion_code"]))
 	}
-	if body["exclusion_code"] != nil {
-		if err := rules.Member(body["exclusion_code"], Faults, p+"/exclusion_code"); err != nil {
-			return err
-		}
+	if err := holdShape(body, p, shape{{"exclusion_code", fault}}); err != nil {
+		return err
 	}
 	if excluded {
 		return fail(ErrExcluded, p+"/excluded", "says the execution was excluded at the provider boundary; a run that stopped there has no terminal, no evaluation and no episode artefact in this build")
@@ -754,37 +514,19 @@ func execution(x any) error {
 	if int64(len(attempts)) > calls {
 		return fail(ErrExecution, p+"/attempts", "records %d attempt(s) against %d transport call(s); a record cannot hold more attempts than calls were made", len(attempts), calls)
 	}
+	ended := oneOf(attemptOutcomes)
 	for i, a := range attempts {
 		q := jsonfield.Index(p+"/attempts", i)
-		entry, err := rules.Object(a, q)
+		entry, err := object(a, q, attemptFields, shape{{"invocation_index", counter}, {"turn_index", counter},
+			{"request_digest_sha256", digest}, {"outcome", ended}, {"fault", opt}})
 		if err != nil {
-			return err
-		}
-		if err := rules.Exact(entry, attemptFields, q); err != nil {
-			return err
-		}
-		if _, err := rules.Int(entry["invocation_index"], q+"/invocation_index", 0); err != nil {
-			return err
-		}
-		if _, err := rules.Int(entry["turn_index"], q+"/turn_index", 0); err != nil {
-			return err
-		}
-		if err := digest(entry["request_digest_sha256"], q+"/request_digest_sha256"); err != nil {
-			return err
-		}
-		if err := rules.TextOneOf(entry["outcome"], attemptOutcomes, q+"/outcome"); err != nil {
-			return err
-		}
-		if err := rules.OptText(entry["fault"], q+"/fault"); err != nil {
 			return err
 		}
 		if (entry["fault"] != nil) != (entry["outcome"] == "failed") {
 			return fail(ErrExecution, q, "ended %q with fault %s; an attempt that failed names the fault that ended it, and one that did not names none", entry["outcome"], jsonfield.Show(entry["fault"]))
 		}
-		if entry["fault"] != nil {
-			if err := rules.Member(entry["fault"], Faults, q+"/fault"); err != nil {
-				return err
-			}
+		if err := holdShape(entry, q, shape{{"fault", fault}}); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -873,71 +615,39 @@ func (v *validator) provenance(root map[string]any, kinds []string) error {
 
 func binding(x any) error {
 	const p = "/provider_execution"
-	body, err := rules.Object(x, p)
-	if err != nil {
-		return err
-	}
-	if err := rules.Exact(body, bindingFields, p); err != nil {
-		return err
-	}
-	if err := executionRunID(body["execution_run_id"], p+"/execution_run_id"); err != nil {
-		return err
-	}
-	if lv, ok := body["execution_ledger_version"].(int64); !ok || !slices.Contains(LedgerVersions, lv) {
-		return fail(ErrUnknownValue, p+"/execution_ledger_version", "%s is not an execution ledger contract this build reads (%v); a binding to a journal shape this build cannot read is a binding nothing can check", jsonfield.Show(body["execution_ledger_version"]), LedgerVersions)
-	}
-	for _, name := range []string{"execution_ledger_digest_sha256", "settings_digest_sha256", "pricing_digest_sha256"} {
-		if err := digest(body[name], p+"/"+name); err != nil {
-			return err
+	ledgerVersion := func(x any, p string) error {
+		if lv, ok := x.(int64); !ok || !slices.Contains(LedgerVersions, lv) {
+			return fail(ErrUnknownValue, p, "%s is not an execution ledger contract this build reads (%v); a binding to a journal shape this build cannot read is a binding nothing can check", jsonfield.Show(x), LedgerVersions)
 		}
+		return nil
 	}
-	if err := rules.TextOneOf(body["provider"], Providers, p+"/provider"); err != nil {
-		return err
-	}
-	if err := rules.TextOneOf(body["api"], ProviderAPIs, p+"/api"); err != nil {
+	body, err := object(x, p, bindingFields, shape{{"execution_run_id", executionRunID}, {"execution_ledger_version", ledgerVersion},
+		{"execution_ledger_digest_sha256", digest}, {"settings_digest_sha256", digest}, {"pricing_digest_sha256", digest},
+		{"provider", oneOf(Providers)}, {"api", oneOf(ProviderAPIs)}})
+	if err != nil {
 		return err
 	}
 	if pair := [2]string{body["provider"].(string), body["api"].(string)}; !slices.Contains(ProviderPairs, pair) {
 		return fail(ErrUnknownValue, p+"/api", "provider %q cannot bind API %q; allowed pairs are %v", pair[0], pair[1], ProviderPairs)
 	}
-	if err := rules.Text(body["model"], p+"/model"); err != nil {
-		return err
-	}
-	if _, err := rules.Int(body["provider_calls"], p+"/provider_calls", 1); err != nil {
-		return err
-	}
-	if _, err := rules.Int(body["attempts"], p+"/attempts", 1); err != nil {
+	if err := holdShape(body, p, shape{{"model", rules.Text}, {"provider_calls", positive}, {"attempts", positive}}); err != nil {
 		return err
 	}
 	calls, attempts := body["provider_calls"].(int64), body["attempts"].(int64)
 	if attempts < calls {
 		return fail(ErrBindingIncoherent, p+"/attempts", "records %d attempt(s) against %d provider call(s); every call made at least one attempt", attempts, calls)
 	}
-	for _, name := range []string{"input_tokens", "output_tokens"} {
-		if _, err := rules.Int(body[name], p+"/"+name, 0); err != nil {
+	call := func(x any, q string) error {
+		if err := counter(x, q); err != nil {
 			return err
 		}
-	}
-	for _, name := range []string{"measured_cost_usd", "forfeited_reservation_usd"} {
-		if err := amount(body[name], p+"/"+name); err != nil {
-			return err
-		}
-	}
-	list, err := rules.Array(body["decision_call_index"], p+"/decision_call_index")
-	if err != nil {
-		return err
-	}
-	for i, e := range list {
-		q := jsonfield.Index(p+"/decision_call_index", i)
-		n, err := rules.Int(e, q, 0)
-		if err != nil {
-			return err
-		}
-		if n >= calls {
+		if n := x.(int64); n >= calls {
 			return fail(ErrBindingIncoherent, q, "names call %d against %d recorded provider call(s); a decision cannot have come from a call this run never made", n, calls)
 		}
+		return nil
 	}
-	return nil
+	return holdShape(body, p, shape{{"input_tokens", counter}, {"output_tokens", counter}, {"measured_cost_usd", amount},
+		{"forfeited_reservation_usd", amount}, {"decision_call_index", rules.List(call)}})
 }
 
 func bindingCoherence(root map[string]any) error {
@@ -994,27 +704,55 @@ var rules = &jsonfield.Reader{
 	At: fail,
 }
 
+// object holds x, at p, to a JSON object of exactly the keys names, and
+// the values of s's fields to their rules, in order; it returns the object.
+func object(x any, p string, names []string, s shape) (map[string]any, error) {
+	body, err := rules.Object(x, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := rules.Exact(body, names, p); err != nil {
+		return nil, err
+	}
+	return body, holdShape(body, p, s)
+}
+
+// counter, positive and when are the rules of a count (an integer of at
+// least 0), of a positive integer and of an instant.
+func counter(x any, p string) error {
+	_, err := rules.Int(x, p, 0)
+	return err
+}
+
+func positive(x any, p string) error {
+	_, err := rules.Int(x, p, 1)
+	return err
+}
+
+func when(x any, p string) error {
+	_, err := rules.Instant(x, p)
+	return err
+}
+
+// oneOf is the rule of a non-empty string of set.
+func oneOf(set []string) jsonfield.Rule {
+	return func(x any, p string) error { return rules.TextOneOf(x, set, p) }
+}
+
+// anyKey is the rule of an object's keys that are free.
+func anyKey(any, string) error { return nil }
+
 // has reports whether body holds the key k.
 func has(body map[string]any, k string) bool {
 	_, ok := body[k]
 	return ok
 }
 
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 func digest(x any, p string) error {
 	if err := rules.Text(x, p); err != nil {
 		return err
 	}
-	if s := x.(string); len(s) != 64 || !isLowerHex(s) {
+	if !jsonfield.IsLowerHex(x.(string), 64) {
 		return fail(ErrBadField, p, "must be a 64-character lowercase hexadecimal SHA-256 digest")
 	}
 	return nil
@@ -1028,7 +766,7 @@ func prefixedID(x any, p, prefix string) error {
 	if !strings.HasPrefix(s, prefix) {
 		return fail(ErrBadField, p, "must start with %q", prefix)
 	}
-	if body := s[len(prefix):]; len(body) != 32 || !isLowerHex(body) {
+	if !jsonfield.IsLowerHex(s[len(prefix):], 32) {
 		return fail(ErrBadField, p, "must be %q followed by 32 lowercase hexadecimal characters", prefix)
 	}
 	return nil
@@ -1051,36 +789,6 @@ func amount(x any, p string) error {
 	return nil
 }
 
-// wrapAt is fail with a cause kept in the chain.
-func wrapAt(sentinel *refusal.Refusal, cause error, pointer, format string, args ...any) error {
-	shown := pointer
-	if shown == "" {
-		shown = "/"
-	}
-	return &refusal.Refusal{
-		Class:  sentinel.Class,
-		Detail: shown + ": " + fmt.Sprintf(format, args...) + ": " + cause.Error(),
-		Err:    &pointerErr{pointer: pointer, cause: cause},
-	}
-}
+func equalString(a any, b string) bool { return a == b }
 
-func equalStrings(a []any, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }

@@ -72,11 +72,7 @@ func EncodeDocument(a *Artefact, opts Options) (*Document, []byte, error) {
 // symbolic link anywhere on the path is refused (fs/exists, fs/symlink); on
 // any failure nothing is left at path. Missing directories are not created.
 func WriteFile(path string, b []byte) error {
-	return writeFile(path, b, safefs.Ops{})
-}
-
-func writeFile(path string, b []byte, ops safefs.Ops) error {
-	return safefs.WriteFileOps(path, b, FileMode, ops)
+	return safefs.WriteFile(path, b, FileMode)
 }
 
 // Write encodes a (see [Encode]) and writes it to path (see [WriteFile]).

@@ -204,8 +204,8 @@ func TestWriteFileFailingMidwayLeavesNothing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "a.json")
-			if err := writeFile(p, big, tc.ops); err == nil {
-				t.Fatal("writeFile succeeded under an injected fault")
+			if err := safefs.WriteFileOps(p, big, FileMode, tc.ops); err == nil {
+				t.Fatal("WriteFileOps succeeded under an injected fault")
 			}
 			absent(t, p)
 		})

@@ -63,20 +63,6 @@ func (f Form) appendColon(dst []byte) []byte {
 	return append(dst, ':')
 }
 
-func (f Form) comma() string {
-	if f == UpstreamSpacedForm {
-		return ", "
-	}
-	return ","
-}
-
-func (f Form) colon() string {
-	if f == UpstreamSpacedForm {
-		return ": "
-	}
-	return ":"
-}
-
 // compareKeys orders object keys for form f: UTF-16 code units for JCS,
 // code points (UTF-8 bytes) for the upstream forms.
 func compareKeys(f Form, a, b string) int {
@@ -232,35 +218,9 @@ func (e *encoder) value(dst []byte, v any, depth int) ([]byte, error) {
 	case float64:
 		return appendFloat(dst, x, e.form)
 	case []any:
-		if depth >= MaxDepth {
-			return dst, errf(ErrTooDeep, "more than %d nested containers", MaxDepth)
-		}
-		dst = append(dst, '[')
-		var err error
-		for i, el := range x {
-			if i > 0 {
-				dst = e.form.appendComma(dst)
-			}
-			if dst, err = e.value(dst, el, depth+1); err != nil {
-				return dst, err
-			}
-		}
-		return append(dst, ']'), nil
+		return appendList(e, dst, x, depth)
 	case []string:
-		if depth >= MaxDepth {
-			return dst, errf(ErrTooDeep, "more than %d nested containers", MaxDepth)
-		}
-		dst = append(dst, '[')
-		for i, s := range x {
-			if i > 0 {
-				dst = e.form.appendComma(dst)
-			}
-			if !utf8.ValidString(s) {
-				return dst, errf(ErrInvalidUTF8, "string is not valid UTF-8")
-			}
-			dst = appendQuoted(dst, s)
-		}
-		return append(dst, ']'), nil
+		return appendList(e, dst, x, depth)
 	case map[string]any:
 		if depth >= MaxDepth {
 			return dst, errf(ErrTooDeep, "more than %d nested containers", MaxDepth)
@@ -293,6 +253,25 @@ func (e *encoder) value(dst []byte, v any, depth int) ([]byte, error) {
 		return append(dst, '}'), nil
 	}
 	return dst, errf(ErrUnsupportedValue, "no JSON form for Go type %T", v)
+}
+
+// appendList appends the list xs (a []any, or a []string, whose elements
+// are strings) at depth.
+func appendList[T any](e *encoder, dst []byte, xs []T, depth int) ([]byte, error) {
+	if depth >= MaxDepth {
+		return dst, errf(ErrTooDeep, "more than %d nested containers", MaxDepth)
+	}
+	dst = append(dst, '[')
+	var err error
+	for i, x := range xs {
+		if i > 0 {
+			dst = e.form.appendComma(dst)
+		}
+		if dst, err = e.value(dst, x, depth+1); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
 }
 
 // appendText appends the string s quoted, a run of plain bytes as it is,

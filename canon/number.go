@@ -14,13 +14,7 @@ func shortest(buf []byte, f float64) (digits []byte, sci int) {
 	for b[e] != 'e' {
 		e--
 	}
-	neg := b[e+1] == '-'
-	for _, c := range b[e+2:] {
-		sci = sci*10 + int(c-'0')
-	}
-	if neg {
-		sci = -sci
-	}
+	sci, _ = strconv.Atoi(string(b[e+1:]))
 	if e == 1 {
 		return b[:1], sci
 	}
@@ -44,26 +38,17 @@ func appendES6(dst []byte, f float64) []byte {
 	switch {
 	case k <= n && n <= 21:
 		dst = append(dst, digits...)
-		for i := k; i < n; i++ {
-			dst = append(dst, '0')
-		}
+		dst = append(dst, zeros[:n-k]...)
 	case 0 < n && n <= 21:
 		dst = append(dst, digits[:n]...)
 		dst = append(dst, '.')
 		dst = append(dst, digits[n:]...)
 	case -6 < n && n <= 0:
 		dst = append(dst, '0', '.')
-		for i := 0; i < -n; i++ {
-			dst = append(dst, '0')
-		}
+		dst = append(dst, zeros[:-n]...)
 		dst = append(dst, digits...)
 	default:
-		dst = append(dst, digits[0])
-		if k > 1 {
-			dst = append(dst, '.')
-			dst = append(dst, digits[1:]...)
-		}
-		dst = append(dst, 'e')
+		dst = appendMantissa(dst, digits)
 		if n-1 >= 0 {
 			dst = append(dst, '+')
 		}
@@ -89,12 +74,7 @@ func appendPython(dst []byte, f float64) []byte {
 	k := len(digits)
 	switch {
 	case sci >= 16 || sci < -4:
-		dst = append(dst, digits[0])
-		if k > 1 {
-			dst = append(dst, '.')
-			dst = append(dst, digits[1:]...)
-		}
-		dst = append(dst, 'e')
+		dst = appendMantissa(dst, digits)
 		if sci < 0 {
 			dst = append(dst, '-')
 			sci = -sci
@@ -108,9 +88,7 @@ func appendPython(dst []byte, f float64) []byte {
 	case sci >= 0:
 		if k <= sci+1 {
 			dst = append(dst, digits...)
-			for i := k; i < sci+1; i++ {
-				dst = append(dst, '0')
-			}
+			dst = append(dst, zeros[:sci+1-k]...)
 			dst = append(dst, '.', '0')
 		} else {
 			dst = append(dst, digits[:sci+1]...)
@@ -119,12 +97,24 @@ func appendPython(dst []byte, f float64) []byte {
 		}
 	default:
 		dst = append(dst, '0', '.')
-		for i := 0; i < -sci-1; i++ {
-			dst = append(dst, '0')
-		}
+		dst = append(dst, zeros[:-sci-1]...)
 		dst = append(dst, digits...)
 	}
 	return dst
+}
+
+// zeros pads a positional rendering: at most 20 zeros in either form.
+const zeros = "00000000000000000000"
+
+// appendMantissa appends the digits d1.d2…dk of an exponent form ("d1"
+// alone when k is 1) and its "e".
+func appendMantissa(dst, digits []byte) []byte {
+	dst = append(dst, digits[0])
+	if len(digits) > 1 {
+		dst = append(dst, '.')
+		dst = append(dst, digits[1:]...)
+	}
+	return append(dst, 'e')
 }
 
 func appendFloat(dst []byte, f float64, form Form) ([]byte, error) {

@@ -1,8 +1,11 @@
 package canon
 
 import (
+	"bytes"
+	"encoding/hex"
 	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -177,25 +180,15 @@ func (s *scanner) number() (lit []byte, isInt bool, err error) {
 
 // parseInt converts an integer literal, refusing values beyond ±MaxSafeInteger.
 func parseInt(lit []byte, off int) (int64, error) {
-	n := len(lit)
-	if lit[0] == '-' {
-		n--
-	}
-	if n > 16 {
-		return 0, errAt(ErrNumberOutOfRange, off, "integer %s is outside ±(2^53-1)", lit)
-	}
+	digits, neg := bytes.CutPrefix(lit, []byte{'-'})
 	var v int64
-	digits := lit
-	if lit[0] == '-' {
-		digits = lit[1:]
-	}
 	for _, c := range digits {
-		v = v*10 + int64(c-'0') // at most 16 digits: no overflow
+		// Refused as soon as it passes the bound: no overflow.
+		if v = v*10 + int64(c-'0'); v > MaxSafeInteger {
+			return 0, errAt(ErrNumberOutOfRange, off, "integer %s is outside ±(2^53-1)", lit)
+		}
 	}
-	if v > MaxSafeInteger {
-		return 0, errAt(ErrNumberOutOfRange, off, "integer %s is outside ±(2^53-1)", lit)
-	}
-	if lit[0] == '-' {
+	if neg {
 		v = -v
 	}
 	return v, nil
@@ -210,25 +203,16 @@ func parseFloat(lit []byte, off int) (float64, error) {
 	return f, nil
 }
 
+// hex4 reads the four hex digits (either case) b begins with.
 func hex4(b []byte) (rune, bool) {
+	var u [2]byte
 	if len(b) < 4 {
 		return 0, false
 	}
-	var r rune
-	for _, c := range b[:4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
+	if _, err := hex.Decode(u[:], b[:4]); err != nil {
+		return 0, false
 	}
-	return r, true
+	return rune(u[0])<<8 | rune(u[1]), true
 }
 
 // escape reads the escape sequence starting at s.pos (which holds '\\') and
@@ -241,21 +225,10 @@ func (s *scanner) escape() (rune, error) {
 	}
 	c := d[s.pos+1]
 	s.pos += 2
-	switch c {
-	case '"', '\\', '/':
-		return rune(c), nil
-	case 'b':
-		return '\b', nil
-	case 'f':
-		return '\f', nil
-	case 'n':
-		return '\n', nil
-	case 'r':
-		return '\r', nil
-	case 't':
-		return '\t', nil
-	case 'u':
-	default:
+	if i := strings.IndexByte(shortEscapes, c); i >= 0 {
+		return rune(shortEscaped[i]), nil
+	}
+	if c != 'u' {
 		return 0, errAt(ErrSyntax, start, "invalid escape \\%c", c)
 	}
 	r, ok := hex4(d[s.pos:])
@@ -341,23 +314,15 @@ func (s *scanner) str(dst []byte, decode bool) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
+// shortEscapes are the characters a two-character escape "\c" names, and
+// shortEscaped, in the same order, the characters they denote (JSON's
+// escapes other than \u; '/' is read escaped, never written so).
+const shortEscapes, shortEscaped = `"\/bfnrt`, "\"\\/\b\f\n\r\t"
+
 // appendRuneEscaped appends r as it appears inside a canonical string.
 func appendRuneEscaped(dst []byte, r rune) []byte {
-	switch r {
-	case '"':
-		return append(dst, '\\', '"')
-	case '\\':
-		return append(dst, '\\', '\\')
-	case '\b':
-		return append(dst, '\\', 'b')
-	case '\f':
-		return append(dst, '\\', 'f')
-	case '\n':
-		return append(dst, '\\', 'n')
-	case '\r':
-		return append(dst, '\\', 'r')
-	case '\t':
-		return append(dst, '\\', 't')
+	if i := strings.IndexRune(shortEscaped, r); i >= 0 && r != '/' {
+		return append(dst, '\\', shortEscapes[i])
 	}
 	if r < 0x20 {
 		return append(dst, '\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xF])

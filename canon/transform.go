@@ -115,7 +115,7 @@ func (t *transformer) array(depth int) error {
 			switch t.data[t.pos] {
 			case ',':
 				t.pos++
-				t.out = append(t.out, t.form.comma()...)
+				t.out = t.form.appendComma(t.out)
 				t.ws()
 				continue
 			case ']':
@@ -148,7 +148,6 @@ func (t *transformer) object(depth int) error {
 		t.out = append(t.out, '}')
 		return nil
 	}
-	comma := t.form.comma()
 	for {
 		if t.pos >= len(t.data) || t.data[t.pos] != '"' {
 			return t.unexpected()
@@ -160,7 +159,7 @@ func (t *transformer) object(depth int) error {
 			return err
 		}
 		if len(t.members) > base {
-			t.out = append(t.out, comma...)
+			t.out = t.form.appendComma(t.out)
 		}
 		ms := len(t.out)
 		if t.pos-raw == len(t.keys)-ks+2 {
@@ -169,7 +168,7 @@ func (t *transformer) object(depth int) error {
 		} else {
 			t.out = appendQuoted(t.out, t.keys[ks:])
 		}
-		t.out = append(t.out, t.form.colon()...)
+		t.out = t.form.appendColon(t.out)
 		t.ws()
 		if t.pos >= len(t.data) || t.data[t.pos] != ':' {
 			return t.unexpected()
@@ -204,7 +203,7 @@ func (t *transformer) object(depth int) error {
 		t.out = t.out[:body]
 		for i, m := range ms {
 			if i > 0 {
-				t.out = append(t.out, comma...)
+				t.out = t.form.appendComma(t.out)
 			}
 			t.out = append(t.out, t.tmp[m.start-body:m.end-body]...)
 		}

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -93,7 +94,7 @@ func CheckLive(cfg LiveConfig) (execledger.Rates, execledger.Decimal, map[string
 	}
 	rates, cap, policy, err := pricing(Config{
 		CostCapUSD: cfg.CostCapUSD, InputUSDPerMTok: cfg.InputUSDPerMTok, OutputUSDPerMTok: cfg.OutputUSDPerMTok,
-		PricingPolicyID: orDefault(cfg.PricingPolicyID, LivePricingPolicyID),
+		PricingPolicyID: cmp.Or(cfg.PricingPolicyID, LivePricingPolicyID),
 	})
 	if err != nil {
 		return rates, cap, nil, "", err
@@ -107,7 +108,7 @@ func CheckLive(cfg LiveConfig) (execledger.Rates, execledger.Decimal, map[string
 	if cfg.Credential == "" {
 		return rates, cap, nil, "", refusal.New(ErrCredentialMissing, "%s is not set: the %s lane reads its credential from it and nowhere else", cfg.Profile.CredentialEnv, cfg.Profile.Lane.ID())
 	}
-	base := orDefault(cfg.BaseURL, cfg.Profile.DefaultBaseURL)
+	base := cmp.Or(cfg.BaseURL, cfg.Profile.DefaultBaseURL)
 	if _, err := lane.ParseBaseURL(base); err != nil {
 		return rates, cap, nil, "", err
 	}

@@ -44,6 +44,7 @@
 package preflight
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -288,13 +289,6 @@ func CheckArguments(maxCalls int64) error {
 	return provider.CheckTokenExposure(maxCalls, provider.TokenHardCap)
 }
 
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
-
 // pricing parses the operator's rates and cap.
 func pricing(cfg Config) (execledger.Rates, execledger.Decimal, map[string]any, error) {
 	parse := func(name, s string) (execledger.Decimal, error) {
@@ -304,20 +298,20 @@ func pricing(cfg Config) (execledger.Rates, execledger.Decimal, map[string]any, 
 		}
 		return d, nil
 	}
-	in, err := parse("the input rate", orDefault(cfg.InputUSDPerMTok, DefaultInputUSDPerMTok))
+	in, err := parse("the input rate", cmp.Or(cfg.InputUSDPerMTok, DefaultInputUSDPerMTok))
 	if err != nil {
 		return execledger.Rates{}, execledger.Decimal{}, nil, err
 	}
-	out, err := parse("the output rate", orDefault(cfg.OutputUSDPerMTok, DefaultOutputUSDPerMTok))
+	out, err := parse("the output rate", cmp.Or(cfg.OutputUSDPerMTok, DefaultOutputUSDPerMTok))
 	if err != nil {
 		return execledger.Rates{}, execledger.Decimal{}, nil, err
 	}
-	cap, err := parse("the cost cap", orDefault(cfg.CostCapUSD, DefaultCostCapUSD))
+	cap, err := parse("the cost cap", cmp.Or(cfg.CostCapUSD, DefaultCostCapUSD))
 	if err != nil {
 		return execledger.Rates{}, execledger.Decimal{}, nil, err
 	}
 	policy := map[string]any{
-		"policy_id":           orDefault(cfg.PricingPolicyID, DefaultPricingPolicyID),
+		"policy_id":           cmp.Or(cfg.PricingPolicyID, DefaultPricingPolicyID),
 		"input_usd_per_mtok":  in.String(),
 		"output_usd_per_mtok": out.String(),
 		"rate_source":         execledger.RateSourceOperator,
@@ -374,26 +368,17 @@ func (c *cell) run() (*Result, error) {
 	if cfg.Domain == nil || cfg.Reference == nil || cfg.Now == nil {
 		return nil, errors.New("preflight: a cell needs a domain, a reference agent and a clock")
 	}
-	laneID := cfg.Lane
-	if laneID == "" {
-		laneID = DefaultLane
-	}
+	laneID := cmp.Or(cfg.Lane, DefaultLane)
 	prof, err := profile.ForLane(laneID)
 	if err != nil {
 		return nil, err
 	}
 	vendor, _ := VendorFor(laneID)
-	fault := cfg.Fault
-	if fault == "" {
-		fault = FaultNone
-	}
+	fault := cmp.Or(cfg.Fault, FaultNone)
 	if _, ok := ExpectedFault(laneID, fault); !ok && fault != FaultNone {
 		return nil, fmt.Errorf("preflight: the %s lane runs no fault cell %q", laneID, fault)
 	}
-	faultAt := cfg.FaultAt
-	if faultAt == 0 {
-		faultAt = DefaultFaultAt
-	}
+	faultAt := cmp.Or(cfg.FaultAt, DefaultFaultAt)
 	meta := cfg.Domain.Plan().Meta
 	res := &Result{Cell: fault, ScenarioID: meta.ScenarioID, Lane: laneID}
 
@@ -587,22 +572,17 @@ func (s *modelRun) check(res *Result, artefactBytes []byte, between func() error
 	if err != nil {
 		return err
 	}
-	count := func() int {
-		if requests == nil {
-			return 0
-		}
-		return requests()
+	if requests == nil {
+		requests = func() int { return 0 }
 	}
-	before := count()
+	before := requests()
 	forbidden := &episode.ForbiddenTransport{}
 	if res.Replay, err = episode.Replay(doc, episode.ReplayConfig{Domain: s.Domain, Agents: s.Agents, Transport: forbidden, RequestDigests: s.RequestDigests}); err != nil {
 		return err
 	}
 	res.ReplayProviderCalls = forbidden.Calls()
-	after := count()
-	if requests != nil {
-		res.ProviderRequests = after
-	}
+	after := requests()
+	res.ProviderRequests = after
 	if !res.Replay.OK() || res.ReplayProviderCalls != 0 || after != before {
 		return refusal.New(ErrSelfCheck, "the artefact did not replay at zero provider calls (ok %v, forbidden calls %d, provider requests %d then %d)",
 			res.Replay.OK(), res.ReplayProviderCalls, before, after)

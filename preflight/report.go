@@ -3,6 +3,7 @@ package preflight
 import (
 	"path/filepath"
 
+	"github.com/obaudit/obaudit/canon"
 	"github.com/obaudit/obaudit/provider"
 )
 
@@ -21,10 +22,6 @@ const Transport = "net/http client over TLS to an in-process scripted provider o
 // Summary is the JSON report of a cell. File names are reported as base
 // names only.
 func (r *Result) Summary() map[string]any {
-	names := make([]any, len(r.CheckedEnvironment))
-	for i, n := range r.CheckedEnvironment {
-		names[i] = n
-	}
 	base := func(p string) any {
 		if p == "" {
 			return nil
@@ -40,7 +37,7 @@ func (r *Result) Summary() map[string]any {
 		"credential_read":               r.Live,
 		"network_access":                "loopback only",
 		"transport":                     Transport,
-		"checked_environment_variables": names,
+		"checked_environment_variables": canon.StringList(r.CheckedEnvironment),
 		"scenario_id":                   r.ScenarioID,
 		"agent_id":                      r.AgentID,
 		"model":                         r.Profile.Model,
@@ -88,13 +85,9 @@ func (r *Result) Summary() map[string]any {
 		s["bundle_audit"] = r.Bundle.Summary()
 	}
 	if r.Replay != nil {
-		carried := make([]any, len(r.Replay.CarriedForward))
-		for i, c := range r.Replay.CarriedForward {
-			carried[i] = c
-		}
 		s["replay"] = map[string]any{
 			"ok": r.Replay.OK(), "reproduction": r.Replay.Reproduction,
-			"carried_forward": carried, "provider_calls": r.Replay.ProviderCalls,
+			"carried_forward": canon.StringList(r.Replay.CarriedForward), "provider_calls": r.Replay.ProviderCalls,
 		}
 	}
 	return s

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -111,34 +112,29 @@ type Script struct {
 }
 
 // Requests is the number of requests received.
-func (s *Script) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.bodies)
-}
+func (s *Script) Requests() int { return locked(s, func() int { return len(s.bodies) }) }
 
 // AnswerDigests are, per request received, the normalized-response digest
 // of the answer the script sent ("" where it sent no answer: a fault or a
 // refusal).
 func (s *Script) AnswerDigests() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.answers...)
+	return locked(s, func() []string { return slices.Clone(s.answers) })
 }
 
 // Refused is the number of requests the script refused to answer.
-func (s *Script) Refused() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.refused
-}
+func (s *Script) Refused() int { return locked(s, func() int { return s.refused }) }
 
 // BodyDigests are the SHA-256 digests of the request bodies received, in
 // arrival order.
 func (s *Script) BodyDigests() []string {
+	return locked(s, func() []string { return slices.Clone(s.bodies) })
+}
+
+// locked is what read returns, read under the script's lock.
+func locked[T any](s *Script, read func() T) T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.bodies...)
+	return read()
 }
 
 func (s *Script) refuse(w http.ResponseWriter, status int, why string) {
@@ -240,6 +236,11 @@ func cut(w http.ResponseWriter, b []byte) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
+	hangUp(w)
+}
+
+// hangUp closes the connection w answers on, without a response.
+func hangUp(w http.ResponseWriter) {
 	hj, ok := w.(http.Hijacker)
 	if !ok {
 		panic(http.ErrAbortHandler)
@@ -300,14 +301,7 @@ func (s *Script) fault(w http.ResponseWriter) {
 	case FaultWrongModel:
 		writeJSON(w, http.StatusOK, nil, s.Vendor.Answer(s.FaultAt, WrongModel, "complete", map[string]any{"reason": "scripted", "evidence_refs": []any{}}, lane.StopCompleted))
 	case FaultTransport:
-		hj, ok := w.(http.Hijacker)
-		if !ok {
-			panic(http.ErrAbortHandler)
-		}
-		conn, _, err := hj.Hijack()
-		if err == nil {
-			conn.Close()
-		}
+		hangUp(w)
 	default:
 		status, header, v := s.Vendor.Fault(s.Fault)
 		writeJSON(w, status, header, v)

@@ -71,10 +71,7 @@ func (r *Refusal) RefusalClass() string { return string(r.Class) }
 // errors.Is(err, ErrX) match any refusal built from the sentinel ErrX.
 func (r *Refusal) Is(target error) bool {
 	var c Classed
-	if !errors.As(target, &c) {
-		return false
-	}
-	return c.RefusalClass() == string(r.Class)
+	return errors.As(target, &c) && c.RefusalClass() == string(r.Class)
 }
 
 var (
@@ -179,12 +176,7 @@ func Detail(err error) string {
 	}
 	var c Classed
 	if errors.As(err, &c) {
-		s := c.Error()
-		p := c.RefusalClass() + ": "
-		if len(s) >= len(p) && s[:len(p)] == p {
-			return s[len(p):]
-		}
-		return s
+		return strings.TrimPrefix(c.Error(), c.RefusalClass()+": ")
 	}
 	if err == nil {
 		return ""

@@ -1,6 +1,7 @@
 package sigstore
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/sha256"
@@ -61,10 +62,8 @@ func onePEM(b []byte, what string) (*pem.Block, error) {
 	if blk == nil {
 		return nil, refusal.New(ErrKeyInvalid, "%s: no PEM block", what)
 	}
-	for _, c := range rest {
-		if c != '\n' && c != '\r' && c != ' ' && c != '\t' {
-			return nil, refusal.New(ErrKeyInvalid, "%s: data after the PEM block", what)
-		}
+	if len(bytes.Trim(rest, "\n\r \t")) != 0 {
+		return nil, refusal.New(ErrKeyInvalid, "%s: data after the PEM block", what)
 	}
 	if len(blk.Headers) != 0 {
 		return nil, refusal.New(ErrKeyInvalid, "%s: PEM headers (an encrypted key?) are not supported", what)

@@ -129,15 +129,7 @@ func Canonical(s string) bool {
 	if i == len(s) {
 		return true
 	}
-	if s[i] != '.' || i+1 == len(s) || s[len(s)-1] == '0' {
-		return false
-	}
-	for _, c := range []byte(s[i+1:]) {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
+	return s[i] == '.' && i+1 < len(s) && s[len(s)-1] != '0' && strings.Trim(s[i+1:], "0123456789") == ""
 }
 
 // ParseCanonical reads a stored amount: [Canonical] and within [Parse]'s

@@ -72,23 +72,14 @@ func Check(path, name string, rows []string, update bool) error {
 	}
 	gotRows := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
 	for _, r := range rows {
-		if !contains(gotRows, r) {
+		if !slices.Contains(gotRows, r) {
 			return fmt.Errorf("%s: the %s table lacks the row %q (a field added without a row, or its kind changed); regenerate with -update-field-table", path, name, r)
 		}
 	}
 	for _, r := range gotRows {
-		if !contains(rows, r) {
+		if !slices.Contains(rows, r) {
 			return fmt.Errorf("%s: the %s table has a row the code does not declare: %q", path, name, r)
 		}
 	}
 	return fmt.Errorf("%s: the %s table's rows are out of order; regenerate with -update-field-table", path, name)
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

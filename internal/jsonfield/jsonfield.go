@@ -201,7 +201,7 @@ func (r *Reader) OptInstant(x any, p string) error {
 // allocates nothing for an object that holds.
 func (r *Reader) Exact(m map[string]any, fields []string, p string) error {
 	if unknown := Unknown(m, fields); unknown != nil {
-		return r.Refuse(r.UnknownField, Key(p, unknown[0]), "unknown field(s) %q; this record carries exactly %v", unknown, sorted(fields))
+		return r.Refuse(r.UnknownField, Key(p, unknown[0]), "unknown field(s) %q; this record carries exactly %v", unknown, slices.Sorted(slices.Values(fields)))
 	}
 	if len(m) == len(fields) {
 		return nil
@@ -242,12 +242,6 @@ func Missing(m map[string]any, fields []string) []string {
 	}
 	slices.Sort(missing)
 	return missing
-}
-
-func sorted(s []string) []string {
-	out := slices.Clone(s)
-	slices.Sort(out)
-	return out
 }
 
 // Key extends the JSON pointer p by the object key k, escaped per RFC 6901.

@@ -206,5 +206,13 @@ func (r *Reader) Hex(prefix string, n int) Rule {
 
 // IsLowerHex reports whether s is exactly n lowercase hex digits.
 func IsLowerHex(s string, n int) bool {
-	return len(s) == n && strings.Trim(s, "0123456789abcdef") == ""
+	if len(s) != n {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -25,6 +25,7 @@ package python
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -138,46 +139,35 @@ func (st Style) writeRepr(b *strings.Builder, v any) {
 	case string:
 		st.writeQuote(b, x)
 	case []any:
-		b.WriteByte('[')
-		for i, el := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			st.writeRepr(b, el)
-		}
-		b.WriteByte(']')
+		writeSeq(b, "[]", x, func(el any) { st.writeRepr(b, el) })
 	case []string:
 		st.writeStrList(b, x)
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
+		writeSeq(b, "{}", slices.Sorted(maps.Keys(x)), func(k string) {
 			st.writeQuote(b, k)
 			b.WriteString(": ")
 			st.writeRepr(b, x[k])
-		}
-		b.WriteByte('}')
+		})
 	default:
 		b.WriteString(fmt.Sprint(v))
 	}
 }
 
 func (st Style) writeStrList(b *strings.Builder, list []string) {
-	b.WriteByte('[')
-	for i, s := range list {
+	writeSeq(b, "[]", list, func(s string) { st.writeQuote(b, s) })
+}
+
+// writeSeq writes brackets[0], each item (write) separated by ", ", and
+// brackets[1].
+func writeSeq[T any](b *strings.Builder, brackets string, items []T, write func(T)) {
+	b.WriteByte(brackets[0])
+	for i, x := range items {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		st.writeQuote(b, s)
+		write(x)
 	}
-	b.WriteByte(']')
+	b.WriteByte(brackets[1])
 }
 
 // writeQuote writes s quoted as repr quotes a str: in single quotes unless

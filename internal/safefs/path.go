@@ -88,14 +88,12 @@ func (e *missingDirError) Error() string {
 
 func (e *missingDirError) Unwrap() error { return e.err }
 
-// WithMkdirHint is [withMkdirHint] for callers that check targets before
-// they know how the file is written ([CheckTargets]) but know its mode.
-func WithMkdirHint(err error, perm uint32) error { return withMkdirHint(err, perm) }
-
-// withMkdirHint says how to make a missing directory: "mkdir -m 0700 DIR"
+// WithMkdirHint says how to make a missing directory: "mkdir -m 0700 DIR"
 // when the file to be created is private (perm grants nothing to group or
-// others), else "mkdir -p DIR". Other errors pass unchanged.
-func withMkdirHint(err error, perm uint32) error {
+// others), else "mkdir -p DIR". Other errors pass unchanged. Callers that
+// check targets before they know how the file is written ([CheckTargets])
+// but know its mode use it too.
+func WithMkdirHint(err error, perm uint32) error {
 	var m *missingDirError
 	if !errors.As(err, &m) {
 		return err

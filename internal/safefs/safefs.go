@@ -86,7 +86,7 @@ func WriteFileOps(path string, data []byte, perm uint32, ops Ops) error {
 	}
 	d, err := openDir(root, dirs, ops)
 	if err != nil {
-		return withMkdirHint(err, perm)
+		return WithMkdirHint(err, perm)
 	}
 	defer d.Close()
 	return d.CreateFile(name, data, perm)
@@ -110,7 +110,7 @@ func CreateAppendChecked(path string, perm uint32, ops Ops, check func(*Dir) err
 	}
 	d, err := openDir(root, dirs, ops)
 	if err != nil {
-		return nil, withMkdirHint(err, perm)
+		return nil, WithMkdirHint(err, perm)
 	}
 	if check != nil {
 		if err := check(d); err != nil {

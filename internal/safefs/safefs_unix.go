@@ -142,6 +142,13 @@ func (d *Dir) fsync(fd int) error {
 	return unix.Fsync(fd)
 }
 
+func (d *Dir) openat(name string, flags int, perm uint32) (int, error) {
+	if d.ops.Openat != nil {
+		return d.ops.Openat(d.fd, name, flags, perm)
+	}
+	return unix.Openat(d.fd, name, flags, perm)
+}
+
 // writeAll loops over short writes and retries interrupted ones.
 func (d *Dir) writeAll(fd int, p []byte) error {
 	for len(p) > 0 {
@@ -174,11 +181,7 @@ func (d *Dir) create(name string, perm uint32) (int, error) {
 	if err := checkName(name); err != nil {
 		return -1, err
 	}
-	openat := unix.Openat
-	if d.ops.Openat != nil {
-		openat = d.ops.Openat
-	}
-	fd, err := openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+	fd, err := d.openat(name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
 	if err != nil {
 		return -1, classify(d.fd, name, d.show(name), err)
 	}
@@ -309,8 +312,8 @@ func (f *File) Close() error {
 // absent refuses a name that already exists in d (a link as [ErrSymlink],
 // anything else as [ErrExists]); only a name that does not exist passes.
 func (d *Dir) absent(name string) error {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
-		return refusal.New(ErrBadPath, "file name %q is not allowed", name)
+	if err := checkName(name); err != nil {
+		return err
 	}
 	var st unix.Stat_t
 	err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)

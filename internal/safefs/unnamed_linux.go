@@ -14,11 +14,7 @@ import (
 // no privilege. Where the file system has no O_TMPFILE or /proc is not
 // mounted, ok is false and nothing is open.
 func (d *Dir) createUnnamed(perm uint32) (fd int, link func(name string) error, ok bool) {
-	openat := unix.Openat
-	if d.ops.Openat != nil {
-		openat = d.ops.Openat
-	}
-	fd, err := openat(d.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, perm)
+	fd, err := d.openat(".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, perm)
 	if err != nil {
 		return -1, nil, false
 	}

@@ -19,6 +19,7 @@ package strictyaml
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"github.com/obaudit/obaudit/internal/limits"
@@ -83,13 +84,14 @@ func (r *Reader) Read(b []byte, source string) (map[string]any, error) {
 	return m, nil
 }
 
-// yamlSyntax is the YAML parser's "yaml: line N: reason".
-var yamlSyntax = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+// yamlSyntax is the YAML parser's "yaml: line N: reason", compiled on first
+// use.
+var yamlSyntax = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`) })
 
 // syntaxError says where the parser stopped and what to do, in place of
 // its own "yaml: …" text.
 func syntaxError(source string, err error) string {
-	m := yamlSyntax.FindStringSubmatch(err.Error())
+	m := yamlSyntax().FindStringSubmatch(err.Error())
 	if m == nil {
 		return source + ": not well-formed YAML; correct its syntax"
 	}
@@ -133,11 +135,7 @@ func (r *Reader) convert(n *yaml.Node, source string, depth int) (any, error) {
 				return nil, refusal.New(r.Malformed, "%s: merge keys are not accepted", at(source, kn))
 			}
 			if _, dup := m[k]; dup {
-				cls := r.DuplicateKey
-				if cls == nil {
-					cls = r.Malformed
-				}
-				return nil, refusal.New(cls, "%s: key %q appears twice in one mapping", at(source, kn), k)
+				return nil, refusal.New(cmp.Or(r.DuplicateKey, r.Malformed), "%s: key %q appears twice in one mapping", at(source, kn), k)
 			}
 			v, err := r.convert(vn, source, depth+1)
 			if err != nil {
