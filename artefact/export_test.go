@@ -3,7 +3,7 @@ package artefact
 import (
 	"slices"
 
-	"github.com/obaudit/obaudit/internal/schemaoracle"
+	"github.com/obaudit/obaudit/canon"
 )
 
 // FieldKinds returns the contract-8 field table, in document order.
@@ -35,7 +35,7 @@ func TableFields() []string {
 }
 
 // Clone returns a deep copy of a JSON tree.
-var Clone = schemaoracle.Clone
+var Clone = canon.Clone
 
 // Dimensions returns the result vector contract v graded, in order.
 func Dimensions(v int) []string {

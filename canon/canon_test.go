@@ -459,3 +459,23 @@ func TestMapLeaves(t *testing.T) {
 		t.Error("the output shares an array with the input")
 	}
 }
+
+// Clone copies every object and list: changing the copy at any depth
+// leaves the original as it was, and the copy encodes as the original.
+func TestClone(t *testing.T) {
+	orig, err := canon.Parse([]byte(`{"a":[1,{"b":"x"},[true,null]],"c":{"d":2.5}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := canon.Upstream(orig)
+	c := canon.Clone(orig).(map[string]any)
+	if got, _ := canon.Upstream(c); string(got) != string(want) {
+		t.Fatalf("clone encodes as %s, want %s", got, want)
+	}
+	c["a"].([]any)[1].(map[string]any)["b"] = "changed"
+	c["a"].([]any)[2].([]any)[0] = false
+	c["c"].(map[string]any)["e"] = int64(1)
+	if got, _ := canon.Upstream(orig); string(got) != string(want) {
+		t.Errorf("changing the clone changed the original: %s, want %s", got, want)
+	}
+}

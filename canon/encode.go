@@ -305,6 +305,26 @@ func String(v any, f Form) string {
 	return string(b)
 }
 
+// Clone is a deep copy of the tree v: every object and list is new, the
+// scalars are shared (they are immutable).
+func Clone(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = Clone(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(x))
+		for i, e := range x {
+			a[i] = Clone(e)
+		}
+		return a
+	}
+	return v
+}
+
 // StringList is xs as a tree list (the []any a canonical encoder takes),
 // never nil.
 func StringList(xs []string) []any {

@@ -193,25 +193,6 @@ func Pointers(tree any) []string {
 	return out
 }
 
-// Clone is a deep copy of the tree v.
-func Clone(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = Clone(e)
-		}
-		return m
-	case []any:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = Clone(e)
-		}
-		return a
-	}
-	return v
-}
-
 // Set returns tree with the value at the pointer p replaced by v (or, in
 // an object, added), copying each container on the way to it and sharing
 // every other with tree, which it does not change: treat tree, v and the

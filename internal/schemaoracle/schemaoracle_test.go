@@ -91,7 +91,7 @@ func TestPointersSetDelete(t *testing.T) {
 	if reflect.ValueOf(set["a"]).UnsafePointer() != reflect.ValueOf(doc.(map[string]any)["a"]).UnsafePointer() {
 		t.Error("Set copied a container it did not change")
 	}
-	c := schemaoracle.Clone(doc).(map[string]any)
+	c := canon.Clone(doc).(map[string]any)
 	if reflect.ValueOf(c["a"]).UnsafePointer() == reflect.ValueOf(doc.(map[string]any)["a"]).UnsafePointer() || !reflect.DeepEqual(c, doc) {
 		t.Error("Clone is not a deep copy")
 	}

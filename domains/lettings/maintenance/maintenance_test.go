@@ -226,7 +226,7 @@ func TestPlaybackReproducesAndRefuses(t *testing.T) {
 		t.Errorf("reordered tape: %v, want %s", err, engine.ErrDecisionOrder.Class)
 	}
 	bad := append([]any{}, first.Decisions...)
-	rec := copyTree(bad[1]).(map[string]any)
+	rec := canon.Clone(bad[1]).(map[string]any)
 	rec["outcome"].(map[string]any)["kind"] = "SHOUT"
 	bad[1] = rec
 	if _, err := engine.Execute(op, engine.NewPlayback(bad), pinnedInstance); refusal.Of(err) != engine.ErrMalformedDecision.Class {
@@ -254,12 +254,6 @@ func TestEngineRefusesItsConfig(t *testing.T) {
 	if _, err := engine.Run(engine.Config{}); refusal.Of(err) != engine.ErrConfig.Class {
 		t.Errorf("no domain: %v, want %s", err, engine.ErrConfig.Class)
 	}
-}
-
-func copyTree(v any) any {
-	b, _ := canon.Upstream(v)
-	out, _ := canon.Parse(b)
-	return out
 }
 
 // specWith replaces one line of the embedded default operation.

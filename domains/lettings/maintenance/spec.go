@@ -152,7 +152,7 @@ func (s *Spec) SemanticPayload() map[string]any {
 		"operation_type": s.OperationType, "operation_version": s.OperationVersion,
 		"semantic_scenario_id": s.SemanticScenarioID, "privacy_status": s.PrivacyStatus,
 		"disclaimer": s.Disclaimer, "data_provenance": s.DataProvenance, "actors": actors,
-		"policy": s.Policy.tree(), "message_fixtures": stringsTree(s.MessageFixtures), "hidden_state": deepCopy(s.HiddenState),
+		"policy": s.Policy.tree(), "message_fixtures": stringsTree(s.MessageFixtures), "hidden_state": canon.Clone(s.HiddenState),
 		"scenarios": scenarios,
 	}
 }
@@ -174,7 +174,7 @@ func (sc *Scenario) semanticPayload() map[string]any {
 		}
 		events[i] = map[string]any{
 			"event_id": e.EventID, "type": e.Type, "actor": e.Actor, "sequence": e.Sequence,
-			"payload": deepCopy(e.Payload), "triggers_agent": e.TriggersAgent, "at": at,
+			"payload": canon.Clone(e.Payload), "triggers_agent": e.TriggersAgent, "at": at,
 			"trigger": trig, "delay_minutes": e.DelayMinutes,
 		}
 	}
@@ -220,24 +220,6 @@ func (s *Spec) Scenario(id string) (*Scenario, error) {
 	return sc, nil
 }
 
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
-}
-
 func deepCopyMap(m map[string]any) map[string]any {
-	return deepCopy(m).(map[string]any)
+	return canon.Clone(m).(map[string]any)
 }
